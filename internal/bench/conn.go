@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/record"
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+// Dialer opens a raw connection to the servers under test with the given extra options.
+type Dialer func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error)
+
+// Conn is a client's connection. A connection that drops and is not back within the grace
+// period is given up: Lost is closed and Err says why, so no client waits on a dead server.
+type Conn struct {
+	*nats.Conn
+	lost     chan struct{}
+	lostOnce sync.Once
+	mu       sync.Mutex
+	err      error
+	timer    *time.Timer
+	info     result.Server // as the server described itself when we connected
+	closing  atomic.Bool   // set when we close it: what follows is not an event
+}
+
+// Lost is closed when the connection is gone for good.
+func (c *Conn) Lost() <-chan struct{} { return c.lost }
+
+// Err is why the connection was lost, nil while it is fine.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *Conn) giveUp(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+	c.lostOnce.Do(func() { close(c.lost) })
+}
+
+// dial connects with handlers that count connection events into ev and give up after grace.
+func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *record.Events) (*Conn, error) {
+	c := &Conn{lost: make(chan struct{})}
+	opts := []nats.Option{
+		nats.ReconnectWait(100 * time.Millisecond),
+		nats.MaxReconnects(-1), // bounded by grace below, not by a count
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			if c.closing.Load() {
+				return
+			}
+			ev.Disconnects.Add(1)
+			if err == nil {
+				err = errors.New("disconnected")
+			}
+			c.mu.Lock()
+			if c.timer != nil {
+				c.timer.Stop()
+			}
+			c.timer = time.AfterFunc(grace, func() {
+				if !nc.IsConnected() {
+					c.giveUp(fmt.Errorf("connection lost (%v) and not back within %v", err, grace))
+					nc.Close()
+				}
+			})
+			c.mu.Unlock()
+		}),
+		nats.ReconnectHandler(func(*nats.Conn) {
+			ev.Reconnects.Add(1)
+			c.mu.Lock()
+			if c.timer != nil {
+				c.timer.Stop()
+			}
+			c.mu.Unlock()
+		}),
+		nats.ClosedHandler(func(*nats.Conn) {
+			c.giveUp(errors.New("connection closed"))
+		}),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if errors.Is(err, nats.ErrSlowConsumer) {
+				ev.SlowConsumers.Add(1)
+				return
+			}
+			ev.Errors.Add(1)
+		}),
+	}
+	nc, err := d(ctx, name, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c.Conn = nc
+	c.info = serverInfo(nc)
+	return c, nil
+}
+
+// close closes the connection without reporting it as lost.
+func (c *Conn) close() {
+	c.closing.Store(true)
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = errClosedByUs
+	}
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.mu.Unlock()
+	c.Conn.Close()
+}
+
+var errClosedByUs = errors.New("closed at the end of the run")
+
+// serverInfo reads what the server said about itself, and whether it answers JetStream API
+// requests (INFO does not tell a client that).
+func serverInfo(nc *nats.Conn) result.Server {
+	info := result.Server{
+		Name:    nc.ConnectedServerName(),
+		ID:      nc.ConnectedServerId(),
+		Version: nc.ConnectedServerVersion(),
+		Cluster: nc.ConnectedClusterName(),
+		URL:     nc.ConnectedUrlRedacted(),
+	}
+	if m, err := nc.Request("$JS.API.INFO", nil, time.Second); err == nil {
+		info.JetStream = !strings.Contains(string(m.Data), `"error"`)
+	}
+	return info
+}

@@ -1,0 +1,84 @@
+// Package bench is natsperf's engine. A Plan names groups of clients; the Runner connects every
+// client, holds them at a common start barrier, runs them under one context, and merges what
+// each recorded into a Result. Workloads (core NATS, JetStream, KV) only implement Client.
+package bench
+
+import (
+	"context"
+	"errors"
+
+	"github.com/natsperf/natsperf/internal/record"
+)
+
+// Plan is one run: what to print at the start, the settings to echo, and the client groups that
+// run at the same time.
+type Plan struct {
+	Command  string // as in the Result: "pub", "pubsub", "service request", ...
+	Title    string // start line: "Core NATS publisher benchmark"
+	Params   []Param
+	Settings any // echoed into the Result; must hold no secrets
+	Groups   []*Group
+	// Latency enables latency histograms; Corrected adds the uncorrected one (fixed rates).
+	Latency, Corrected bool
+}
+
+// Param is one key=value of the start line, e.g. {"msgs", "1,000,000"}.
+type Param struct{ Key, Value string }
+
+// Group is a set of clients doing the same thing.
+type Group struct {
+	Name    string // short id: "pub", "sub"
+	Kind    string // as printed: "Core NATS publisher"
+	Verb    string // start line per client: "publishing", "expecting"
+	Clients int
+	// Shares is each client's expected message count (len == Clients); 0 means open-ended.
+	Shares []int64
+	// Producer groups end receivers' waiting: once every producer is done, receivers that
+	// go idle end instead of waiting for the first message.
+	Producer bool
+	// Shared marks a queue group: messages are split among members, losses judged on the total.
+	Shared bool
+	// New builds client i (0-based).
+	New func(i int) Client
+}
+
+// Expected is the group's total share.
+func (g *Group) Expected() int64 {
+	var n int64
+	for _, s := range g.Shares {
+		n += s
+	}
+	return n
+}
+
+// Client is one connection's worth of work.
+type Client interface {
+	// Prepare connects and sets up (subscribes, creates) before the start barrier. Nothing it
+	// does is measured.
+	Prepare(ctx context.Context, env *Env) error
+	// Run does the measured work. It returns nil when its share is done, ErrIdle when it ended
+	// waiting, ctx.Err() when cancelled, or the error that stopped it.
+	Run(ctx context.Context, env *Env) error
+	// Close releases what Prepare took; after it returns, nothing writes to env.Rec.
+	Close()
+}
+
+// ErrIdle ends a receiver that got nothing for its idle timeout.
+var ErrIdle = errors.New("idle timeout")
+
+// Env is what the runner gives one client.
+type Env struct {
+	ID    int   // 1-based
+	Index int   // 0-based within the group
+	Count int   // clients in the group
+	Share int64 // messages this client should handle (0: open-ended)
+	Clock record.Clock
+	Rec   *record.Recorder
+	// Dial opens a connection named after the client, watched for loss and counted in Rec.
+	Dial func(ctx context.Context) (*Conn, error)
+	// ProducersDone is closed once every producer group in the run is done (never closed when
+	// the run has no producers).
+	ProducersDone <-chan struct{}
+	// Start is the Clock time of the start barrier.
+	Start int64
+}

@@ -1,0 +1,289 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/record"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/internal/version"
+)
+
+// Runner runs Plans.
+type Runner struct {
+	Dial Dialer
+	// Grace is how long a dropped connection may take to come back before its client fails;
+	// 0 means 5s.
+	Grace time.Duration
+	// Interval is the width of the per-interval series; 0 means 1s.
+	Interval time.Duration
+	// Warmup leaves the first part of the run out of the statistics.
+	Warmup time.Duration
+	// Logf prints progress lines ("Starting ..."); nil prints nothing.
+	Logf func(format string, args ...any)
+	// Progress shows live progress; nil shows nothing.
+	Progress Progress
+}
+
+// Progress shows bars while clients run.
+type Progress interface {
+	// Start shows the bars and returns a function that ends the display.
+	Start(bars []Bar) (stop func())
+}
+
+// Bar is one client's progress.
+type Bar struct {
+	Label string
+	Total int64          // 0: open-ended
+	Count func() int64   // safe from any goroutine
+	Done  <-chan struct{} // closed when the client has finished
+}
+
+type slot struct {
+	group  *Group
+	client Client
+	env    *Env
+	done   chan struct{}
+	err    error
+	conns  []*Conn
+}
+
+// Run executes p. It returns a Result whenever the clients started, also when they failed or
+// were interrupted (then Stop says so); it returns an error alone when setup failed.
+func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
+	grace := r.Grace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	clk := record.NewClock()
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var slots []*slot
+	producersDone := make(chan struct{})
+	for _, g := range p.Groups {
+		for i := 0; i < g.Clients; i++ {
+			s := &slot{group: g, done: make(chan struct{})}
+			var share int64
+			if i < len(g.Shares) {
+				share = g.Shares[i]
+			}
+			s.env = &Env{
+				ID: i + 1, Index: i, Count: g.Clients, Share: share, Clock: clk,
+				Rec: record.New(record.Options{
+					Clock: clk, Interval: r.Interval, Latency: p.Latency, Corrected: p.Corrected,
+				}),
+				ProducersDone: producersDone,
+			}
+			name := fmt.Sprintf("natsperf-%s-%d", g.Name, i+1)
+			s.env.Dial = func(ctx context.Context) (*Conn, error) {
+				c, err := dial(ctx, r.Dial, name, grace, &s.env.Rec.Events)
+				if err != nil {
+					return nil, err
+				}
+				s.conns = append(s.conns, c)
+				return c, nil
+			}
+			s.client = g.New(i)
+			slots = append(slots, s)
+		}
+	}
+	closeAll := func() {
+		for _, s := range slots {
+			s.client.Close()
+			for _, c := range s.conns {
+				c.close()
+			}
+		}
+	}
+
+	if err := r.prepare(runCtx, slots); err != nil {
+		closeAll()
+		return nil, err
+	}
+
+	r.logStart(p)
+	barrier := make(chan struct{})
+	epoch := clk.Now()
+	warmupEnd := int64(0)
+	if r.Warmup > 0 {
+		warmupEnd = epoch + int64(r.Warmup)
+	}
+	var wg sync.WaitGroup
+	for _, s := range slots {
+		s.env.Start = epoch
+		s.env.Rec.Start(epoch, warmupEnd)
+		wg.Add(1)
+		go func(s *slot) {
+			defer wg.Done()
+			defer close(s.done)
+			<-barrier
+			s.err = s.client.Run(runCtx, s.env)
+			if s.err != nil && !errors.Is(s.err, ErrIdle) && runCtx.Err() == nil {
+				cancel() // one failed client ends the run
+			}
+		}(s)
+	}
+	go closeWhenProducersDone(slots, producersDone)
+	stopProgress := r.startProgress(slots)
+	runStart := time.Now()
+	close(barrier)
+	wg.Wait()
+	end := time.Now()
+	stopProgress()
+	closeAll()
+
+	res := r.assemble(p, slots, clk, epoch)
+	res.Start, res.End = runStart.UTC(), end.UTC()
+	res.Stop = stopReason(ctx, slots)
+	return res, nil
+}
+
+func (r *Runner) prepare(ctx context.Context, slots []*slot) error {
+	errs := make([]error, len(slots))
+	var wg sync.WaitGroup
+	for i, s := range slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.client.Prepare(ctx, s.env); err != nil {
+				errs[i] = fmt.Errorf("%s %d: %w", s.group.Kind, s.env.ID, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("setup interrupted: %w", err)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func closeWhenProducersDone(slots []*slot, done chan struct{}) {
+	for _, s := range slots {
+		if s.group.Producer {
+			<-s.done
+		}
+	}
+	close(done)
+}
+
+func (r *Runner) logStart(p *Plan) {
+	if r.Logf == nil {
+		return
+	}
+	params := ""
+	for i, kv := range p.Params {
+		if i > 0 {
+			params += ", "
+		}
+		params += kv.Key + "=" + kv.Value
+	}
+	r.Logf("Starting %s [%s]", p.Title, params)
+	for _, g := range p.Groups {
+		for i := 0; i < g.Clients; i++ {
+			what := "until stopped"
+			if i < len(g.Shares) && g.Shares[i] > 0 {
+				what = fmt.Sprintf("%s messages", units.Comma(g.Shares[i]))
+			}
+			r.Logf("[%d] Starting %s, %s %s", i+1, g.Kind, g.Verb, what)
+		}
+	}
+}
+
+func (r *Runner) startProgress(slots []*slot) func() {
+	if r.Progress == nil {
+		return func() {}
+	}
+	bars := make([]Bar, 0, len(slots))
+	for _, s := range slots {
+		bars = append(bars, Bar{
+			Label: fmt.Sprintf("%s %d", s.group.Name, s.env.ID),
+			Total: s.env.Share,
+			Count: s.env.Rec.Progress,
+			Done:  s.done,
+		})
+	}
+	return r.Progress.Start(bars)
+}
+
+func stopReason(ctx context.Context, slots []*slot) result.Stop {
+	if ctx.Err() != nil {
+		return result.Stop{Reason: result.StopInterrupted, Error: "interrupted"}
+	}
+	idle := false
+	for _, s := range slots {
+		switch {
+		case s.err == nil:
+		case errors.Is(s.err, ErrIdle):
+			idle = true
+		case errors.Is(s.err, context.Canceled):
+			// cancelled because another client failed; that one carries the reason
+		default:
+			return result.Stop{Reason: result.StopFailed, Error: fmt.Sprintf("%s %d: %v", s.group.Kind, s.env.ID, s.err)}
+		}
+	}
+	if idle {
+		return result.Stop{Reason: result.StopIdle, Error: "receivers ended after the idle timeout without their full share"}
+	}
+	return result.Stop{Reason: result.StopCompleted}
+}
+
+func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64) *result.Result {
+	res := &result.Result{
+		Schema:  result.Schema,
+		Tool:    version.Tool(),
+		Command: p.Command,
+		Host:    host(),
+	}
+	if p.Settings != nil {
+		if b, err := json.Marshal(p.Settings); err == nil {
+			res.Settings = b
+		}
+	}
+	seen := map[string]bool{}
+	for _, g := range p.Groups {
+		var recs []*record.Recorder
+		var clients []result.Client
+		for _, s := range slots {
+			if s.group != g {
+				continue
+			}
+			s.env.Rec.Finish()
+			recs = append(recs, s.env.Rec)
+			clients = append(clients, s.env.Rec.Client(s.env.ID, s.env.Share, g.Shared))
+			for _, c := range s.conns {
+				if c.info.ID != "" && !seen[c.info.ID] {
+					seen[c.info.ID] = true
+					res.Servers = append(res.Servers, c.info)
+				}
+			}
+		}
+		res.Groups = append(res.Groups, result.Group{
+			Name:      g.Name,
+			Kind:      g.Kind,
+			Expected:  g.Expected(),
+			Clients:   clients,
+			Aggregate: record.Aggregate(recs, clients, g.Expected(), g.Shared),
+			Series:    record.Series(recs, epoch),
+		})
+	}
+	return res
+}
+
+
+func host() result.Host {
+	name, _ := os.Hostname()
+	return result.Host{Hostname: name, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version()}
+}

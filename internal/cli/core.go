@@ -1,0 +1,330 @@
+package cli
+
+import (
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/units"
+)
+
+// subjectFlags are nats bench's multi-subject flags.
+type subjectFlags struct {
+	MultiSubject    bool `json:"multisubject"`
+	MultiSubjectMax int  `json:"multisubject_max"`
+}
+
+func (s *subjectFlags) register(f *pflag.FlagSet, withMax bool) {
+	f.BoolVar(&s.MultiSubject, "multisubject", false, "publish to SUBJECT.N (N = message number modulo --multisubject-max); receivers subscribe to SUBJECT.>")
+	if withMax {
+		f.IntVar(&s.MultiSubjectMax, "multisubject-max", 100_000, "how many different subjects --multisubject uses")
+	}
+}
+
+// params builds the start line's key=value list, sorted like nats bench's.
+func params(kv map[string]string) []bench.Param {
+	keys := make([]string, 0, len(kv))
+	for k := range kv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]bench.Param, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, bench.Param{Key: k, Value: kv[k]})
+	}
+	return out
+}
+
+func commonParams(bf benchFlags) map[string]string {
+	kv := map[string]string{
+		"clients":  strconv.Itoa(bf.Clients),
+		"msg-size": units.FormatSize(bf.Size),
+		"msgs":     units.Comma(bf.Msgs),
+		"sleep":    bf.Sleep.String(),
+	}
+	if bf.Rate > 0 {
+		kv["rate"] = units.Comma(int64(bf.Rate)) + "/s"
+	}
+	if bf.Duration > 0 {
+		kv["duration"] = bf.Duration.String()
+	}
+	if bf.Warmup > 0 {
+		kv["warmup"] = bf.Warmup.String()
+	}
+	return kv
+}
+
+func (a *app) pubCmd() *cobra.Command {
+	var bf benchFlags
+	var sf subjectFlags
+	cmd := &cobra.Command{
+		Use:   "pub SUBJECT",
+		Short: "Publish core NATS messages as fast as possible or at a fixed rate",
+		Long: `Publish --msgs messages of --size bytes, split across --clients publishers, each on
+its own connection. Every message of 16 bytes or more starts with a stamp (publisher, sequence,
+send time) so a 'natsperf sub' can measure end-to-end latency and count lost messages.`,
+		Example: `  natsperf pub foo --size 16 --msgs 1000000
+  natsperf pub foo --clients 4 --msgs 1m --size 16kb
+  natsperf pub foo --rate 10000 --duration 10s     # fixed rate, for latency
+  natsperf pub foo --multisubject --multisubject-max 100`,
+		Args: exactArgs(1, "one SUBJECT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bf.validate(cmd.Flags()); err != nil {
+				return err
+			}
+			if err := validateSubjects(sf); err != nil {
+				return err
+			}
+			cfg := core.PubConfig{
+				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep,
+				MultiSubject: sf.MultiSubject, MultiSubjectMax: sf.MultiSubjectMax,
+				Rate: bf.Rate, Duration: bf.Duration, IDs: core.NewPublisherIDs(),
+			}
+			kv := commonParams(bf)
+			kv["subject"], kv["multi-subject"], kv["multi-subject-max"] = args[0], strconv.FormatBool(sf.MultiSubject), units.Comma(int64(sf.MultiSubjectMax))
+			plan := &bench.Plan{
+				Command: "pub", Title: "Core NATS publisher benchmark", Params: params(kv), Settings: cfg,
+				Groups: []*bench.Group{pubGroup(cfg, bf)},
+			}
+			return a.runCore(cmd, plan, bf)
+		},
+	}
+	bf.register(cmd.Flags(), true, false)
+	sf.register(cmd.Flags(), true)
+	return cmd
+}
+
+func validateSubjects(sf subjectFlags) error {
+	if sf.MultiSubject && sf.MultiSubjectMax < 1 {
+		return usagef("--multisubject-max must be at least 1, got %d", sf.MultiSubjectMax)
+	}
+	return nil
+}
+
+func pubGroup(cfg core.PubConfig, bf benchFlags) *bench.Group {
+	return &bench.Group{
+		Name: "pub", Kind: "Core NATS publisher", Verb: "publishing", Clients: bf.Clients,
+		Shares: split(bf.Msgs, bf.Clients), Producer: true,
+		New: func(int) bench.Client { return core.NewPublisher(cfg) },
+	}
+}
+
+func (a *app) subCmd() *cobra.Command {
+	var bf benchFlags
+	var sf subjectFlags
+	var queue string
+	cmd := &cobra.Command{
+		Use:   "sub SUBJECT",
+		Short: "Receive core NATS messages and measure throughput, latency and loss",
+		Long: `Start --clients subscribers, each on its own connection and each expecting --msgs
+messages (with --queue they share the messages in a queue group, so --msgs is then the total).
+Measurement starts at the first message. Once messages have started, a subscriber that gets
+nothing for --idle-timeout ends and reports what arrived and what is missing. Run it against a
+server (-s), then start a publisher in another terminal: 'natsperf server' runs one.`,
+		Example: `  natsperf server &                                   # an embedded server on :4222
+  natsperf sub foo -s nats://127.0.0.1:4222 --size 16 --msgs 1000000
+  natsperf sub foo -s nats://127.0.0.1:4222 --clients 4 --queue workers`,
+		Args: exactArgs(1, "one SUBJECT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bf.validate(cmd.Flags()); err != nil {
+				return err
+			}
+			cfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: -1, PendingBytes: -1}
+			kv := commonParams(bf)
+			delete(kv, "sleep")
+			kv["subject"], kv["multi-subject"] = args[0], strconv.FormatBool(sf.MultiSubject)
+			if queue != "" {
+				kv["queue"] = queue
+			}
+			plan := &bench.Plan{
+				Command: "sub", Title: "Core NATS subscriber benchmark", Params: params(kv), Settings: cfg,
+				Groups: []*bench.Group{subGroup(cfg, bf, bf.Msgs)},
+			}
+			return a.runCore(cmd, plan, bf)
+		},
+	}
+	bf.register(cmd.Flags(), false, true)
+	sf.register(cmd.Flags(), false)
+	cmd.Flags().StringVar(&queue, "queue", "", "join this queue group: the subscribers share the messages")
+	return cmd
+}
+
+// subGroup builds subscribers; total is what the publishers send in all.
+func subGroup(cfg core.SubConfig, bf benchFlags, total int64) *bench.Group {
+	shares := each(total, bf.Clients)
+	if cfg.Queue != "" {
+		shares = split(total, bf.Clients)
+	}
+	return &bench.Group{
+		Name: "sub", Kind: "Core NATS subscriber", Verb: "expecting", Clients: bf.Clients,
+		Shares: shares, Shared: cfg.Queue != "",
+		New: func(int) bench.Client { return core.NewSubscriber(cfg) },
+	}
+}
+
+func (a *app) pubsubCmd() *cobra.Command {
+	var bf benchFlags
+	var sf subjectFlags
+	var pubs, subs int
+	var queue string
+	cmd := &cobra.Command{
+		Use:   "pubsub SUBJECT",
+		Short: "Publishers and subscribers in one process: throughput and end-to-end latency on one clock",
+		Long: `Run --pub publishers and --sub subscribers in this process (the form of the older
+'nats bench SUBJECT --pub N --sub M'). --msgs is the total the publishers send; every subscriber
+expects all of them (with --queue, the subscribers share them). Latency is end to end, from the
+stamp in each message, on one clock.`,
+		Example: `  natsperf pubsub foo --pub 1 --sub 1 --size 16 --msgs 1000000
+  natsperf pubsub foo --pub 1 --sub 5 --size 16
+  natsperf pubsub foo --pub 2 --sub 2 --rate 20000 --duration 10s`,
+		Args: exactArgs(1, "one SUBJECT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bf.validate(cmd.Flags()); err != nil {
+				return err
+			}
+			if err := validateSubjects(sf); err != nil {
+				return err
+			}
+			if pubs < 1 || subs < 1 {
+				return usagef("--pub and --sub must each be at least 1 (got %d and %d)", pubs, subs)
+			}
+			pcfg := core.PubConfig{
+				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep,
+				MultiSubject: sf.MultiSubject, MultiSubjectMax: sf.MultiSubjectMax,
+				Rate: bf.Rate, Duration: bf.Duration, IDs: core.NewPublisherIDs(),
+			}
+			scfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: -1, PendingBytes: -1}
+			pf, sbf := bf, bf
+			pf.Clients, sbf.Clients = pubs, subs
+			pg := pubGroup(pcfg, pf)
+			total := bf.Msgs
+			if total == 0 && bf.Rate > 0 {
+				total = int64(bf.Rate * bf.Duration.Seconds())
+			}
+			sg := subGroup(scfg, sbf, total)
+			kv := commonParams(bf)
+			delete(kv, "clients")
+			kv["pub"], kv["sub"], kv["subject"] = strconv.Itoa(pubs), strconv.Itoa(subs), args[0]
+			kv["multi-subject"] = strconv.FormatBool(sf.MultiSubject)
+			plan := &bench.Plan{
+				Command: "pubsub", Title: "Core NATS pub/sub benchmark", Params: params(kv),
+				Settings: map[string]any{"pub": pcfg, "sub": scfg, "pubs": pubs, "subs": subs},
+				Groups:   []*bench.Group{pg, sg}, // every client is set up (subscribed) before any starts
+			}
+			return a.runCore(cmd, plan, bf)
+		},
+	}
+	bf.register(cmd.Flags(), true, true)
+	sf.register(cmd.Flags(), true)
+	cmd.Flags().IntVar(&pubs, "pub", 1, "number of publishers")
+	cmd.Flags().IntVar(&subs, "sub", 1, "number of subscribers")
+	cmd.Flags().StringVar(&queue, "queue", "", "subscribers join this queue group and share the messages")
+	_ = cmd.Flags().MarkHidden("clients")
+	return cmd
+}
+
+// runCore opens the target (embedded when none given) and executes the plan.
+func (a *app) runCore(cmd *cobra.Command, plan *bench.Plan, bf benchFlags) error {
+	t, err := a.openTarget(runCtx(cmd), 1)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if bf.Rate > 0 {
+		plan.Corrected = plan.Command == "service request"
+	}
+	return a.execute(cmd, t, plan, bf)
+}
+
+func (a *app) serviceCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "service",
+		Short: "Request-reply benchmarks: serve answers requests, request sends them",
+		Example: `  natsperf service serve foo --clients 2 -s nats://127.0.0.1:4222
+  natsperf service request foo --clients 50 --no-progress -s nats://127.0.0.1:4222`,
+	}
+	cmd.AddCommand(a.serveCmd(), a.requestCmd())
+	return cmd
+}
+
+func (a *app) serveCmd() *cobra.Command {
+	var bf benchFlags
+	cmd := &cobra.Command{
+		Use:   "serve SUBJECT",
+		Short: "Answer requests on SUBJECT with --clients responders in a queue group",
+		Long: `Start --clients responders in the queue group "natsperf-service". Each echoes the request
+payload back after --sleep (simulated processing time). They run until --msgs requests are
+served in total or Ctrl-C, then print what they served.`,
+		Example: `  natsperf service serve foo --clients 2 -s nats://127.0.0.1:4222
+  natsperf service serve foo --sleep 1ms -s nats://127.0.0.1:4222`,
+		Args: exactArgs(1, "one SUBJECT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bf.validate(cmd.Flags()); err != nil {
+				return err
+			}
+			cfg := core.ServeConfig{Subject: args[0], Sleep: bf.Sleep}
+			kv := commonParams(bf)
+			kv["subject"] = args[0]
+			plan := &bench.Plan{
+				Command: "service serve", Title: "Core NATS service responder benchmark", Params: params(kv), Settings: cfg,
+				Groups: []*bench.Group{{
+					Name: "serve", Kind: "Core NATS service responder", Verb: "serving", Clients: bf.Clients,
+					Shares: split(bf.Msgs, bf.Clients), Shared: true,
+					New: func(int) bench.Client { return core.NewResponder(cfg) },
+				}},
+			}
+			return a.runCore(cmd, plan, bf)
+		},
+	}
+	bf.register(cmd.Flags(), false, false)
+	return cmd
+}
+
+func (a *app) requestCmd() *cobra.Command {
+	var bf benchFlags
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "request SUBJECT",
+		Short: "Send synchronous requests to SUBJECT and measure each round trip",
+		Long: `Start --clients requesters, each sending its share of --msgs requests one at a time and
+recording each round trip in a latency histogram. With --rate the requests follow a fixed
+schedule and latency counts from each request's intended send time, so a slow service shows
+in the percentiles instead of silently lowering the rate.`,
+		Example: `  natsperf service request foo -s nats://127.0.0.1:4222
+  natsperf service request foo --clients 50 --size 16 --no-progress -s nats://127.0.0.1:4222
+  natsperf service request foo --rate 2000 --duration 10s -s nats://127.0.0.1:4222`,
+		Args: exactArgs(1, "one SUBJECT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bf.validate(cmd.Flags()); err != nil {
+				return err
+			}
+			if timeout <= 0 {
+				return usagef("--timeout must be positive")
+			}
+			cfg := core.RequestConfig{
+				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep, Timeout: timeout,
+				Rate: bf.Rate, Duration: bf.Duration, IDs: core.NewPublisherIDs(),
+			}
+			kv := commonParams(bf)
+			kv["subject"] = args[0]
+			plan := &bench.Plan{
+				Command: "service request", Title: "Core NATS service requester benchmark", Params: params(kv), Settings: cfg,
+				Groups: []*bench.Group{{
+					Name: "request", Kind: "Core NATS service requester", Verb: "requesting", Clients: bf.Clients,
+					Shares: split(bf.Msgs, bf.Clients), Producer: true,
+					New: func(int) bench.Client { return core.NewRequester(cfg) },
+				}},
+			}
+			return a.runCore(cmd, plan, bf)
+		},
+	}
+	bf.register(cmd.Flags(), true, false)
+	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for each reply; a timeout is counted and the requester goes on")
+	return cmd
+}
+

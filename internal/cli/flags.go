@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/natsperf/natsperf/internal/connect"
+)
+
+// connFlags are the nats CLI's connection flags.
+type connFlags struct {
+	s connect.Settings
+}
+
+func (c *connFlags) register(cmd *cobra.Command) {
+	f := cmd.PersistentFlags()
+	f.StringVarP(&c.s.Servers, "server", "s", "", "NATS server URLs, comma separated (default: $NATS_URL, the nats context, or an embedded server)")
+	f.StringVar(&c.s.Context, "context", "", "nats CLI context to use")
+	f.StringVar(&c.s.Creds, "creds", "", "user credentials file")
+	f.StringVar(&c.s.NKey, "nkey", "", "nkey seed file")
+	f.StringVar(&c.s.User, "user", "", "user name")
+	f.StringVar(&c.s.Password, "password", "", "password")
+	f.StringVar(&c.s.Token, "token", "", "authentication token")
+	f.StringVar(&c.s.TLSCert, "tlscert", "", "TLS client certificate file")
+	f.StringVar(&c.s.TLSKey, "tlskey", "", "TLS client private key file")
+	f.StringVar(&c.s.TLSCA, "tlsca", "", "TLS certificate authority file")
+	f.BoolVar(&c.s.TLSFirst, "tlsfirst", false, "do the TLS handshake before the server's INFO")
+	f.BoolVar(&c.s.TLSInsecure, "tls-insecure", false, "skip verification of the server's certificate")
+	f.DurationVar(&c.s.ConnectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "how long to wait for a server to answer")
+}
+
+// outputFlags choose how results are shown and saved.
+type outputFlags struct {
+	JSON       bool
+	File       string
+	NoProgress bool
+}
+
+func (o *outputFlags) register(cmd *cobra.Command) {
+	f := cmd.PersistentFlags()
+	f.BoolVar(&o.JSON, "json", false, "print the Result document (JSON) on stdout instead of text")
+	f.StringVarP(&o.File, "output", "o", "", "also write the Result document to this file")
+	f.BoolVar(&o.NoProgress, "no-progress", false, "do not draw progress bars")
+}
+
+// benchFlags are the flags every benchmark command has, named as nats bench names them.
+type benchFlags struct {
+	Clients     int           `json:"clients"`
+	Msgs        int64         `json:"msgs"`
+	Size        int64         `json:"size"`
+	Sleep       time.Duration `json:"sleep"`
+	Rate        float64       `json:"rate,omitempty"`
+	Duration    time.Duration `json:"duration,omitempty"`
+	Warmup      time.Duration `json:"warmup,omitempty"`
+	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
+	Interval    time.Duration `json:"interval"`
+	NoLatency   bool          `json:"no_latency,omitempty"`
+}
+
+const (
+	defaultMsgs = 100_000
+	defaultSize = 128
+)
+
+// register adds the flags; receivers get --idle-timeout, senders --rate and --duration.
+func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
+	b.Clients, b.Msgs, b.Size, b.Interval = 1, defaultMsgs, defaultSize, time.Second
+	f.IntVar(&b.Clients, "clients", 1, "number of clients, each on its own connection")
+	f.Var((*countValue)(&b.Msgs), "msgs", "number of messages (a total, split across the clients unless the help says otherwise)")
+	f.Var((*sizeValue)(&b.Size), "size", "message size: bytes, or with a unit B, K/KB/KiB, M/MB/MiB (powers of 1024)")
+	f.DurationVar(&b.Sleep, "sleep", 0, "sleep between operations (as nats bench --sleep)")
+	f.DurationVar(&b.Interval, "interval", time.Second, "width of one slice of the per-interval series in the Result")
+	f.DurationVar(&b.Warmup, "warmup", 0, "leave this initial period out of the statistics")
+	f.BoolVar(&b.NoLatency, "no-latency", false, "do not record latency histograms")
+	if sender {
+		f.Float64Var(&b.Rate, "rate", 0, "fixed rate in messages per second, total across clients (0: as fast as possible); latency is then measured from each message's intended send time")
+		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages)")
+	}
+	if receiver {
+		f.DurationVar(&b.IdleTimeout, "idle-timeout", 3*time.Second, "once messages have started, end a receiver that gets nothing for this long")
+	}
+}
+
+func (b *benchFlags) validate(f *pflag.FlagSet) error {
+	switch {
+	case b.Clients < 1:
+		return usagef("--clients must be at least 1, got %d", b.Clients)
+	case b.Clients > 100_000:
+		return usagef("--clients %d is more than natsperf supports (100000)", b.Clients)
+	case b.Size > 64<<20:
+		return usagef("--size %d is larger than NATS' 64 MiB maximum payload", b.Size)
+	case b.Sleep < 0, b.Duration < 0, b.Warmup < 0, b.IdleTimeout < 0:
+		return usagef("durations must not be negative")
+	case b.Rate < 0:
+		return usagef("--rate must not be negative")
+	case b.Interval < 10*time.Millisecond:
+		return usagef("--interval must be at least 10ms")
+	}
+	if f.Changed("duration") && !f.Changed("msgs") {
+		b.Msgs = 0 // the duration bounds the run
+	}
+	if b.Msgs == 0 && b.Duration == 0 {
+		if f.Lookup("duration") != nil {
+			return usagef("--msgs 0 needs --duration")
+		}
+		return usagef("--msgs must be at least 1")
+	}
+	return nil
+}
+
+// split divides total messages across n clients, the first ones taking the remainder, as
+// nats bench does. A total of 0 (open-ended) gives every client 0.
+func split(total int64, n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = total / int64(n)
+		if int64(i) < total%int64(n) {
+			out[i]++
+		}
+	}
+	return out
+}
+
+// each gives n clients the same count.
+func each(count int64, n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = count
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+// Package cli is natsperf's command line: thin cobra commands that turn flags into a bench.Plan,
+// run it and render the Result. Only main exits; everything here returns exit codes.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/natsperf/natsperf/internal/connect"
+)
+
+// Streams are where a command reads and writes; tests pass buffers.
+type Streams struct {
+	Out, Err io.Writer
+	// IsTerminal reports whether Err is a terminal (progress bars are drawn only then).
+	IsTerminal bool
+	// Env is the environment NATS_URL and context files are read from.
+	Env connect.Env
+}
+
+// Run executes natsperf with args (without the program name) and returns the exit code.
+func Run(ctx context.Context, args []string, s Streams) int {
+	root := newRoot(&s)
+	root.SetArgs(args)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var code exitCode
+	if errors.As(err, &code) {
+		return int(code)
+	}
+	fmt.Fprintf(s.Err, "natsperf: %s\n", oneLine(err.Error()))
+	if isUsage(err) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// exitCode lets a command that already reported its outcome choose the exit code.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func newRoot(s *Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "natsperf",
+		Short: "Measure how fast and how correct a NATS / JetStream deployment is",
+		Long: `natsperf runs the nats bench workloads with real per-message latency and delivery
+checks. With no server given (no --server, NATS_URL or --context) it starts an embedded
+nats-server with JetStream, so every command works on a fresh machine.`,
+		Example: `  natsperf pub foo --size 16 --msgs 1000000
+  natsperf sub foo --clients 4 & natsperf pub foo -s nats://127.0.0.1:4222
+  natsperf pubsub foo --pub 1 --sub 5 --size 16
+  natsperf service serve foo --clients 2 & natsperf service request foo --clients 50`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	conn := &connFlags{}
+	conn.register(root)
+	out := &outputFlags{}
+	out.register(root)
+	app := &app{streams: s, conn: conn, out: out}
+	root.AddCommand(
+		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(),
+		app.serverCmd(), versionCmd(s),
+	)
+	// Cobra's own completion command, with its help pointing at the shells it supports.
+	root.CompletionOptions.DisableDefaultCmd = false
+	return root
+}
+
+// app holds what every command shares.
+type app struct {
+	streams *Streams
+	conn    *connFlags
+	out     *outputFlags
+}
+
+// args checks positional arguments with a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %s (got %d arguments); see --help", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/embedded"
+)
+
+// target is where a run's clients connect: the user's servers, or an embedded server started
+// because none was given.
+type target struct {
+	settings connect.Settings // resolved; holds secrets, print only Redacted()
+	embedded *embedded.Cluster
+}
+
+// openTarget resolves the connection flags. With no server anywhere it starts an embedded
+// nats-server of nodes nodes and says so on stderr.
+func (a *app) openTarget(ctx context.Context, nodes int) (*target, error) {
+	resolved, specified, err := connect.Resolve(a.conn.s, a.streams.Env)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	t := &target{settings: resolved}
+	if !specified {
+		c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes})
+		if err != nil {
+			return nil, fmt.Errorf("start embedded server: %w", err)
+		}
+		t.embedded = c
+		t.settings.Servers = c.URL()
+		fmt.Fprintf(a.streams.Err, "No server given (--server, NATS_URL or --context): using %s\n", c.Describe())
+	}
+	if _, err := t.settings.URLs(); err != nil {
+		t.close()
+		return nil, usageError{err}
+	}
+	if _, err := t.settings.Options(); err != nil {
+		t.close()
+		return nil, usageError{err}
+	}
+	return t, nil
+}
+
+// dialer connects clients with the resolved settings.
+func (t *target) dialer() bench.Dialer {
+	return func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+		return connect.Connect(ctx, t.settings, name, opts...)
+	}
+}
+
+// grace is how long a dropped connection may take to come back before its client fails.
+func (t *target) grace() time.Duration {
+	if t.settings.ConnectTimeout > 0 {
+		return t.settings.ConnectTimeout
+	}
+	return connect.DefaultConnectTimeout
+}
+
+func (t *target) close() {
+	if t.embedded != nil {
+		t.embedded.Shutdown()
+	}
+}

@@ -1,0 +1,166 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/stamp"
+)
+
+// PubConfig configures core NATS publishers.
+type PubConfig struct {
+	Subject         string
+	Size            int
+	Sleep           time.Duration // pause after each publish (nats bench --sleep)
+	MultiSubject    bool
+	MultiSubjectMax int
+	Rate            float64       // total msgs/sec across publishers; 0: as fast as possible
+	Duration        time.Duration // stop after this long; 0: after the share
+	IDs             PublisherIDs
+}
+
+// Publisher publishes its share of messages on its own connection.
+type Publisher struct {
+	cfg      PubConfig
+	conn     *bench.Conn
+	buf      []byte
+	subjects []string
+}
+
+// NewPublisher returns a publisher client.
+func NewPublisher(cfg PubConfig) *Publisher { return &Publisher{cfg: cfg} }
+
+// Prepare connects and builds the payload and subject list.
+func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
+	c, err := env.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	p.conn = c
+	p.buf = make([]byte, p.cfg.Size)
+	for i := stamp.Size; i < len(p.buf); i++ {
+		p.buf[i] = byte('a' + i%26)
+	}
+	if p.cfg.MultiSubject {
+		n := p.cfg.MultiSubjectMax
+		if env.Share > 0 && env.Share < int64(n) {
+			n = int(env.Share)
+		}
+		p.subjects = subjectsFor(p.cfg.Subject, max(n, 1))
+	}
+	return nil
+}
+
+// Run publishes until the share is sent, the duration is over, or ctx ends.
+func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
+	stopped, release := stopFlag(ctx)
+	defer release()
+	var err error
+	if p.cfg.Rate > 0 {
+		err = p.paced(ctx, env)
+	} else {
+		err = p.unpaced(ctx, env, stopped.Load)
+	}
+	if err != nil {
+		return err
+	}
+	if ferr := p.conn.FlushTimeout(30 * time.Second); ferr != nil {
+		return connErr(p.conn, "flush", ferr)
+	}
+	env.Rec.End(env.Clock.Now())
+	return nil
+}
+
+func (p *Publisher) subject(i int64) string {
+	if p.subjects == nil {
+		return p.cfg.Subject
+	}
+	return p.subjects[i%int64(len(p.subjects))]
+}
+
+// unpaced is the hot loop: one clock read, a stamp, a publish and a record per message.
+func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() bool) error {
+	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
+	id := p.cfg.IDs.For(env.Index)
+	stamped := len(buf) >= stamp.Size
+	var deadline int64
+	if p.cfg.Duration > 0 {
+		deadline = env.Start + int64(p.cfg.Duration)
+	}
+	var sleeper *time.Timer
+	if p.cfg.Sleep > 0 {
+		sleeper = newStoppedTimer()
+	}
+	rec.Begin(clk.Now())
+	for i := int64(0); env.Share == 0 || i < env.Share; i++ {
+		if stopped() {
+			return ctx.Err()
+		}
+		now := clk.Now()
+		if deadline != 0 && now >= deadline {
+			break
+		}
+		if stamped {
+			stamp.Put(buf, id, uint64(i+1), now)
+		}
+		if err := nc.Publish(p.subject(i), buf); err != nil {
+			return connErr(p.conn, "publish", err)
+		}
+		rec.Sent(now, len(buf))
+		if sleeper != nil {
+			if err := sleepCtx(ctx, sleeper, p.cfg.Sleep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// paced sends at the fixed rate. Each message is stamped with its intended send time, so a
+// receiver's latency includes any delay in sending it (coordinated-omission correction).
+func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
+	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
+	id := p.cfg.IDs.For(env.Index)
+	stamped := len(buf) >= stamp.Size
+	pacer := pace.Constant{Rate: p.cfg.Rate, Count: env.Count, Index: env.Index}
+	share := uint64(env.Share)
+	if share == 0 && p.cfg.Duration > 0 {
+		share = pacer.Total(p.cfg.Duration)
+	}
+	if share == 0 {
+		return fmt.Errorf("a fixed rate needs --msgs or --duration")
+	}
+	timer := newStoppedTimer()
+	rec.Begin(env.Start)
+	var sent uint64
+	for sent < share {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		now := clk.Now()
+		elapsed := time.Duration(now - env.Start)
+		due := min(pacer.Due(elapsed), share)
+		if sent >= due {
+			if err := sleepCtx(ctx, timer, pacer.Wait(elapsed, sent)); err != nil {
+				return err
+			}
+			continue
+		}
+		for ; sent < due; sent++ {
+			if stamped {
+				stamp.Put(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)))
+			}
+			if err := nc.Publish(p.subject(int64(sent)), buf); err != nil {
+				return connErr(p.conn, "publish", err)
+			}
+			rec.Sent(now, len(buf))
+		}
+	}
+	return nil
+}
+
+// Close has nothing to release: the runner closes the connection.
+func (p *Publisher) Close() {}

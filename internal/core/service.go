@@ -1,0 +1,198 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/stamp"
+)
+
+// ServiceQueue is the queue group every responder joins, so requests are balanced across them.
+const ServiceQueue = "natsperf-service"
+
+// ServeConfig configures service responders.
+type ServeConfig struct {
+	Subject string
+	Sleep   time.Duration // simulated processing time per request
+}
+
+// Responder answers requests with their own payload until it has served its share or ctx ends.
+type Responder struct {
+	cfg    ServeConfig
+	conn   *bench.Conn
+	sub    *nats.Subscription
+	done   chan struct{}
+	exited chan struct{}
+}
+
+// NewResponder returns a responder client.
+func NewResponder(cfg ServeConfig) *Responder { return &Responder{cfg: cfg} }
+
+// Prepare connects and joins the service's queue group.
+func (r *Responder) Prepare(ctx context.Context, env *bench.Env) error {
+	c, err := env.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	r.conn = c
+	r.done = make(chan struct{})
+	r.exited = make(chan struct{})
+	rec, clk, share, sleep := env.Rec, env.Clock, env.Share, r.cfg.Sleep
+	r.sub, err = c.QueueSubscribe(r.cfg.Subject, ServiceQueue, func(m *nats.Msg) {
+		if sleep > 0 {
+			time.Sleep(sleep)
+		}
+		if err := m.Respond(m.Data); err != nil {
+			rec.Events.Errors.Add(1)
+			return
+		}
+		rec.Received(clk.Now(), m.Data)
+		if rec.Progress() == share {
+			close(r.done)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	r.sub.SetClosedHandler(func(string) { close(r.exited) })
+	if err := r.sub.SetPendingLimits(-1, -1); err != nil {
+		return err
+	}
+	return c.FlushTimeout(10 * time.Second)
+}
+
+// Run serves until the share is handled, ctx ends (Ctrl-C: the usual end of `service serve`),
+// or the connection is lost.
+func (r *Responder) Run(ctx context.Context, env *bench.Env) error {
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-r.conn.Lost():
+		return r.conn.Err()
+	}
+}
+
+// Close leaves the queue group and waits for the delivery goroutine.
+func (r *Responder) Close() {
+	if r.sub == nil {
+		return
+	}
+	_ = r.sub.Unsubscribe()
+	waitExited(r.exited)
+}
+
+// RequestConfig configures service requesters.
+type RequestConfig struct {
+	Subject  string
+	Size     int
+	Sleep    time.Duration // pause between requests
+	Timeout  time.Duration // per request; a timeout is counted and the requester goes on
+	Rate     float64       // total requests/sec across requesters; 0: back to back
+	Duration time.Duration
+	IDs      PublisherIDs
+}
+
+// Requester sends synchronous requests, one at a time, and records each round trip.
+type Requester struct {
+	cfg  RequestConfig
+	conn *bench.Conn
+	buf  []byte
+}
+
+// NewRequester returns a requester client.
+func NewRequester(cfg RequestConfig) *Requester { return &Requester{cfg: cfg} }
+
+// Prepare connects and builds the payload.
+func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
+	c, err := env.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	q.conn = c
+	q.buf = make([]byte, q.cfg.Size)
+	return nil
+}
+
+// Run sends the share of requests. At a fixed rate, each request's latency is measured from
+// its intended send time, so a slow reply delays (and is charged to) the requests behind it.
+func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
+	clk, rec := env.Clock, env.Rec
+	id := q.cfg.IDs.For(env.Index)
+	stamped := len(q.buf) >= stamp.Size
+	timeout := q.cfg.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	share := uint64(env.Share)
+	pacer := pace.Constant{Rate: q.cfg.Rate, Count: env.Count, Index: env.Index}
+	paced := q.cfg.Rate > 0
+	if paced && share == 0 && q.cfg.Duration > 0 {
+		share = pacer.Total(q.cfg.Duration)
+	}
+	var deadline int64
+	if q.cfg.Duration > 0 {
+		deadline = env.Start + int64(q.cfg.Duration)
+	}
+	timer := newStoppedTimer()
+	if paced {
+		rec.Begin(env.Start)
+	} else {
+		rec.Begin(clk.Now())
+	}
+	for i := uint64(0); share == 0 || i < share; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sent := clk.Now()
+		if !paced && deadline != 0 && sent >= deadline {
+			break
+		}
+		intended := sent
+		if paced {
+			intended = env.Start + int64(pacer.Intended(i))
+			if wait := time.Duration(intended - sent); wait > 0 {
+				if err := sleepCtx(ctx, timer, wait); err != nil {
+					return err
+				}
+				sent = clk.Now()
+			}
+		}
+		if stamped {
+			stamp.Put(q.buf, id, i+1, intended)
+		}
+		_, err := q.conn.Request(q.cfg.Subject, q.buf, timeout)
+		now := clk.Now()
+		switch {
+		case err == nil:
+		case errors.Is(err, nats.ErrTimeout):
+			rec.Events.Timeouts.Add(1)
+			continue
+		case errors.Is(err, nats.ErrNoResponders):
+			return fmt.Errorf("no responders on %q: start `natsperf service serve %s` first", q.cfg.Subject, q.cfg.Subject)
+		default:
+			return connErr(q.conn, "request", err)
+		}
+		if paced {
+			rec.OpCorrected(now, len(q.buf), now-intended, now-sent)
+		} else {
+			rec.Op(now, len(q.buf), now-sent)
+		}
+		if q.cfg.Sleep > 0 {
+			if err := sleepCtx(ctx, timer, q.cfg.Sleep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close has nothing to release: the runner closes the connection.
+func (q *Requester) Close() {}

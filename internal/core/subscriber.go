@@ -1,0 +1,136 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/record"
+)
+
+// SubConfig configures core NATS subscribers.
+type SubConfig struct {
+	Subject      string
+	Queue        string // queue group name; "" for fan-out
+	MultiSubject bool
+	// IdleTimeout ends a subscriber that received nothing for this long once messages have
+	// started (or once the in-process publishers are done).
+	IdleTimeout time.Duration
+	// PendingMsgs and PendingBytes bound the client library's buffer; beyond them it drops
+	// messages (counted). -1 means unlimited, as nats bench runs.
+	PendingMsgs, PendingBytes int
+}
+
+// Subscriber receives messages on its own connection until it has its share.
+type Subscriber struct {
+	cfg    SubConfig
+	conn   *bench.Conn
+	rec    *record.Recorder
+	sub    *nats.Subscription
+	done   chan struct{} // closed by the callback at the share
+	exited chan struct{} // closed once the library's delivery goroutine is gone
+}
+
+// NewSubscriber returns a subscriber client.
+func NewSubscriber(cfg SubConfig) *Subscriber { return &Subscriber{cfg: cfg} }
+
+// Prepare connects and subscribes.
+func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) error {
+	c, err := env.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	s.conn, s.rec = c, env.Rec
+	s.done = make(chan struct{})
+	s.exited = make(chan struct{})
+	rec, clk, share := env.Rec, env.Clock, env.Share
+	handler := func(m *nats.Msg) {
+		rec.Received(clk.Now(), m.Data)
+		if rec.Progress() == share {
+			close(s.done)
+		}
+	}
+	subject := s.cfg.Subject
+	if s.cfg.MultiSubject {
+		subject = wildcardFor(subject)
+	}
+	if s.cfg.Queue != "" {
+		s.sub, err = c.QueueSubscribe(subject, s.cfg.Queue, handler)
+	} else {
+		s.sub, err = c.Subscribe(subject, handler)
+	}
+	if err != nil {
+		return err
+	}
+	s.sub.SetClosedHandler(func(string) { close(s.exited) })
+	if err := s.sub.SetPendingLimits(s.cfg.PendingMsgs, s.cfg.PendingBytes); err != nil {
+		return err
+	}
+	// The subscription must be known to the server before any publisher starts.
+	return c.FlushTimeout(10 * time.Second)
+}
+
+// Run waits for the share, the idle timeout, a lost connection or ctx.
+func (s *Subscriber) Run(ctx context.Context, env *bench.Env) error {
+	return waitReceived(ctx, env, s.conn, s.done, s.cfg.IdleTimeout)
+}
+
+// Close unsubscribes and waits for the delivery goroutine, so the recorder is ours again.
+func (s *Subscriber) Close() {
+	if s.sub == nil {
+		return
+	}
+	if d, err := s.sub.Dropped(); err == nil && d > 0 {
+		// Read before unsubscribing: the library forgets it afterwards.
+		s.rec.Events.Dropped.Add(int64(d))
+	}
+	_ = s.sub.Unsubscribe()
+	waitExited(s.exited)
+}
+
+// waitExited waits, boundedly, for a subscription's delivery goroutine to finish.
+func waitExited(exited chan struct{}) {
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// waitReceived is how every receiver ends: its share arrived (done closed), it went idle,
+// its connection was lost, or ctx ended.
+func waitReceived(ctx context.Context, env *bench.Env, c *bench.Conn, done <-chan struct{}, idle time.Duration) error {
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	tick := time.NewTicker(max(idle/8, 10*time.Millisecond))
+	defer tick.Stop()
+	producers := env.ProducersDone
+	producersDone := false
+	last, lastChange := env.Rec.Progress(), time.Now()
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.Lost():
+			return c.Err()
+		case <-producers:
+			producers, producersDone = nil, true
+			lastChange = time.Now()
+		case now := <-tick.C:
+			if n := env.Rec.Progress(); n != last {
+				last, lastChange = n, now
+				continue
+			}
+			if (last > 0 || producersDone) && now.Sub(lastChange) >= idle {
+				return bench.ErrIdle
+			}
+		}
+	}
+}
+
+// DefaultIdleTimeout is how long a receiver waits for more once messages have started.
+const DefaultIdleTimeout = 3 * time.Second

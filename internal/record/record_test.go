@@ -1,0 +1,168 @@
+package record
+
+import (
+	"testing"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
+)
+
+func TestSeqTracker(t *testing.T) {
+	tests := []struct {
+		name                 string
+		seqs                 []uint64
+		gaps, dup, ooo, dist int64
+	}{
+		{"in order", []uint64{1, 2, 3, 4}, 0, 0, 0, 4},
+		{"gap", []uint64{1, 2, 5}, 2, 0, 0, 3},
+		{"duplicate", []uint64{1, 2, 2, 3, 1}, 0, 2, 0, 3},
+		{"reordered", []uint64{1, 3, 2, 4}, 0, 0, 1, 4},
+		{"late fills gap", []uint64{1, 4, 2}, 1, 0, 1, 3},
+		{"huge jump", []uint64{1, window * 3, window*3 - 1}, window*3 - 3, 0, 1, 3},
+		{"too old", []uint64{window * 2, 1}, window*2 - 2, 0, 1, 2},
+		{"ring reuse is not a duplicate", []uint64{1, window + 1, window + 2}, window - 1, 0, 0, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tr seqTracker
+			for _, s := range tt.seqs {
+				tr.observe(s)
+			}
+			if tr.gaps() != tt.gaps || tr.duplicated != tt.dup || tr.outOfOrder != tt.ooo || tr.distinct != tt.dist {
+				t.Fatalf("gaps=%d dup=%d ooo=%d distinct=%d, want %d %d %d %d",
+					tr.gaps(), tr.duplicated, tr.outOfOrder, tr.distinct, tt.gaps, tt.dup, tt.ooo, tt.dist)
+			}
+		})
+	}
+}
+
+func TestRecorderReceivedLatencyAndLoss(t *testing.T) {
+	clk := NewClock()
+	r := New(Options{Clock: clk, Latency: true})
+	buf := make([]byte, 64)
+	base := clk.Now()
+	for seq := uint64(1); seq <= 10; seq++ {
+		if seq == 5 {
+			continue // lost
+		}
+		stamp.Put(buf, 7, seq, base)
+		r.Received(base+int64(seq)*1000, buf)
+	}
+	r.Finish()
+	c := r.Client(1, 10, false)
+	if c.Msgs != 9 || c.Bytes != 9*64 {
+		t.Fatalf("msgs=%d bytes=%d", c.Msgs, c.Bytes)
+	}
+	if c.Correctness == nil || c.Correctness.Lost != 1 || c.Correctness.Publishers != 1 {
+		t.Fatalf("correctness = %+v", c.Correctness)
+	}
+	if c.Latency == nil || c.Latency.Min != 1000 || c.Latency.Count != 9 {
+		t.Fatalf("latency = %+v", c.Latency)
+	}
+	if got := histo.At(c.Latency, 100); got < 9990 || got > 10010 {
+		t.Fatalf("max latency %d, want ~10000", got)
+	}
+}
+
+func TestRecorderExpectedTailLoss(t *testing.T) {
+	r := New(Options{Clock: NewClock()})
+	buf := make([]byte, 16)
+	for seq := uint64(1); seq <= 3; seq++ {
+		stamp.Put(buf, 1, seq, 1)
+		r.Received(int64(seq), buf)
+	}
+	if c := r.Client(1, 5, false); c.Correctness.Lost != 2 {
+		t.Fatalf("lost = %d, want 2 (tail)", c.Correctness.Lost)
+	}
+	if c := r.Client(1, 5, true); c.Correctness.Lost != 0 {
+		t.Fatalf("queue member lost = %d, want 0 (judged on the group)", c.Correctness.Lost)
+	}
+}
+
+func TestWarmupExcluded(t *testing.T) {
+	clk := NewClock()
+	start := clk.Start()
+	r := New(Options{Clock: clk, WarmupEnd: start + 100})
+	for i := int64(0); i < 200; i += 10 {
+		r.Sent(start+i, 8)
+	}
+	c := r.Client(1, 0, false)
+	if c.Msgs != 10 || c.Bytes != 80 || r.Progress() != 20 {
+		t.Fatalf("msgs=%d bytes=%d progress=%d", c.Msgs, c.Bytes, r.Progress())
+	}
+}
+
+func TestAggregateAndSeries(t *testing.T) {
+	clk := NewClock()
+	start := clk.Start()
+	var recs []*Recorder
+	for i := 0; i < 3; i++ {
+		r := New(Options{Clock: clk, Latency: true, Interval: time.Second})
+		r.Begin(start)
+		for j := int64(1); j <= 100; j++ {
+			// 100 ops spread over 2 seconds, latency 1ms*(i+1)
+			r.Op(start+j*int64(20*time.Millisecond), 10, int64(i+1)*int64(time.Millisecond))
+		}
+		r.Finish()
+		recs = append(recs, r)
+	}
+	cs := clientsOf(recs)
+	a := Aggregate(recs, cs, 300, false)
+	if a.Msgs != 300 || a.Bytes != 3000 {
+		t.Fatalf("aggregate %d msgs %d bytes", a.Msgs, a.Bytes)
+	}
+	if a.MsgsPerSec < 149 || a.MsgsPerSec > 151 {
+		t.Fatalf("aggregate rate %.1f, want 150", a.MsgsPerSec)
+	}
+	if a.Rates.Min != a.Rates.Max || a.Rates.StdDev != 0 {
+		t.Fatalf("rates spread %+v, want equal", a.Rates)
+	}
+	if a.Latency == nil || a.Latency.Count != 300 || a.Latency.Min < 999_000 || a.Latency.Max < 2_990_000 {
+		t.Fatalf("merged latency %+v", a.Latency)
+	}
+	series := Series(recs, start)
+	if len(series) != 3 { // [0,1s) [1s,2s) [2s,3s): the op at exactly 2s opens the third
+		t.Fatalf("series has %d intervals: %+v", len(series), series)
+	}
+	var total int64
+	for _, iv := range series {
+		total += iv.Msgs
+	}
+	if total != 300 || series[0].Max < 2_990_000 {
+		t.Fatalf("series total %d, first %+v", total, series[0])
+	}
+}
+
+
+
+func clientsOf(recs []*Recorder) []result.Client {
+	out := make([]result.Client, len(recs))
+	for i, r := range recs {
+		out[i] = r.Client(i+1, 100, false)
+	}
+	return out
+}
+
+func BenchmarkReceived(b *testing.B) {
+	clk := NewClock()
+	r := New(Options{Clock: clk, Latency: true})
+	buf := make([]byte, 16)
+	now := clk.Now()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		stamp.Put(buf, 3, uint64(i+1), now)
+		r.Received(now+int64(i), buf)
+	}
+}
+
+func BenchmarkSent(b *testing.B) {
+	clk := NewClock()
+	r := New(Options{Clock: clk})
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r.Sent(clk.Now(), 16)
+	}
+}

@@ -1,0 +1,209 @@
+package record
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/stamp"
+)
+
+// Options configure a Recorder.
+type Options struct {
+	Clock Clock
+	// Interval is the width of one slice of the per-interval series; 0 means one second.
+	Interval time.Duration
+	// WarmupEnd, in Clock nanoseconds, leaves what happens before it out of the statistics
+	// (sequence tracking still sees every message). 0 means no warm-up.
+	WarmupEnd int64
+	// Latency enables latency histograms.
+	Latency bool
+	// Corrected adds a second histogram for latency from the actual send, next to the main one
+	// measured from the intended send time (fixed-rate runs).
+	Corrected bool
+}
+
+// Recorder collects what one client did. Only its owner goroutine calls the recording methods;
+// Progress and the Events counters are safe to read or bump from other goroutines.
+type Recorder struct {
+	opts     Options
+	interval int64
+
+	msgs     atomic.Int64 // read by progress bars and idle detection while running
+	bytes    int64
+	warmup   int64 // messages before WarmupEnd
+	begin    int64
+	last     int64
+	lat      *hdrhistogram.Histogram
+	uncorr   *hdrhistogram.Histogram
+	unstamp  int64
+	trackers map[uint32]*seqTracker
+	lastPub  uint32
+	lastTrk  *seqTracker
+
+	epoch     int64 // intervals are aligned to it
+	ivStart   int64 // start of the open interval, 0 before the first message
+	ivMsgs    int64
+	ivBytes   int64
+	ivLat     *hdrhistogram.Histogram
+	intervals []Slice
+
+	Events Events
+}
+
+// Slice is one closed interval of a client's series.
+type Slice struct {
+	Start int64 // Clock nanoseconds
+	Msgs  int64
+	Bytes int64
+	Lat   string // encoded histogram of the interval's latencies, "" when none
+}
+
+// New returns an empty recorder.
+func New(opts Options) *Recorder {
+	if opts.Interval <= 0 {
+		opts.Interval = time.Second
+	}
+	r := &Recorder{opts: opts, interval: int64(opts.Interval), trackers: make(map[uint32]*seqTracker)}
+	if opts.Latency {
+		r.lat = histo.New()
+		r.ivLat = histo.New()
+		if opts.Corrected {
+			r.uncorr = histo.New()
+		}
+	}
+	return r
+}
+
+// Start sets the run's start (intervals are aligned to it) and the end of the warm-up (0: none).
+// Call it before the client starts.
+func (r *Recorder) Start(epoch, warmupEnd int64) {
+	r.epoch = epoch
+	r.opts.WarmupEnd = warmupEnd
+}
+
+// Begin marks the start of the client's measured work (a publisher's first send); receivers
+// need not call it: their first message begins them.
+func (r *Recorder) Begin(now int64) {
+	if r.begin == 0 {
+		r.begin = now
+	}
+}
+
+// Sent records one message of n payload bytes published at now.
+func (r *Recorder) Sent(now int64, n int) {
+	r.count(now, n)
+}
+
+// Received records one message that arrived at now. A stamped payload also gives its
+// end-to-end latency and its publisher's sequence number.
+func (r *Recorder) Received(now int64, data []byte) {
+	pub, seq, sent, ok := stamp.Get(data)
+	if !ok {
+		r.unstamp++
+		r.count(now, len(data))
+		return
+	}
+	if pub != r.lastPub || r.lastTrk == nil {
+		r.lastTrk = r.tracker(pub)
+		r.lastPub = pub
+	}
+	r.lastTrk.observe(seq)
+	if r.count(now, len(data)) && r.lat != nil {
+		r.latency(now - sent)
+	}
+}
+
+// Op records one operation with a measured latency, such as a request and its reply.
+func (r *Recorder) Op(now int64, n int, latency int64) {
+	if r.count(now, n) && r.lat != nil {
+		r.latency(latency)
+	}
+}
+
+// OpCorrected records one operation of a fixed-rate run: latency from the intended send time,
+// and uncorrected from the actual one.
+func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
+	if r.count(now, n) && r.lat != nil {
+		r.latency(latency)
+		if r.uncorr != nil {
+			histo.Record(r.uncorr, uncorrected)
+		}
+	}
+}
+
+// count adds one message and reports whether it is past the warm-up.
+func (r *Recorder) count(now int64, n int) bool {
+	r.msgs.Add(1)
+	if now < r.opts.WarmupEnd {
+		r.warmup++
+		return false
+	}
+	if r.begin == 0 || r.begin < r.opts.WarmupEnd {
+		r.begin = now
+	}
+	r.last = now
+	r.bytes += int64(n)
+	if now-r.ivStart >= r.interval {
+		r.roll(now)
+	}
+	r.ivMsgs++
+	r.ivBytes += int64(n)
+	return true
+}
+
+func (r *Recorder) latency(ns int64) {
+	histo.Record(r.lat, ns)
+	histo.Record(r.ivLat, ns)
+}
+
+// roll closes the open interval and opens the one holding now. Once per interval, off the
+// per-message path.
+func (r *Recorder) roll(now int64) {
+	r.closeInterval()
+	base := r.epoch
+	if base == 0 {
+		base = r.opts.Clock.Start()
+	}
+	r.ivStart = base + (now-base)/r.interval*r.interval
+}
+
+func (r *Recorder) closeInterval() {
+	if r.ivMsgs == 0 {
+		return
+	}
+	s := Slice{Start: r.ivStart, Msgs: r.ivMsgs, Bytes: r.ivBytes}
+	if r.ivLat != nil && r.ivLat.TotalCount() > 0 {
+		s.Lat, _ = histo.Encode(r.ivLat)
+		r.ivLat.Reset()
+	}
+	r.intervals = append(r.intervals, s)
+	r.ivMsgs, r.ivBytes = 0, 0
+}
+
+func (r *Recorder) tracker(pub uint32) *seqTracker {
+	t, ok := r.trackers[pub]
+	if !ok {
+		t = new(seqTracker)
+		r.trackers[pub] = t
+	}
+	return t
+}
+
+// Progress is the number of messages recorded so far; safe from any goroutine.
+func (r *Recorder) Progress() int64 { return r.msgs.Load() }
+
+// Finish closes the series. Call it from the owner once the client is done.
+func (r *Recorder) Finish() { r.closeInterval() }
+
+// Events counts anomalies. They are bumped from client library callbacks on other goroutines.
+type Events struct {
+	Errors        atomic.Int64
+	Timeouts      atomic.Int64
+	Disconnects   atomic.Int64
+	Reconnects    atomic.Int64
+	SlowConsumers atomic.Int64
+	Dropped       atomic.Int64
+}

@@ -1,0 +1,229 @@
+package record
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+// End moves the client's last time to now, for work that ends after its last message (a
+// publisher's final flush). Call it from the owner.
+func (r *Recorder) End(now int64) {
+	if r.msgs.Load() > r.warmup && now > r.last {
+		r.last = now
+	}
+}
+
+// Counted is the number of messages past the warm-up.
+func (r *Recorder) Counted() int64 { return r.msgs.Load() - r.warmup }
+
+// Client returns the client's figures for a Result. expected is its share of the work (0 when
+// unknown); shared marks a queue-group member, whose sequence gaps are other members' messages.
+func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
+	c := result.Client{
+		ID:       id,
+		Expected: expected,
+		Msgs:     r.Counted(),
+		Bytes:    r.bytes,
+		Start:    Time(r.begin),
+		End:      Time(r.last),
+		Events:   r.Events.snapshot(),
+	}
+	if d := r.last - r.begin; d > 0 && c.Msgs > 0 {
+		c.MsgsPerSec = float64(c.Msgs) / (float64(d) / 1e9)
+		c.BytesPerSec = float64(c.Bytes) / (float64(d) / 1e9)
+	}
+	if r.lat != nil {
+		c.Latency = histo.Summary(r.lat, true)
+		if c.Latency != nil && r.uncorr != nil {
+			c.Latency.Uncorrected = histo.Summary(r.uncorr, true)
+		}
+	}
+	if len(r.trackers) > 0 || r.unstamp > 0 {
+		c.Correctness = r.correctness(expected, shared)
+	}
+	return c
+}
+
+func (r *Recorder) correctness(expected int64, shared bool) *result.Correctness {
+	c := &result.Correctness{Unstamped: r.unstamp, Publishers: len(r.trackers)}
+	var distinct int64
+	for _, t := range r.trackers {
+		distinct += t.distinct
+		c.Received += t.distinct + t.duplicated
+		c.Duplicated += t.duplicated
+		c.OutOfOrder += t.outOfOrder
+		if !shared {
+			c.Lost += t.gaps()
+		}
+	}
+	if expected > 0 && !shared {
+		if missing := expected - distinct - r.unstamp; missing > c.Lost {
+			c.Lost = missing
+		}
+	}
+	return c
+}
+
+func (e *Events) snapshot() result.Events {
+	return result.Events{
+		Errors:        e.Errors.Load(),
+		Timeouts:      e.Timeouts.Load(),
+		Disconnects:   e.Disconnects.Load(),
+		Reconnects:    e.Reconnects.Load(),
+		SlowConsumers: e.SlowConsumers.Load(),
+		Dropped:       e.Dropped.Load(),
+	}
+}
+
+// Aggregate merges the clients of one group. expected is the group's total share (0 when
+// unknown); shared marks a queue group, where losses are judged on the group's total.
+func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared bool) result.Aggregate {
+	var a result.Aggregate
+	var begin, last int64
+	rates := make([]float64, 0, len(clients))
+	perMsg := make([]float64, 0, len(clients))
+	for i, r := range recs {
+		c := clients[i]
+		a.Msgs += c.Msgs
+		a.Bytes += c.Bytes
+		a.Events.Add(c.Events)
+		if c.Msgs > 0 {
+			if begin == 0 || r.begin < begin {
+				begin = r.begin
+			}
+			if r.last > last {
+				last = r.last
+			}
+		}
+		rates = append(rates, c.MsgsPerSec)
+		if c.MsgsPerSec > 0 {
+			perMsg = append(perMsg, 1e9/c.MsgsPerSec)
+		}
+	}
+	a.Start, a.End = Time(begin), Time(last)
+	if d := last - begin; d > 0 {
+		a.MsgsPerSec = float64(a.Msgs) / (float64(d) / 1e9)
+		a.BytesPerSec = float64(a.Bytes) / (float64(d) / 1e9)
+	}
+	a.Rates = spread(rates)
+	a.TimePerMsg = spread(perMsg)
+	a.Latency = mergedLatency(recs)
+	a.Correctness = mergedCorrectness(clients, expected, shared)
+	return a
+}
+
+func mergedLatency(recs []*Recorder) *result.Latency {
+	var lat, uncorr []*hdrhistogram.Histogram
+	for _, r := range recs {
+		lat = append(lat, r.lat)
+		uncorr = append(uncorr, r.uncorr)
+	}
+	if len(recs) == 0 || recs[0].lat == nil {
+		return nil
+	}
+	l := histo.Summary(histo.Merge(lat...), true)
+	if l != nil && recs[0].uncorr != nil {
+		l.Uncorrected = histo.Summary(histo.Merge(uncorr...), true)
+	}
+	return l
+}
+
+func mergedCorrectness(clients []result.Client, expected int64, shared bool) *result.Correctness {
+	var c result.Correctness
+	seen := false
+	for _, cl := range clients {
+		if cl.Correctness == nil {
+			continue
+		}
+		seen = true
+		c.Received += cl.Correctness.Received
+		c.Unstamped += cl.Correctness.Unstamped
+		c.Lost += cl.Correctness.Lost
+		c.Duplicated += cl.Correctness.Duplicated
+		c.OutOfOrder += cl.Correctness.OutOfOrder
+		if cl.Correctness.Publishers > c.Publishers {
+			c.Publishers = cl.Correctness.Publishers
+		}
+	}
+	if !seen {
+		return nil
+	}
+	if shared && expected > 0 {
+		if missing := expected - (c.Received - c.Duplicated) - c.Unstamped; missing > 0 {
+			c.Lost = missing
+		}
+	}
+	return &c
+}
+
+func spread(v []float64) result.Spread {
+	if len(v) == 0 {
+		return result.Spread{}
+	}
+	s := result.Spread{Min: math.Inf(1), Max: math.Inf(-1)}
+	var sum float64
+	for _, x := range v {
+		sum += x
+		s.Min = math.Min(s.Min, x)
+		s.Max = math.Max(s.Max, x)
+	}
+	s.Avg = sum / float64(len(v))
+	var sq float64
+	for _, x := range v {
+		sq += (x - s.Avg) * (x - s.Avg)
+	}
+	s.StdDev = math.Sqrt(sq / float64(len(v)))
+	return s
+}
+
+// Series merges the clients' interval slices into the group's series, offsets from start.
+func Series(recs []*Recorder, start int64) []result.Interval {
+	type acc struct {
+		msgs, bytes int64
+		lat         *hdrhistogram.Histogram
+	}
+	byStart := map[int64]*acc{}
+	for _, r := range recs {
+		for _, s := range r.intervals {
+			a := byStart[s.Start]
+			if a == nil {
+				a = &acc{}
+				byStart[s.Start] = a
+			}
+			a.msgs += s.Msgs
+			a.bytes += s.Bytes
+			if s.Lat != "" {
+				if h, err := histo.Decode(s.Lat); err == nil {
+					if a.lat == nil {
+						a.lat = histo.New()
+					}
+					a.lat.Merge(h)
+				}
+			}
+		}
+	}
+	starts := make([]int64, 0, len(byStart))
+	for s := range byStart {
+		starts = append(starts, s)
+	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
+	out := make([]result.Interval, 0, len(starts))
+	for _, s := range starts {
+		a := byStart[s]
+		iv := result.Interval{Offset: time.Duration(s - start), Msgs: a.msgs, Bytes: a.bytes}
+		if a.lat != nil {
+			iv.P50 = a.lat.ValueAtPercentile(50)
+			iv.P90 = a.lat.ValueAtPercentile(90)
+			iv.P99 = a.lat.ValueAtPercentile(99)
+			iv.Max = a.lat.Max()
+		}
+		out = append(out, iv)
+	}
+	return out
+}

@@ -1,0 +1,219 @@
+// Package report renders Results. Text is the nats bench look; JSON is the Result itself.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/internal/units"
+)
+
+// Text writes the result the way nats bench prints its stats, plus latency percentiles,
+// delivery counts and anything that went wrong.
+func Text(w io.Writer, r *result.Result) error {
+	p := &printer{w: w}
+	p.line("")
+	if len(r.Groups) > 1 {
+		p.combined(r)
+	} else {
+		for _, g := range r.Groups {
+			p.group(g, "")
+		}
+	}
+	p.stop(r)
+	for _, msg := range r.Warnings {
+		p.line("Warning: %s", msg)
+	}
+	return p.err
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) line(format string, args ...any) {
+	if p.err != nil {
+		return
+	}
+	_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// group prints one group alone: a stats line for one client, rows and aggregates for more.
+func (p *printer) group(g result.Group, indent string) {
+	a := g.Aggregate
+	if len(g.Clients) == 1 {
+		c := g.Clients[0]
+		p.line("%sNATS %s stats: %s%s", indent, g.Kind, rate(c.MsgsPerSec, c.BytesPerSec, true), latency(c.Latency))
+		p.uncorrected(indent+" ", c.Latency)
+	} else {
+		p.rows(g, indent)
+		p.line("%s NATS %s aggregated stats: %s%s", indent, g.Kind, rate(a.MsgsPerSec, a.BytesPerSec, false), latency(a.Latency))
+		p.uncorrected(indent+" ", a.Latency)
+		p.spread(g, indent)
+	}
+	p.correctness(indent+" ", a, g)
+	p.events(indent+" ", a.Events)
+}
+
+func (p *printer) rows(g result.Group, indent string) {
+	for _, c := range g.Clients {
+		p.line("%s  [%d] %s (%s msgs)%s", indent, c.ID, rate(c.MsgsPerSec, c.BytesPerSec, true), units.Comma(c.Msgs), latency(c.Latency))
+	}
+	p.line("")
+}
+
+func (p *printer) spread(g result.Group, indent string) {
+	r := g.Aggregate.Rates
+	p.line("%s message rates min %s | avg %s | max %s | stddev %s msgs", indent,
+		units.Comma(int64(r.Min)), units.Comma(int64(r.Avg)), units.Comma(int64(r.Max)), units.Comma(int64(r.StdDev)))
+	t := g.Aggregate.TimePerMsg
+	p.line("%s avg latencies min %s | avg %s | max %s | stddev %s", indent,
+		micros(t.Min), micros(t.Avg), micros(t.Max), micros(t.StdDev))
+}
+
+// combined prints several groups as nats bench's Pub/Sub form.
+func (p *printer) combined(r *result.Result) {
+	var msgs, bytes int64
+	var start, end = r.Groups[0].Aggregate.Start, r.Groups[0].Aggregate.End
+	for _, g := range r.Groups {
+		a := g.Aggregate
+		msgs += a.Msgs
+		bytes += a.Bytes
+		if !a.Start.IsZero() && (start.IsZero() || a.Start.Before(start)) {
+			start = a.Start
+		}
+		if a.End.After(end) {
+			end = a.End
+		}
+	}
+	var mps, bps float64
+	if d := end.Sub(start).Seconds(); d > 0 {
+		mps, bps = float64(msgs)/d, float64(bytes)/d
+	}
+	label := "NATS Pub/Sub"
+	if strings.Contains(r.Groups[0].Kind, "JetStream") {
+		label = "NATS JetStream Pub/Sub"
+	}
+	p.line("%s stats: %s", label, rate(mps, bps, false))
+	for _, g := range r.Groups {
+		a := g.Aggregate
+		p.line(" %s stats: %s%s", groupTitle(g), rate(a.MsgsPerSec, a.BytesPerSec, false), latency(a.Latency))
+		p.uncorrected("  ", a.Latency)
+		if len(g.Clients) > 1 {
+			for _, c := range g.Clients {
+				p.line("  [%d] %s (%s msgs)%s", c.ID, rate(c.MsgsPerSec, c.BytesPerSec, false), units.Comma(c.Msgs), latency(c.Latency))
+			}
+			rt := a.Rates
+			p.line("  min %s | avg %s | max %s | stddev %s msgs",
+				units.Comma(int64(rt.Min)), units.Comma(int64(rt.Avg)), units.Comma(int64(rt.Max)), units.Comma(int64(rt.StdDev)))
+		}
+		p.correctness("  ", a, g)
+		p.events("  ", a.Events)
+	}
+}
+
+func groupTitle(g result.Group) string {
+	switch g.Name {
+	case "pub":
+		return "Pub"
+	case "sub":
+		return "Sub"
+	}
+	return g.Kind
+}
+
+func (p *printer) uncorrected(indent string, l *result.Latency) {
+	if l == nil || l.Uncorrected == nil {
+		return
+	}
+	p.line("%suncorrected (from the actual send):%s", indent, latency(l.Uncorrected))
+}
+
+func (p *printer) correctness(indent string, a result.Aggregate, g result.Group) {
+	c := a.Correctness
+	if c == nil {
+		return
+	}
+	if c.Received == 0 && c.Unstamped > 0 {
+		p.line("%slatency and loss not measured: messages smaller than %d B carry no stamp", indent, stamp.Size)
+		return
+	}
+	line := fmt.Sprintf("%sdelivery: received %s from %d publisher(s) · lost %s · duplicated %s · out of order %s",
+		indent, units.Comma(c.Received), c.Publishers, units.Comma(c.Lost), units.Comma(c.Duplicated), units.Comma(c.OutOfOrder))
+	if c.Unstamped > 0 {
+		line += fmt.Sprintf(" · unstamped %s", units.Comma(c.Unstamped))
+	}
+	p.line("%s", line)
+}
+
+func (p *printer) events(indent string, e result.Events) {
+	var parts []string
+	add := func(n int64, what string) {
+		if n > 0 {
+			parts = append(parts, units.Comma(n)+" "+what)
+		}
+	}
+	add(e.Errors, "errors")
+	add(e.Timeouts, "timeouts")
+	add(e.Disconnects, "disconnects")
+	add(e.Reconnects, "reconnects")
+	add(e.SlowConsumers, "slow consumer events")
+	add(e.Dropped, "messages dropped by the client library")
+	if len(parts) > 0 {
+		p.line("%sevents: %s", indent, strings.Join(parts, ", "))
+	}
+}
+
+func (p *printer) stop(r *result.Result) {
+	switch r.Stop.Reason {
+	case result.StopCompleted:
+	case result.StopInterrupted:
+		p.line("\nRun interrupted: the results above are partial.")
+	case result.StopIdle:
+		p.line("\nRun ended by the idle timeout: %s.", r.Stop.Error)
+	default:
+		p.line("\nRun %s: %s. The results above are partial.", r.Stop.Reason, r.Stop.Error)
+	}
+}
+
+// rate prints "4,925,767 msgs/sec ~ 75 MiB/sec", with nats bench's "~ 0.20us" (time per
+// message, the inverse of the rate) when perMsg is set.
+func rate(mps, bps float64, perMsg bool) string {
+	s := fmt.Sprintf("%s msgs/sec ~ %s", units.Comma(int64(mps)), units.Rate(bps))
+	if perMsg && mps > 0 {
+		s += " ~ " + micros(1e9/mps)
+	}
+	return s
+}
+
+func latency(l *result.Latency) string {
+	if l == nil {
+		return ""
+	}
+	return fmt.Sprintf(" ~ P50: %s ~ P90: %s ~ P99: %s ~ P99.9: %s ~ max: %s",
+		Duration(histo.At(l, 50)), Duration(histo.At(l, 90)), Duration(histo.At(l, 99)), Duration(histo.At(l, 99.9)), Duration(l.Max))
+}
+
+// micros prints nanoseconds as microseconds with two decimals, as nats bench does.
+func micros(ns float64) string { return fmt.Sprintf("%.2fus", ns/1e3) }
+
+// Duration prints nanoseconds with a unit that fits: 850ns, 121.34us, 2.27ms, 1.50s.
+func Duration(ns int64) string {
+	switch {
+	case ns < 0:
+		return "n/a"
+	case ns < 1_000:
+		return fmt.Sprintf("%dns", ns)
+	case ns < 1_000_000:
+		return fmt.Sprintf("%.2fus", float64(ns)/1e3)
+	case ns < 1_000_000_000:
+		return fmt.Sprintf("%.2fms", float64(ns)/1e6)
+	default:
+		return fmt.Sprintf("%.2fs", float64(ns)/1e9)
+	}
+}

@@ -1,0 +1,182 @@
+// Package result defines the Result document: the one JSON record of a natsperf run that every
+// reporter, `report`, `compare` and the distributed coordinator read. It is plain data; the
+// fields are documented in docs/result-format.md and versioned by Schema.
+package result
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Schema names this document format. Bump the version on any incompatible change.
+const Schema = "natsperf.result/v1"
+
+// Stop reasons.
+const (
+	StopCompleted   = "completed"   // every client did its share
+	StopInterrupted = "interrupted" // the user pressed Ctrl-C (or the context was cancelled)
+	StopFailed      = "failed"      // a connection was lost, a server died, or a client failed
+	StopIdle        = "idle"        // receivers stopped after --idle-timeout without their share
+)
+
+// Result is one run.
+type Result struct {
+	Schema   string          `json:"schema"`
+	Tool     Tool            `json:"tool"`
+	Command  string          `json:"command"`            // e.g. "pub", "pubsub", "service request"
+	Settings json.RawMessage `json:"settings,omitempty"` // the resolved run settings, secrets redacted
+	Servers  []Server        `json:"servers,omitempty"`
+	Host     Host            `json:"host"`
+	Start    time.Time       `json:"start"`
+	End      time.Time       `json:"end"`
+	Stop     Stop            `json:"stop"`
+	Groups   []Group         `json:"groups"`
+	Warnings []string        `json:"warnings,omitempty"`
+}
+
+// Complete reports whether the run finished its work.
+func (r *Result) Complete() bool { return r.Stop.Reason == StopCompleted }
+
+// Tool identifies the natsperf build that wrote the document.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Go      string `json:"go"`
+}
+
+// Server is what a server said about itself in its INFO when a client connected.
+type Server struct {
+	Name      string `json:"name"`
+	ID        string `json:"id"`
+	Version   string `json:"version"`
+	Cluster   string `json:"cluster,omitempty"`
+	JetStream bool   `json:"jetstream"`
+	URL       string `json:"url"` // as connected, credentials removed
+	Embedded  bool   `json:"embedded,omitempty"`
+}
+
+// Host is the machine that generated the load.
+type Host struct {
+	Hostname string `json:"hostname,omitempty"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	CPUs     int    `json:"cpus"`
+	Go       string `json:"go"`
+}
+
+// Stop says why the run ended.
+type Stop struct {
+	Reason string `json:"reason"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Group is a set of clients doing the same thing, e.g. the publishers of a pubsub run.
+type Group struct {
+	Name      string     `json:"name"`     // short id: "pub", "sub", "request", "serve"
+	Kind      string     `json:"kind"`     // as printed: "Core NATS publisher"
+	Expected  int64      `json:"expected"` // messages the group meant to handle in total (0: unknown)
+	Clients   []Client   `json:"clients"`
+	Aggregate Aggregate  `json:"aggregate"`
+	Series    []Interval `json:"series,omitempty"`
+}
+
+// Client is one connection's share of the work.
+type Client struct {
+	ID          int          `json:"id"` // 1-based, as printed in [N]
+	Expected    int64        `json:"expected"`
+	Msgs        int64        `json:"msgs"`
+	Bytes       int64        `json:"bytes"`
+	Start       time.Time    `json:"start,omitzero"`
+	End         time.Time    `json:"end,omitzero"`
+	MsgsPerSec  float64      `json:"msgs_per_sec"`
+	BytesPerSec float64      `json:"bytes_per_sec"`
+	Latency     *Latency     `json:"latency,omitempty"`
+	Correctness *Correctness `json:"correctness,omitempty"`
+	Events      Events       `json:"events,omitzero"`
+}
+
+// Aggregate is the group as a whole: totals over the union of the clients' intervals, and the
+// spread of the per-client rates as nats bench prints it.
+type Aggregate struct {
+	Msgs        int64        `json:"msgs"`
+	Bytes       int64        `json:"bytes"`
+	Start       time.Time    `json:"start,omitzero"`
+	End         time.Time    `json:"end,omitzero"`
+	MsgsPerSec  float64      `json:"msgs_per_sec"`
+	BytesPerSec float64      `json:"bytes_per_sec"`
+	Rates       Spread       `json:"rates"`        // msgs/sec across clients
+	TimePerMsg  Spread       `json:"time_per_msg"` // ns per message (inverse rate) across clients
+	Latency     *Latency     `json:"latency,omitempty"`
+	Correctness *Correctness `json:"correctness,omitempty"`
+	Events      Events       `json:"events,omitzero"`
+}
+
+// Spread is min/avg/max/stddev of one value across clients.
+type Spread struct {
+	Min    float64 `json:"min"`
+	Avg    float64 `json:"avg"`
+	Max    float64 `json:"max"`
+	StdDev float64 `json:"stddev"`
+}
+
+// Latency summarises one HdrHistogram of nanoseconds.
+type Latency struct {
+	Count       int64        `json:"count"`
+	Min         int64        `json:"min_ns"`
+	Mean        float64      `json:"mean_ns"`
+	Max         int64        `json:"max_ns"`
+	StdDev      float64      `json:"stddev_ns"`
+	Percentiles []Percentile `json:"percentiles"`
+	// Histogram is the full histogram in HdrHistogram's compressed base64 encoding, readable by
+	// any HdrHistogram implementation and mergeable exactly.
+	Histogram string `json:"histogram,omitempty"`
+	// Uncorrected, set at fixed rates, is measured from the actual send instead of the intended one.
+	Uncorrected *Latency `json:"uncorrected,omitempty"`
+}
+
+// Percentile is one row of a percentile table.
+type Percentile struct {
+	P  float64 `json:"p"`
+	Ns int64   `json:"ns"`
+}
+
+// Correctness is what the sequence numbers in the stamps say about delivery.
+type Correctness struct {
+	Received   int64 `json:"received"`    // stamped messages received
+	Unstamped  int64 `json:"unstamped"`   // messages without a natsperf stamp (too small or foreign)
+	Publishers int   `json:"publishers"`  // distinct publishers seen
+	Lost       int64 `json:"lost"`        // sequence gaps, plus messages expected but never seen
+	Duplicated int64 `json:"duplicated"`  // seen more than once
+	OutOfOrder int64 `json:"out_of_order"`
+}
+
+// Events counts the anomalies a client met; they are data, not log lines.
+type Events struct {
+	Errors        int64 `json:"errors,omitempty"`
+	Timeouts      int64 `json:"timeouts,omitempty"`
+	Disconnects   int64 `json:"disconnects,omitempty"`
+	Reconnects    int64 `json:"reconnects,omitempty"`
+	SlowConsumers int64 `json:"slow_consumers,omitempty"`
+	Dropped       int64 `json:"dropped,omitempty"` // messages the client library dropped
+}
+
+// Add accumulates o into e.
+func (e *Events) Add(o Events) {
+	e.Errors += o.Errors
+	e.Timeouts += o.Timeouts
+	e.Disconnects += o.Disconnects
+	e.Reconnects += o.Reconnects
+	e.SlowConsumers += o.SlowConsumers
+	e.Dropped += o.Dropped
+}
+
+// Interval is one slice of the per-interval series of a group.
+type Interval struct {
+	Offset time.Duration `json:"offset_ns"` // start of the interval, from the run's start
+	Msgs   int64         `json:"msgs"`
+	Bytes  int64         `json:"bytes"`
+	P50    int64         `json:"p50_ns,omitempty"`
+	P90    int64         `json:"p90_ns,omitempty"`
+	P99    int64         `json:"p99_ns,omitempty"`
+	Max    int64         `json:"max_ns,omitempty"`
+}
