@@ -31,7 +31,8 @@ type Group struct {
 	Kind    string // as printed: "Core NATS publisher"
 	Verb    string // start line per client: "publishing", "expecting"
 	Clients int
-	// Shares is each client's expected message count (len == Clients); 0 means open-ended.
+	// Shares is each client's expected message count (len == Clients); nil means open-ended
+	// (the run is bounded by a duration or by Ctrl-C).
 	Shares []int64
 	// Producer groups end receivers' waiting: once every producer is done, receivers that
 	// go idle end instead of waiting for the first message.
@@ -40,6 +41,12 @@ type Group struct {
 	Shared bool
 	// New builds client i (0-based).
 	New func(i int) Client
+	// Rate is the group's target rate in messages per second across its clients (fixed-rate
+	// senders), echoed into the Result so the report can say when it was not reached; 0: none.
+	Rate float64
+	// Dial, when set, connects this group's clients instead of the Runner's Dialer, e.g. the
+	// latency command's subscriber on a second server.
+	Dial Dialer
 }
 
 // Expected is the group's total share.
@@ -71,9 +78,11 @@ type Env struct {
 	ID    int   // 1-based
 	Index int   // 0-based within the group
 	Count int   // clients in the group
-	Share int64 // messages this client should handle (0: open-ended)
-	Clock record.Clock
-	Rec   *record.Recorder
+	Share int64 // messages this client should handle, when Bounded
+	// Bounded is false for open-ended clients (bounded by a duration or Ctrl-C instead).
+	Bounded bool
+	Clock   record.Clock
+	Rec     *record.Recorder
 	// Dial opens a connection named after the client, watched for loss and counted in Rec.
 	Dial func(ctx context.Context) (*Conn, error)
 	// ProducersDone is closed once every producer group in the run is done (never closed when
@@ -81,4 +90,7 @@ type Env struct {
 	ProducersDone <-chan struct{}
 	// Start is the Clock time of the start barrier.
 	Start int64
+	// GroupDone reports whether the whole group has handled its total: how the members of a
+	// queue group, whose individual shares are only estimates, know they are done.
+	GroupDone func() bool
 }

@@ -41,8 +41,8 @@ type Progress interface {
 // Bar is one client's progress.
 type Bar struct {
 	Label string
-	Total int64          // 0: open-ended
-	Count func() int64   // safe from any goroutine
+	Total int64           // 0: open-ended
+	Count func() int64    // safe from any goroutine
 	Done  <-chan struct{} // closed when the client has finished
 }
 
@@ -76,15 +76,19 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 				share = g.Shares[i]
 			}
 			s.env = &Env{
-				ID: i + 1, Index: i, Count: g.Clients, Share: share, Clock: clk,
+				ID: i + 1, Index: i, Count: g.Clients, Share: share, Bounded: g.Shares != nil, Clock: clk,
 				Rec: record.New(record.Options{
 					Clock: clk, Interval: r.Interval, Latency: p.Latency, Corrected: p.Corrected,
 				}),
 				ProducersDone: producersDone,
 			}
 			name := fmt.Sprintf("natsperf-%s-%d", g.Name, i+1)
+			dialer := r.Dial
+			if g.Dial != nil {
+				dialer = g.Dial
+			}
 			s.env.Dial = func(ctx context.Context) (*Conn, error) {
-				c, err := dial(ctx, r.Dial, name, grace, &s.env.Rec.Events)
+				c, err := dial(ctx, dialer, name, grace, &s.env.Rec.Events)
 				if err != nil {
 					return nil, err
 				}
@@ -104,6 +108,14 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 		}
 	}
 
+	for _, g := range p.Groups {
+		groupDone := groupDoneFunc(g, slots)
+		for _, s := range slots {
+			if s.group == g {
+				s.env.GroupDone = groupDone
+			}
+		}
+	}
 	if err := r.prepare(runCtx, slots); err != nil {
 		closeAll()
 		return nil, err
@@ -170,6 +182,27 @@ func (r *Runner) prepare(ctx context.Context, slots []*slot) error {
 	return nil
 }
 
+// groupDoneFunc sums the members' progress; polled a few times a second, never per message.
+func groupDoneFunc(g *Group, slots []*slot) func() bool {
+	total := g.Expected()
+	var recs []*record.Recorder
+	for _, s := range slots {
+		if s.group == g {
+			recs = append(recs, s.env.Rec)
+		}
+	}
+	return func() bool {
+		if g.Shares == nil {
+			return false
+		}
+		var n int64
+		for _, r := range recs {
+			n += r.Progress()
+		}
+		return n >= total
+	}
+}
+
 func closeWhenProducersDone(slots []*slot, done chan struct{}) {
 	for _, s := range slots {
 		if s.group.Producer {
@@ -194,7 +227,7 @@ func (r *Runner) logStart(p *Plan) {
 	for _, g := range p.Groups {
 		for i := 0; i < g.Clients; i++ {
 			what := "until stopped"
-			if i < len(g.Shares) && g.Shares[i] > 0 {
+			if i < len(g.Shares) {
 				what = fmt.Sprintf("%s messages", units.Comma(g.Shares[i]))
 			}
 			r.Logf("[%d] Starting %s, %s %s", i+1, g.Kind, g.Verb, what)
@@ -271,17 +304,17 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			}
 		}
 		res.Groups = append(res.Groups, result.Group{
-			Name:      g.Name,
-			Kind:      g.Kind,
-			Expected:  g.Expected(),
-			Clients:   clients,
-			Aggregate: record.Aggregate(recs, clients, g.Expected(), g.Shared),
-			Series:    record.Series(recs, epoch),
+			Name:       g.Name,
+			Kind:       g.Kind,
+			Expected:   g.Expected(),
+			TargetRate: g.Rate,
+			Clients:    clients,
+			Aggregate:  record.Aggregate(recs, clients, g.Expected(), g.Shared),
+			Series:     record.Series(recs, epoch),
 		})
 	}
 	return res
 }
-
 
 func host() result.Host {
 	name, _ := os.Hostname()

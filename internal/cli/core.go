@@ -151,6 +151,7 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
 	bf.register(cmd.Flags(), false, true)
 	sf.register(cmd.Flags(), false)
 	cmd.Flags().StringVar(&queue, "queue", "", "join this queue group: the subscribers share the messages")
+	registerHist(cmd.Flags(), &bf.Hist)
 	return cmd
 }
 
@@ -172,6 +173,7 @@ func (a *app) pubsubCmd() *cobra.Command {
 	var sf subjectFlags
 	var pubs, subs int
 	var queue string
+	var jsf *jsPubsubFlags // --js and its flags (jspubsub.go)
 	cmd := &cobra.Command{
 		Use:   "pubsub SUBJECT",
 		Short: "Publishers and subscribers in one process: throughput and end-to-end latency on one clock",
@@ -192,6 +194,9 @@ stamp in each message, on one clock.`,
 			}
 			if pubs < 1 || subs < 1 {
 				return usagef("--pub and --sub must each be at least 1 (got %d and %d)", pubs, subs)
+			}
+			if jsf.JS {
+				return a.runJSPubsub(cmd, args[0], bf, sf, pubs, subs, jsf)
 			}
 			pcfg := core.PubConfig{
 				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep,
@@ -224,6 +229,8 @@ stamp in each message, on one clock.`,
 	cmd.Flags().IntVar(&pubs, "pub", 1, "number of publishers")
 	cmd.Flags().IntVar(&subs, "sub", 1, "number of subscribers")
 	cmd.Flags().StringVar(&queue, "queue", "", "subscribers join this queue group and share the messages")
+	jsf = registerJSPubsub(cmd.Flags())
+	registerHist(cmd.Flags(), &bf.Hist)
 	_ = cmd.Flags().MarkHidden("clients")
 	return cmd
 }
@@ -237,6 +244,11 @@ func (a *app) runCore(cmd *cobra.Command, plan *bench.Plan, bf benchFlags) error
 	defer t.close()
 	if bf.Rate > 0 {
 		plan.Corrected = plan.Command == "service request"
+		for _, g := range plan.Groups {
+			if g.Producer {
+				g.Rate = bf.Rate // the report says when it was not reached
+			}
+		}
 	}
 	return a.execute(cmd, t, plan, bf)
 }
@@ -325,6 +337,6 @@ in the percentiles instead of silently lowering the rate.`,
 	}
 	bf.register(cmd.Flags(), true, false)
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for each reply; a timeout is counted and the requester goes on")
+	registerHist(cmd.Flags(), &bf.Hist)
 	return cmd
 }
-

@@ -60,7 +60,11 @@ func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchF
 			res.Servers[i].Embedded = true
 		}
 	}
-	return a.render(res)
+	err = a.render(res)
+	if herr := a.saveHist(bf.Hist, res); herr != nil && err == nil {
+		err = herr
+	}
+	return err
 }
 
 // render prints res as text or JSON, saves it with -o, and maps the stop reason to an exit code.

@@ -57,6 +57,7 @@ type benchFlags struct {
 	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
 	Interval    time.Duration `json:"interval"`
 	NoLatency   bool          `json:"no_latency,omitempty"`
+	Hist        string        `json:"hist,omitempty"` // .hgrm file of the measured group's latency
 }
 
 const (
@@ -111,8 +112,11 @@ func (b *benchFlags) validate(f *pflag.FlagSet) error {
 }
 
 // split divides total messages across n clients, the first ones taking the remainder, as
-// nats bench does. A total of 0 (open-ended) gives every client 0.
+// nats bench does. A total of 0 means open-ended (bounded by --duration): nil shares.
 func split(total int64, n int) []int64 {
+	if total == 0 {
+		return nil
+	}
 	out := make([]int64, n)
 	for i := range out {
 		out[i] = total / int64(n)
@@ -123,8 +127,11 @@ func split(total int64, n int) []int64 {
 	return out
 }
 
-// each gives n clients the same count.
+// each gives n clients the same count (nil for open-ended).
 func each(count int64, n int) []int64 {
+	if count == 0 {
+		return nil
+	}
 	out := make([]int64, n)
 	for i := range out {
 		out[i] = count

@@ -74,7 +74,8 @@ nats-server with JetStream, so every command works on a fresh machine.`,
 	out.register(root)
 	app := &app{streams: s, conn: conn, out: out}
 	root.AddCommand(
-		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(),
+		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
+		app.jsCmd(), app.kvCmd(), app.cleanCmd(),
 		app.serverCmd(), versionCmd(s),
 	)
 	// Cobra's own completion command, with its help pointing at the shells it supports.

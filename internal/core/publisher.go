@@ -95,7 +95,7 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 		sleeper = newStoppedTimer()
 	}
 	rec.Begin(clk.Now())
-	for i := int64(0); env.Share == 0 || i < env.Share; i++ {
+	for i := int64(0); !env.Bounded || i < env.Share; i++ {
 		if stopped() {
 			return ctx.Err()
 		}
@@ -120,18 +120,21 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 }
 
 // paced sends at the fixed rate. Each message is stamped with its intended send time, so a
-// receiver's latency includes any delay in sending it (coordinated-omission correction).
+// receiver's latency includes any delay in sending it (coordinated-omission correction). A
+// payload with room for an extended stamp also carries the actual send time, for the
+// uncorrected latency.
 func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(buf) >= stamp.Size
+	extended := len(buf) >= stamp.ExtSize
 	pacer := pace.Constant{Rate: p.cfg.Rate, Count: env.Count, Index: env.Index}
 	share := uint64(env.Share)
-	if share == 0 && p.cfg.Duration > 0 {
+	if !env.Bounded {
+		if p.cfg.Duration <= 0 {
+			return fmt.Errorf("a fixed rate needs --msgs or --duration")
+		}
 		share = pacer.Total(p.cfg.Duration)
-	}
-	if share == 0 {
-		return fmt.Errorf("a fixed rate needs --msgs or --duration")
 	}
 	timer := newStoppedTimer()
 	rec.Begin(env.Start)
@@ -144,13 +147,17 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 		elapsed := time.Duration(now - env.Start)
 		due := min(pacer.Due(elapsed), share)
 		if sent >= due {
-			if err := sleepCtx(ctx, timer, pacer.Wait(elapsed, sent)); err != nil {
+			if err := pacedWait(ctx, timer, pacer.Wait(elapsed, sent)); err != nil {
 				return err
 			}
 			continue
 		}
 		for ; sent < due; sent++ {
-			if stamped {
+			switch {
+			case extended:
+				// A fresh clock read per message: one stuck in Publish delays those behind it.
+				stamp.PutExt(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)), clk.Now())
+			case stamped:
 				stamp.Put(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)))
 			}
 			if err := nc.Publish(p.subject(int64(sent)), buf); err != nil {
@@ -161,6 +168,9 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 	}
 	return nil
 }
+
+// Conn is the publisher's connection once prepared, for wrappers that probe the server on it.
+func (p *Publisher) Conn() *bench.Conn { return p.conn }
 
 // Close has nothing to release: the runner closes the connection.
 func (p *Publisher) Close() {}

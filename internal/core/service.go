@@ -134,9 +134,10 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	share := uint64(env.Share)
 	pacer := pace.Constant{Rate: q.cfg.Rate, Count: env.Count, Index: env.Index}
 	paced := q.cfg.Rate > 0
-	if paced && share == 0 && q.cfg.Duration > 0 {
+	if paced && !env.Bounded && q.cfg.Duration > 0 {
 		share = pacer.Total(q.cfg.Duration)
 	}
+	bounded := env.Bounded || paced
 	var deadline int64
 	if q.cfg.Duration > 0 {
 		deadline = env.Start + int64(q.cfg.Duration)
@@ -147,7 +148,7 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	} else {
 		rec.Begin(clk.Now())
 	}
-	for i := uint64(0); share == 0 || i < share; i++ {
+	for i := uint64(0); !bounded || i < share; i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -158,8 +159,8 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 		intended := sent
 		if paced {
 			intended = env.Start + int64(pacer.Intended(i))
-			if wait := time.Duration(intended - sent); wait > 0 {
-				if err := sleepCtx(ctx, timer, wait); err != nil {
+			for wait := time.Duration(intended - sent); wait > 0; wait = time.Duration(intended - sent) {
+				if err := pacedWait(ctx, timer, wait); err != nil {
 					return err
 				}
 				sent = clk.Now()

@@ -74,7 +74,7 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) error {
 
 // Run waits for the share, the idle timeout, a lost connection or ctx.
 func (s *Subscriber) Run(ctx context.Context, env *bench.Env) error {
-	return waitReceived(ctx, env, s.conn, s.done, s.cfg.IdleTimeout)
+	return waitReceived(ctx, env, s.conn, s.done, s.cfg.IdleTimeout, s.cfg.Queue != "")
 }
 
 // Close unsubscribes and waits for the delivery goroutine, so the recorder is ours again.
@@ -98,13 +98,13 @@ func waitExited(exited chan struct{}) {
 	}
 }
 
-// waitReceived is how every receiver ends: its share arrived (done closed), it went idle,
-// its connection was lost, or ctx ended.
-func waitReceived(ctx context.Context, env *bench.Env, c *bench.Conn, done <-chan struct{}, idle time.Duration) error {
+// waitReceived is how every receiver ends: its share arrived (done closed; for a queue-group
+// member, shared, the group's total), it went idle, its connection was lost, or ctx ended.
+func waitReceived(ctx context.Context, env *bench.Env, c *bench.Conn, done <-chan struct{}, idle time.Duration, shared bool) error {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	tick := time.NewTicker(max(idle/8, 10*time.Millisecond))
+	tick := time.NewTicker(min(max(idle/8, 5*time.Millisecond), 25*time.Millisecond))
 	defer tick.Stop()
 	producers := env.ProducersDone
 	producersDone := false
@@ -121,6 +121,9 @@ func waitReceived(ctx context.Context, env *bench.Env, c *bench.Conn, done <-cha
 			producers, producersDone = nil, true
 			lastChange = time.Now()
 		case now := <-tick.C:
+			if shared && env.GroupDone() {
+				return nil
+			}
 			if n := env.Rec.Progress(); n != last {
 				last, lastChange = n, now
 				continue

@@ -135,8 +135,6 @@ func TestAggregateAndSeries(t *testing.T) {
 	}
 }
 
-
-
 func clientsOf(recs []*Recorder) []result.Client {
 	out := make([]result.Client, len(recs))
 	for i, r := range recs {

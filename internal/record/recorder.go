@@ -98,9 +98,10 @@ func (r *Recorder) Sent(now int64, n int) {
 }
 
 // Received records one message that arrived at now. A stamped payload also gives its
-// end-to-end latency and its publisher's sequence number.
+// end-to-end latency and its publisher's sequence number; an extended stamp (fixed-rate
+// publisher) also gives the uncorrected latency, from the actual send.
 func (r *Recorder) Received(now int64, data []byte) {
-	pub, seq, sent, ok := stamp.Get(data)
+	pub, seq, sent, actual, ok := stamp.GetExt(data)
 	if !ok {
 		r.unstamp++
 		r.count(now, len(data))
@@ -113,7 +114,19 @@ func (r *Recorder) Received(now int64, data []byte) {
 	r.lastTrk.observe(seq)
 	if r.count(now, len(data)) && r.lat != nil {
 		r.latency(now - sent)
+		if actual != 0 {
+			r.uncorrected(now - actual)
+		}
 	}
+}
+
+// uncorrected records a latency from the actual send. A receiver cannot know in advance whether
+// its publishers are paced, so the histogram is made at the first extended stamp.
+func (r *Recorder) uncorrected(ns int64) {
+	if r.uncorr == nil {
+		r.uncorr = histo.New()
+	}
+	histo.Record(r.uncorr, ns)
 }
 
 // Op records one operation with a measured latency, such as a request and its reply.
@@ -154,8 +167,9 @@ func (r *Recorder) count(now int64, n int) bool {
 	return true
 }
 
+// latency records into the open interval's histogram only; closing the interval merges it
+// into the whole run's, so each sample costs one histogram write.
 func (r *Recorder) latency(ns int64) {
-	histo.Record(r.lat, ns)
 	histo.Record(r.ivLat, ns)
 }
 
@@ -176,6 +190,7 @@ func (r *Recorder) closeInterval() {
 	}
 	s := Slice{Start: r.ivStart, Msgs: r.ivMsgs, Bytes: r.ivBytes}
 	if r.ivLat != nil && r.ivLat.TotalCount() > 0 {
+		r.lat.Merge(r.ivLat)
 		s.Lat, _ = histo.Encode(r.ivLat)
 		r.ivLat.Reset()
 	}

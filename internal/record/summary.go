@@ -25,6 +25,7 @@ func (r *Recorder) Counted() int64 { return r.msgs.Load() - r.warmup }
 // Client returns the client's figures for a Result. expected is its share of the work (0 when
 // unknown); shared marks a queue-group member, whose sequence gaps are other members' messages.
 func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
+	r.Finish() // the open interval's latencies join the run's histogram
 	c := result.Client{
 		ID:       id,
 		Expected: expected,
@@ -122,13 +123,15 @@ func mergedLatency(recs []*Recorder) *result.Latency {
 	var lat, uncorr []*hdrhistogram.Histogram
 	for _, r := range recs {
 		lat = append(lat, r.lat)
-		uncorr = append(uncorr, r.uncorr)
+		if r.uncorr != nil {
+			uncorr = append(uncorr, r.uncorr)
+		}
 	}
 	if len(recs) == 0 || recs[0].lat == nil {
 		return nil
 	}
 	l := histo.Summary(histo.Merge(lat...), true)
-	if l != nil && recs[0].uncorr != nil {
+	if l != nil && len(uncorr) > 0 {
 		l.Uncorrected = histo.Summary(histo.Merge(uncorr...), true)
 	}
 	return l

@@ -24,6 +24,9 @@ func Text(w io.Writer, r *result.Result) error {
 			p.group(g, "")
 		}
 	}
+	for _, st := range r.Streams {
+		p.stream(st)
+	}
 	p.stop(r)
 	for _, msg := range r.Warnings {
 		p.line("Warning: %s", msg)
@@ -56,6 +59,7 @@ func (p *printer) group(g result.Group, indent string) {
 		p.uncorrected(indent+" ", a.Latency)
 		p.spread(g, indent)
 	}
+	p.target(indent+" ", g)
 	p.correctness(indent+" ", a, g)
 	p.events(indent+" ", a.Events)
 }
@@ -112,6 +116,7 @@ func (p *printer) combined(r *result.Result) {
 			p.line("  min %s | avg %s | max %s | stddev %s msgs",
 				units.Comma(int64(rt.Min)), units.Comma(int64(rt.Avg)), units.Comma(int64(rt.Max)), units.Comma(int64(rt.StdDev)))
 		}
+		p.target("  ", g)
 		p.correctness("  ", a, g)
 		p.events("  ", a.Events)
 	}
@@ -132,6 +137,21 @@ func (p *printer) uncorrected(indent string, l *result.Latency) {
 		return
 	}
 	p.line("%suncorrected (from the actual send):%s", indent, latency(l.Uncorrected))
+}
+
+// rateShortfall is how far below its target a fixed-rate group may fall before the report says
+// the target was not reached: scheduling noise, not a slow system.
+const rateShortfall = 0.01
+
+// target says when a fixed-rate group did not reach its rate: its latencies then include the
+// queueing behind the schedule, and the rate itself is the finding.
+func (p *printer) target(indent string, g result.Group) {
+	want, got := g.TargetRate, g.Aggregate.MsgsPerSec
+	if want <= 0 || got >= want*(1-rateShortfall) {
+		return
+	}
+	p.line("%starget rate not reached: %s msgs/sec asked, %s msgs/sec achieved (%.1f%%)", indent,
+		units.Comma(int64(want)), units.Comma(int64(got)), 100*got/want)
 }
 
 func (p *printer) correctness(indent string, a result.Aggregate, g result.Group) {
@@ -216,4 +236,19 @@ func Duration(ns int64) string {
 	default:
 		return fmt.Sprintf("%.2fs", float64(ns)/1e9)
 	}
+}
+
+// stream prints a JetStream stream's state after the run, with the storage estimate for publishers.
+func (p *printer) stream(st result.StreamState) {
+	what := "Stream " + st.Name
+	if st.Bucket != "" {
+		what = "KV bucket " + st.Bucket + " (stream " + st.Name + ")"
+	}
+	line := fmt.Sprintf("\n%s: %s msgs, %s (%s, R%d)", what, units.Comma(int64(st.Messages)), units.FormatSize(int64(st.Bytes)), st.Storage, st.Replicas)
+	if st.ExpectedBytes > 0 {
+		line += fmt.Sprintf(" · storage: expected %s (%s msgs x %d x %s), server reports %s x %d = %s",
+			units.FormatSize(st.ExpectedBytes), units.Comma(st.Published), st.Replicas, units.FormatSize(st.MsgSize),
+			units.FormatSize(int64(st.Bytes)), st.Replicas, units.FormatSize(int64(st.StoredBytes)))
+	}
+	p.line("%s", line)
 }

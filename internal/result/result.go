@@ -31,7 +31,27 @@ type Result struct {
 	End      time.Time       `json:"end"`
 	Stop     Stop            `json:"stop"`
 	Groups   []Group         `json:"groups"`
+	Streams  []StreamState   `json:"streams,omitempty"` // JetStream: the streams (and KV buckets) after the run
 	Warnings []string        `json:"warnings,omitempty"`
+}
+
+// StreamState is a JetStream stream (or the stream behind a KV bucket) as the server reported it
+// after the run, with the storage a publisher run should have used next to it.
+type StreamState struct {
+	Name     string `json:"name"`
+	Bucket   string `json:"bucket,omitempty"` // the KV bucket the stream holds
+	Storage  string `json:"storage"`          // "file" or "memory"
+	Replicas int    `json:"replicas"`
+	Messages uint64 `json:"messages"`
+	Bytes    uint64 `json:"bytes"` // as the server reports it, for one replica
+	// CreatedByNatsperf is set when natsperf created the stream (natsperf clean removes it).
+	CreatedByNatsperf bool `json:"created_by_natsperf,omitempty"`
+	// For publishers: messages acknowledged in this run, their payload size, and the estimate
+	// published x replicas x size against the server's bytes x replicas.
+	Published     int64  `json:"published,omitempty"`
+	MsgSize       int64  `json:"msg_size,omitempty"`
+	ExpectedBytes int64  `json:"expected_bytes,omitempty"`
+	StoredBytes   uint64 `json:"stored_bytes,omitempty"`
 }
 
 // Complete reports whether the run finished its work.
@@ -78,6 +98,10 @@ type Group struct {
 	Clients   []Client   `json:"clients"`
 	Aggregate Aggregate  `json:"aggregate"`
 	Series    []Interval `json:"series,omitempty"`
+
+	// TargetRate is the fixed rate the group was asked for, msgs/sec across its clients (--rate);
+	// absent when it ran as fast as it could. Compare it with Aggregate.MsgsPerSec.
+	TargetRate float64 `json:"target_rate,omitempty"`
 }
 
 // Client is one connection's share of the work.
@@ -142,11 +166,11 @@ type Percentile struct {
 
 // Correctness is what the sequence numbers in the stamps say about delivery.
 type Correctness struct {
-	Received   int64 `json:"received"`    // stamped messages received
-	Unstamped  int64 `json:"unstamped"`   // messages without a natsperf stamp (too small or foreign)
-	Publishers int   `json:"publishers"`  // distinct publishers seen
-	Lost       int64 `json:"lost"`        // sequence gaps, plus messages expected but never seen
-	Duplicated int64 `json:"duplicated"`  // seen more than once
+	Received   int64 `json:"received"`   // stamped messages received
+	Unstamped  int64 `json:"unstamped"`  // messages without a natsperf stamp (too small or foreign)
+	Publishers int   `json:"publishers"` // distinct publishers seen
+	Lost       int64 `json:"lost"`       // sequence gaps, plus messages expected but never seen
+	Duplicated int64 `json:"duplicated"` // seen more than once
 	OutOfOrder int64 `json:"out_of_order"`
 }
 

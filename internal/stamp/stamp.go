@@ -6,13 +6,24 @@
 //
 //	[0:8]   send time, Unix nanoseconds (int64)
 //	[8:13]  sequence number, 40 bits, starting at 1
-//	[13:16] publisher id, 23 bits, never 0; the top bit is reserved to mark a longer stamp
+//	[13:16] publisher id, 23 bits, never 0; the top bit marks an extended stamp
+//	[16:24] extended stamps only: actual send time, Unix nanoseconds (int64)
+//
+// A fixed-rate sender writes the intended send time at [0:8]; when the payload has room it
+// writes an extended stamp whose [16:24] holds the actual send time as well, so a receiver can
+// report the uncorrected latency beside the corrected one.
 package stamp
 
 import "encoding/binary"
 
 // Size is the number of payload bytes a stamp takes; smaller payloads carry no stamp.
 const Size = 16
+
+// ExtSize is the number of payload bytes an extended stamp takes.
+const ExtSize = 24
+
+// extFlag is the top bit of the publisher field: set, the stamp is extended.
+const extFlag = 1 << 63
 
 // MaxSeq and MaxPublisher are the largest values the layout holds.
 const (
@@ -39,4 +50,34 @@ func Get(buf []byte) (publisher uint32, seq uint64, sendNanos int64, ok bool) {
 		return 0, 0, 0, false
 	}
 	return publisher, seq, sendNanos, true
+}
+
+// PutExt writes an extended stamp, with the intended and the actual send time, into the first
+// ExtSize bytes of buf, which must be at least ExtSize long.
+func PutExt(buf []byte, publisher uint32, seq uint64, intendedNanos, actualNanos int64) {
+	_ = buf[ExtSize-1]
+	binary.LittleEndian.PutUint64(buf[0:8], uint64(intendedNanos))
+	binary.LittleEndian.PutUint64(buf[8:16], seq&MaxSeq|uint64(publisher&MaxPublisher)<<40|extFlag)
+	binary.LittleEndian.PutUint64(buf[16:24], uint64(actualNanos))
+}
+
+// GetExt reads a stamp like Get and, for an extended one, the actual send time; actualNanos is
+// 0 for a plain stamp.
+func GetExt(buf []byte) (publisher uint32, seq uint64, sendNanos, actualNanos int64, ok bool) {
+	if len(buf) < Size {
+		return 0, 0, 0, 0, false
+	}
+	sendNanos = int64(binary.LittleEndian.Uint64(buf[0:8]))
+	v := binary.LittleEndian.Uint64(buf[8:16])
+	seq, publisher = v&MaxSeq, uint32(v>>40)&MaxPublisher
+	if publisher == 0 || seq == 0 || sendNanos <= 0 {
+		return 0, 0, 0, 0, false
+	}
+	if v&extFlag != 0 && len(buf) >= ExtSize {
+		actualNanos = int64(binary.LittleEndian.Uint64(buf[16:24]))
+		if actualNanos < 0 {
+			actualNanos = 0
+		}
+	}
+	return publisher, seq, sendNanos, actualNanos, true
 }

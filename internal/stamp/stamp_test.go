@@ -60,3 +60,47 @@ func FuzzGet(f *testing.F) {
 		}
 	})
 }
+
+func TestExtended(t *testing.T) {
+	tests := []struct {
+		name       string
+		size       int
+		write      func([]byte)
+		wantActual int64
+	}{
+		{"extended", 24, func(b []byte) { PutExt(b, 9, 5, 1000, 1700) }, 1700},
+		{"extended in a larger payload", 64, func(b []byte) { PutExt(b, MaxPublisher, MaxSeq, 1000, 1<<62) }, 1 << 62},
+		{"plain stamp has no actual time", 64, func(b []byte) { Put(b, 9, 5, 1000) }, 0},
+		{"flag without room is ignored", 20, func(b []byte) {
+			full := make([]byte, ExtSize)
+			PutExt(full, 9, 5, 1000, 1700)
+			copy(b, full)
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			buf := make([]byte, tt.size)
+			tt.write(buf)
+			pub, seq, when, actual, ok := GetExt(buf)
+			if !ok || when != 1000 || actual != tt.wantActual {
+				t.Fatalf("GetExt = %d,%d,%d,%d,%v; want when 1000, actual %d", pub, seq, when, actual, ok, tt.wantActual)
+			}
+			// The flag never leaks into the publisher id: Get and GetExt agree.
+			gp, gs, gw, gok := Get(buf)
+			if !gok || gp != pub || gs != seq || gw != when {
+				t.Fatalf("Get = %d,%d,%d,%v; GetExt = %d,%d,%d", gp, gs, gw, gok, pub, seq, when)
+			}
+		})
+	}
+}
+
+func BenchmarkPutGetExt(b *testing.B) {
+	buf := make([]byte, ExtSize)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		PutExt(buf, 7, uint64(i+1), int64(i+1), int64(i+2))
+		if _, _, _, _, ok := GetExt(buf); !ok {
+			b.Fatal("no stamp")
+		}
+	}
+}

@@ -1,0 +1,483 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nats-io/nuid"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/units"
+)
+
+func (a *app) jsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "js",
+		Short: "JetStream benchmarks: publish, consume (ordered, consume, fetch, push) and direct get",
+		Long: `JetStream benchmarks at nats bench parity. natsperf marks every stream and consumer it
+creates (metadata created-by=natsperf) and never purges or deletes anything it did not create
+unless --force; 'natsperf clean' removes what it created. A read benchmark whose stream is
+missing or holds fewer messages than asked creates and fills it first (setup, not measured).`,
+		Example: `  natsperf js pub async jsfoo --create --storage memory
+  natsperf js pub batch jsfoo --batch 100 --purge
+  natsperf js ordered --clients 4
+  natsperf js consume --clients 4 --acks explicit
+  natsperf js fetch --clients 2 --acks none
+  natsperf js push --clients 2 --deliver-group workers
+  natsperf js get batch --clients 2`,
+	}
+	cmd.AddCommand(a.jsPubCmd(), a.jsConsumerCmd(js.Ordered), a.jsConsumerCmd(js.Consume),
+		a.jsConsumerCmd(js.Fetch), a.jsConsumerCmd(js.Push), a.jsGetCmd())
+	return cmd
+}
+
+var pubKinds = map[string]string{
+	js.Sync:  "JetStream synchronous publisher",
+	js.Async: "JetStream asynchronous publisher",
+	js.Batch: "JetStream batched publisher",
+}
+
+func (a *app) jsPubCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pub",
+		Short: "Publish to a stream: sync (one at a time), async (windows of acks) or batch (atomic batches)",
+	}
+	for _, mode := range []string{js.Sync, js.Async, js.Batch} {
+		cmd.AddCommand(a.jsPubModeCmd(mode))
+	}
+	return cmd
+}
+
+func (a *app) jsPubModeCmd(mode string) *cobra.Command {
+	var bf benchFlags
+	var sf streamFlags
+	var subj subjectFlags
+	var batch int
+	var dedup bool
+	short := map[string]string{
+		js.Sync:  "Publish one message at a time, waiting for each ack (latency)",
+		js.Async: "Publish windows of --batch messages asynchronously, then wait for their acks (throughput)",
+		js.Batch: "Publish atomic batches of --batch messages (nats-server 2.12+, stream allowing atomic publish)",
+	}[mode]
+	cmd := &cobra.Command{
+		Use:   mode + " SUBJECT",
+		Short: short,
+		Long: short + `.
+--msgs is the total, split across --clients. Latency is each message's own publish-to-ack time
+(for batch: to the commit's ack). A missing stream is created with --create (always on the
+embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as it is.`,
+		Example: "  natsperf js pub " + mode + " jsfoo --create --storage memory --size 16",
+		Args:    exactArgs(1, "one SUBJECT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f := cmd.Flags()
+			if err := bf.validate(f); err != nil {
+				return err
+			}
+			if err := sf.validate(); err != nil {
+				return err
+			}
+			if err := validateSubjects(subj); err != nil {
+				return err
+			}
+			if strings.ContainsAny(args[0], "*> ") {
+				return usagef("SUBJECT must be a literal subject, got %q", args[0])
+			}
+			if !f.Changed("batch") && mode == js.Batch {
+				batch = 100
+			}
+			if batch < 1 || (mode == js.Batch && batch > js.MaxAtomicBatch) {
+				return usagef("--batch must be 1 to %d for atomic batches (the server's limit), got %d", js.MaxAtomicBatch, batch)
+			}
+			if mode == js.Batch && sf.PersistAsync {
+				return usagef("--persistasync cannot be used with atomic batches (the server forbids it)")
+			}
+			if mode == js.Batch && bf.Rate > 0 {
+				return usagef("--rate is not supported with atomic batches; use sync or async")
+			}
+			s, err := a.openJS(cmd, sf.Replicas)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			acked := js.NewTally(0)
+			cfg := js.PubConfig{
+				Mode: mode, Stream: sf.Stream, Subject: args[0], Size: int(bf.Size), Batch: batch, Dedup: dedup,
+				MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
+				Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
+				IDs: js.NewPublisherIDs(), Acked: acked,
+			}
+			if err := s.pubStream(cmd, sf, cfg); err != nil {
+				return err
+			}
+			s.report = append(s.report, streamReport{name: sf.Stream, published: acked, size: bf.Size})
+			kv := commonParams(bf)
+			kv["stream"], kv["subject"], kv["batch"] = sf.Stream, args[0], units.Comma(int64(batch))
+			kv["purge"], kv["deduplication"] = strconv.FormatBool(sf.Purge), strconv.FormatBool(dedup)
+			kv["multi-subject"], kv["multi-subject-max"] = strconv.FormatBool(subj.MultiSubject), units.Comma(int64(subj.MultiSubjectMax))
+			kv["storage"], kv["replicas"] = sf.Storage, strconv.Itoa(sf.Replicas)
+			kv["max-bytes"], kv["dedup-window"] = units.Comma(sf.MaxBytes), sf.DedupWindow.String()
+			plan := &bench.Plan{
+				Command: "js pub " + mode, Title: pubKinds[mode] + " benchmark", Params: params(kv),
+				Settings: map[string]any{"stream": sf, "publisher": cfg},
+				Groups:   []*bench.Group{jsPubGroup(cfg, bf.Clients, bf.Msgs)},
+			}
+			return a.runJS(cmd, s, plan, bf)
+		},
+	}
+	f := cmd.Flags()
+	bf.register(f, true, false)
+	sf.register(f)
+	subj.register(f, true)
+	def := js.DefaultAsyncWindow
+	f.IntVar(&batch, "batch", def, "async: messages published before waiting for their acks; batch: messages per atomic batch (default 100, at most 1000)")
+	registerHist(f, &bf.Hist)
+	f.BoolVar(&dedup, "dedup", false, "set a unique Nats-Msg-Id on every message (server-side deduplication)")
+	return cmd
+}
+
+func jsPubGroup(cfg js.PubConfig, clients int, msgs int64) *bench.Group {
+	return &bench.Group{
+		Name: "pub", Kind: pubKinds[cfg.Mode], Verb: "publishing", Clients: clients,
+		Shares: split(msgs, clients), Producer: true,
+		New: func(int) bench.Client { return js.NewPublisher(cfg) },
+	}
+}
+
+// pubStream makes the publishers' stream ready: created when missing and allowed, checked to
+// take the subject, purged when asked and allowed.
+func (s *jsSession) pubStream(cmd *cobra.Command, sf streamFlags, cfg js.PubConfig) error {
+	ctx, cancel := setupCtx(cmd)
+	defer cancel()
+	create := sf.Create || s.t.embedded != nil
+	spec := sf.spec(cmd.Flags(), []string{cfg.Subject, cfg.Subject + ".>"}, create)
+	st, diffs, err := js.EnsureStream(ctx, s.js, spec)
+	if errors.Is(err, js.ErrStreamMissing) {
+		return fmt.Errorf("stream %s does not exist: pass --create to create it", sf.Stream)
+	}
+	if err != nil {
+		return err
+	}
+	s.announce(st, diffs)
+	probe := cfg.Subject
+	if cfg.MultiSubject {
+		probe += ".0"
+	}
+	if !st.Takes(probe) {
+		return fmt.Errorf("stream %s does not store subject %s (its subjects: %s)", sf.Stream, probe, strings.Join(st.Info.Config.Subjects, ", "))
+	}
+	if cfg.Mode == js.Batch && !st.Info.Config.AllowAtomicPublish {
+		return fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sf.Stream)
+	}
+	if sf.Purge {
+		s.logf("Purging the stream")
+		if err := st.Purge(ctx, sf.Force); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// announce prints which stream is used and how it differs from what was asked.
+func (s *jsSession) announce(st *js.Stream, diffs []string) {
+	c := st.Info.Config
+	if st.Created {
+		s.logf("Created stream %s (%s, R%d, subjects %s, %s=%s)", c.Name, js.StorageName(c.Storage), max(c.Replicas, 1), strings.Join(c.Subjects, " "), js.MarkKey, js.MarkValue)
+		return
+	}
+	s.logf("Using stream: %s", c.Name)
+	if len(diffs) > 0 {
+		s.warn("Stream %s exists with another configuration and is used as it is: %s", c.Name, strings.Join(diffs, ", "))
+	}
+}
+
+var consumerKinds = map[string]string{
+	js.Ordered: "JetStream ordered ephemeral consumer",
+	js.Consume: "JetStream durable consumer (callback)",
+	js.Fetch:   "JetStream durable consumer (fetch)",
+	js.Push:    "JetStream durable push consumer",
+}
+
+func (a *app) jsConsumerCmd(kind string) *cobra.Command {
+	var bf benchFlags
+	var sf streamFlags
+	var cf consumerFlags
+	fanout := kind == js.Ordered
+	short := map[string]string{
+		js.Ordered: "Replay the stream with an ordered ephemeral consumer per client (each client gets every message)",
+		js.Consume: "Consume with a durable pull consumer shared by the clients, through the Consume callback",
+		js.Fetch:   "Consume with a durable pull consumer shared by the clients, in Fetch batches",
+		js.Push:    "Consume with a durable push consumer (deliver subject, flow control, heartbeats)",
+	}[kind]
+	msgsHelp := "--msgs is the total the clients share."
+	if fanout {
+		msgsHelp = "--msgs is per client: every client expects all of them, as nats bench does."
+	}
+	cmd := &cobra.Command{
+		Use:   kind,
+		Short: short,
+		Long: short + `.
+` + msgsHelp + ` A stream that is missing or holds fewer messages is created and filled first
+(setup, not measured); with --purge or --deliver new nothing is filled and the consumers wait
+for publishers (another 'natsperf js pub'). Latency is end to end, from the stamps, for messages
+published after the consumers started; replayed messages count for throughput only. A client
+that gets nothing for --idle-timeout ends with partial results (from the start when the
+messages were already there).`,
+		Example: "  natsperf js " + kind + " --clients 2 --msgs 100000",
+		Args:    exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := cmd.Flags()
+			if err := bf.validate(f); err != nil {
+				return err
+			}
+			if err := sf.validate(); err != nil {
+				return err
+			}
+			if err := cf.validate(); err != nil {
+				return err
+			}
+			if bf.Msgs == 0 {
+				return usagef("--msgs must be at least 1")
+			}
+			s, err := a.openJS(cmd, sf.Replicas)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			cfg := js.ConsumeConfig{
+				Kind: kind, Stream: sf.Stream, DoubleAck: cf.DoubleAck, Batch: cf.Batch, Sleep: bf.Sleep,
+				IdleTimeout: bf.IdleTimeout, AckTimeout: sf.AckTimeout,
+				Consumer: js.ConsumerSpec{
+					Name: cf.Consumer, Filter: cf.Filter, Acks: cf.Acks, Deliver: cf.Deliver,
+					MaxAckPending: cf.MaxAckPending, AckWait: cf.AckWait,
+				},
+			}
+			if kind == js.Push {
+				cfg.Consumer.DeliverSubject = "natsperf.deliver." + nuid.Next()
+				cfg.Consumer.DeliverGroup = cf.DeliverGroup
+				if cfg.Consumer.DeliverGroup == "" && bf.Clients > 1 {
+					cfg.Consumer.DeliverGroup = cf.Consumer
+				}
+				cfg.Consumer.FlowControl, cfg.Consumer.Heartbeat = cf.FlowControl, cf.Heartbeat
+			}
+			total, err := s.readStream(cmd, sf, &cfg, bf.Msgs, bf.Size, !fanout)
+			if err != nil {
+				return err
+			}
+			g := &bench.Group{
+				Name: "sub", Kind: consumerKinds[kind], Verb: "expecting", Clients: bf.Clients,
+				Shares: each(total, bf.Clients),
+			}
+			if !fanout {
+				g.Shares, g.Shared = split(total, bf.Clients), true
+				cfg.Group = js.NewTally(total)
+			}
+			g.New = func(int) bench.Client { return js.NewConsumer(cfg) }
+			s.report = append(s.report, streamReport{name: sf.Stream})
+			kv := commonParams(bf)
+			kv["msgs"] = units.Comma(total)
+			kv["stream"], kv["purge"], kv["batch"] = sf.Stream, strconv.FormatBool(sf.Purge), units.Comma(int64(cf.Batch))
+			if !fanout {
+				kv["consumer"], kv["acks"], kv["double-acked"] = cf.Consumer, cf.Acks, strconv.FormatBool(cf.DoubleAck)
+			}
+			if cf.Filter != "" {
+				kv["filter"] = cf.Filter
+			}
+			plan := &bench.Plan{
+				Command: "js " + kind, Title: consumerKinds[kind] + " benchmark", Params: params(kv),
+				Settings: map[string]any{"stream": sf, "consumer": cfg}, Groups: []*bench.Group{g},
+			}
+			return a.runJS(cmd, s, plan, bf)
+		},
+	}
+	f := cmd.Flags()
+	bf.register(f, false, true)
+	sf.register(f)
+	cf.register(f, !fanout, kind == js.Push)
+	registerHist(f, &bf.Hist)
+	return cmd
+}
+
+// readStream makes a consumer workload's stream ready and returns how many messages the
+// consumers expect (per client for fan-out, in total otherwise). The refusals come first, so a
+// refused run changes nothing.
+func (s *jsSession) readStream(cmd *cobra.Command, sf streamFlags, cfg *js.ConsumeConfig, msgs, size int64, durable bool) (int64, error) {
+	ctx, cancel := setupCtx(cmd)
+	defer cancel()
+	st, err := s.openReadStream(ctx, cmd.Flags(), sf)
+	if err != nil {
+		return 0, err
+	}
+	if sf.Purge {
+		if err := st.RefusePurge(sf.Force); err != nil {
+			return 0, err
+		}
+	}
+	if durable {
+		if err := js.CheckDurable(ctx, st.Stream, cfg.Consumer.Name, sf.Force); err != nil {
+			return 0, err
+		}
+	}
+	live := sf.Purge || cfg.Consumer.Deliver == "new"
+	if sf.Purge {
+		s.logf("Purging the stream")
+		if err := st.Purge(ctx, sf.Force); err != nil {
+			return 0, err
+		}
+	}
+	if !live {
+		if msgs, err = s.fill(ctx, st, msgs, size); err != nil {
+			return 0, err
+		}
+		cfg.IdleFromStart = true
+	}
+	if cfg.Consumer.Deliver == "last" {
+		s.logf("--deliver last: expecting 1 message per consumer")
+		msgs = 1
+	}
+	if durable {
+		if err := js.EnsureDurable(ctx, st.Stream, cfg.Consumer, sf.Force); err != nil {
+			return 0, err
+		}
+		name, stream := cfg.Consumer.Name, st.Stream
+		s.after = append(s.after, func(ctx context.Context) { _ = stream.DeleteConsumer(ctx, name) })
+	}
+	return msgs, nil
+}
+
+// openReadStream opens or creates (marked) the stream of a read benchmark.
+func (s *jsSession) openReadStream(ctx context.Context, f *pflag.FlagSet, sf streamFlags) (*js.Stream, error) {
+	st, diffs, err := js.EnsureStream(ctx, s.js, sf.spec(f, []string{sf.Stream + ".>"}, true))
+	if err != nil {
+		return nil, err
+	}
+	s.announce(st, diffs)
+	return st, nil
+}
+
+// fill tops the stream up to msgs messages when natsperf created it; a user's stream with fewer
+// messages is read as it is and the expectation lowered, with a warning.
+func (s *jsSession) fill(ctx context.Context, st *js.Stream, msgs, size int64) (int64, error) {
+	have := int64(st.Info.State.Msgs)
+	if have >= msgs {
+		return msgs, nil
+	}
+	if !st.Ours {
+		if have == 0 {
+			return 0, fmt.Errorf("stream %s is empty, and natsperf fills only streams it created; publish to it first", st.Info.Config.Name)
+		}
+		s.warn("Stream %s holds %s messages, fewer than --msgs %s; natsperf fills only streams it created: expecting %s",
+			st.Info.Config.Name, units.Comma(have), units.Comma(msgs), units.Comma(have))
+		return have, nil
+	}
+	subject, err := st.FillSubject()
+	if err != nil {
+		return 0, err
+	}
+	n := msgs - have
+	s.logf("Filling stream %s with %s messages of %s on %s (setup, not measured)", st.Info.Config.Name, units.Comma(n), units.FormatSize(size), subject)
+	if err := js.Fill(ctx, s.js, subject, n, int(size)); err != nil {
+		return 0, err
+	}
+	return msgs, js.FillErrors(ctx, st, uint64(msgs))
+}
+
+func (a *app) jsGetCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "get",
+		Short: "Direct gets by sequence, one at a time (sync) or in batches (batch), without a consumer",
+	}
+	for _, batch := range []bool{false, true} {
+		cmd.AddCommand(a.jsGetModeCmd(batch))
+	}
+	return cmd
+}
+
+func (a *app) jsGetModeCmd(batched bool) *cobra.Command {
+	var bf benchFlags
+	var sf streamFlags
+	var filter string
+	var batch int
+	mode, kind := "sync", "JetStream synchronous getter"
+	if batched {
+		mode, kind = "batch", "JetStream batched direct getter"
+	}
+	cmd := &cobra.Command{
+		Use:   mode,
+		Short: "Read the stream with " + map[bool]string{false: "one direct get per message", true: "batched direct gets of --batch messages"}[batched],
+		Long: `Read the stream by sequence with direct gets (the stream must allow direct access; streams
+natsperf creates do). --msgs is per client: every client reads all of them from the stream's
+first message, as nats bench does. A missing or short stream natsperf created is filled first.
+Latency is each get's round trip (batch: from the request to each message).`,
+		Example: "  natsperf js get " + mode + " --clients 2",
+		Args:    exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := cmd.Flags()
+			if err := bf.validate(f); err != nil {
+				return err
+			}
+			if err := sf.validate(); err != nil {
+				return err
+			}
+			if batch < 1 {
+				return usagef("--batch must be at least 1")
+			}
+			if bf.Msgs == 0 {
+				return usagef("--msgs must be at least 1")
+			}
+			s, err := a.openJS(cmd, sf.Replicas)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			ctx, cancel := setupCtx(cmd)
+			defer cancel()
+			st, err := s.openReadStream(ctx, f, sf)
+			if err != nil {
+				return err
+			}
+			if !st.Info.Config.AllowDirect {
+				return fmt.Errorf("stream %s does not allow direct gets (allow_direct is off)", sf.Stream)
+			}
+			msgs, err := s.fill(ctx, st, bf.Msgs, bf.Size)
+			if err != nil {
+				return err
+			}
+			cancel()
+			cfg := js.GetConfig{Batch: batched, BatchSize: batch, Stream: sf.Stream, Filter: filter, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout}
+			s.report = append(s.report, streamReport{name: sf.Stream})
+			kv := commonParams(bf)
+			kv["msgs"], kv["stream"] = units.Comma(msgs), sf.Stream
+			if batched {
+				kv["batch"], kv["filter"] = units.Comma(int64(batch)), filter
+				if filter == "" {
+					kv["filter"] = ">"
+				}
+			}
+			plan := &bench.Plan{
+				Command: "js get " + mode, Title: kind + " benchmark", Params: params(kv),
+				Settings: map[string]any{"stream": sf, "get": cfg},
+				Groups: []*bench.Group{{
+					Name: "get", Kind: kind, Verb: "expecting", Clients: bf.Clients, Shares: each(msgs, bf.Clients),
+					New: func(int) bench.Client { return js.NewGetter(cfg) },
+				}},
+			}
+			return a.runJS(cmd, s, plan, bf)
+		},
+	}
+	f := cmd.Flags()
+	bf.register(f, false, false)
+	sf.register(f)
+	f.StringVar(&filter, "filter", "", "get only messages on this subject (the next one at or after each sequence)")
+	f.IntVar(&batch, "batch", 500, "messages per batched direct get")
+	registerHist(f, &bf.Hist)
+	if !batched {
+		_ = f.MarkHidden("batch")
+	}
+	return cmd
+}

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/cobra"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/progress"
+)
+
+// jsSession is a JetStream command's target plus a setup connection for creating, purging and
+// filling streams, and what to report about them after the run.
+type jsSession struct {
+	t        *target
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	logf     func(string, ...any)
+	warnings []string
+	report   []streamReport
+	after    []func(ctx context.Context) // cleanup after the run (delete this run's consumer)
+}
+
+type streamReport struct {
+	name      string
+	published *js.Tally // nil for readers
+	size      int64
+}
+
+// openJS opens the target (an embedded cluster of max(3, replicas) nodes when replicas > 1 and
+// no server is given) and the setup connection.
+func (a *app) openJS(cmd *cobra.Command, replicas int) (*jsSession, error) {
+	ctx := runCtx(cmd)
+	nodes := 1
+	if replicas > 1 {
+		nodes = max(3, replicas)
+	}
+	t, err := a.openTarget(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := t.dialer()(ctx, "natsperf-setup")
+	if err != nil {
+		t.close()
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	jsc, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		t.close()
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	logTo := a.streams.Out
+	if a.out.JSON {
+		logTo = a.streams.Err
+	}
+	return &jsSession{t: t, nc: nc, js: jsc, logf: logf(logTo)}, nil
+}
+
+func (s *jsSession) close() {
+	s.nc.Close()
+	s.t.close()
+}
+
+// warn prints a setup line and keeps it in the Result's warnings.
+func (s *jsSession) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.logf("%s", msg)
+	s.warnings = append(s.warnings, msg)
+}
+
+// setupCtx bounds one setup step.
+func setupCtx(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(runCtx(cmd), time.Minute)
+}
+
+// run executes plan like execute does, then adds the streams' state and the setup warnings to
+// the Result before rendering it.
+func (a *app) runJS(cmd *cobra.Command, s *jsSession, plan *bench.Plan, bf benchFlags) error {
+	ctx := runCtx(cmd)
+	plan.Settings = settingsEcho{
+		Connection: s.t.settings.Redacted(),
+		Embedded:   s.t.embedded != nil,
+		Bench:      bf,
+		Workload:   plan.Settings,
+	}
+	plan.Latency = !bf.NoLatency
+	plan.Corrected = bf.Rate > 0
+	runner := &bench.Runner{
+		Dial:     s.t.dialer(),
+		Grace:    s.t.grace(),
+		Interval: bf.Interval,
+		Warmup:   bf.Warmup,
+		Logf:     s.logf,
+	}
+	if a.streams.IsTerminal && !a.out.NoProgress {
+		runner.Progress = progress.Bars{W: a.streams.Err}
+	}
+	res, err := runner.Run(ctx, plan)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
+			return exitCode(exitInterrupted)
+		}
+		return err
+	}
+	if s.t.embedded != nil {
+		for i := range res.Servers {
+			res.Servers[i].Embedded = true
+		}
+	}
+	// Ctrl-C must not cost the stream state: read it on a context of its own.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for _, f := range s.after {
+		f(actx)
+	}
+	for _, r := range s.report {
+		var published int64
+		if r.published != nil {
+			published = r.published.Load()
+		}
+		st, err := js.State(actx, s.js, r.name, published, r.size)
+		if err != nil {
+			s.warnings = append(s.warnings, fmt.Sprintf("stream %s: state after the run unavailable: %v", r.name, err))
+			continue
+		}
+		res.Streams = append(res.Streams, st)
+	}
+	res.Warnings = append(res.Warnings, s.warnings...)
+	err = a.render(res)
+	if herr := a.saveHist(bf.Hist, res); herr != nil && err == nil {
+		err = herr
+	}
+	return err
+}

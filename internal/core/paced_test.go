@@ -1,0 +1,225 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+func startServer(t testing.TB, pausable bool) *embedded.Cluster {
+	t.Helper()
+	c, err := embedded.Start(context.Background(), embedded.Options{
+		Pausable: pausable, JetStreamMaxMemory: 16 << 20, JetStreamMaxStore: 32 << 20,
+	})
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(c.Shutdown)
+	return c
+}
+
+func run(t testing.TB, url string, warmup time.Duration, p *bench.Plan) *result.Result {
+	t.Helper()
+	r := &bench.Runner{
+		Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+			return nats.Connect(url, append(opts, nats.Name(name))...)
+		},
+		Warmup: warmup,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := r.Run(ctx, p)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if !res.Complete() {
+		t.Fatalf("run stopped: %+v", res.Stop)
+	}
+	return res
+}
+
+// servicePlan is responders (sleeping sleep per request) and one requester at rate (0: back
+// to back) sending n requests.
+func servicePlan(subject string, sleep time.Duration, rate float64, n int64) *bench.Plan {
+	serve := core.ServeConfig{Subject: subject, Sleep: sleep}
+	req := core.RequestConfig{Subject: subject, Size: 16, Timeout: 5 * time.Second, Rate: rate, IDs: core.NewPublisherIDs()}
+	return &bench.Plan{
+		Command: "service request", Latency: true, Corrected: rate > 0,
+		Groups: []*bench.Group{
+			{Name: "serve", Kind: "responder", Clients: 1, Shares: []int64{n}, Shared: true,
+				New: func(int) bench.Client { return core.NewResponder(serve) }},
+			{Name: "request", Kind: "requester", Clients: 1, Shares: []int64{n}, Producer: true, Rate: rate,
+				New: func(int) bench.Client { return core.NewRequester(req) }},
+		},
+	}
+}
+
+func TestRequestLatencyIncludesServiceTime(t *testing.T) {
+	srv := startServer(t, false)
+	const sleep = 2 * time.Millisecond
+	for _, tt := range []struct {
+		name string
+		rate float64
+	}{{"back to back", 0}, {"fixed rate", 200}} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, srv.URL(), 0, servicePlan(fmt.Sprintf("svc.%v", tt.rate), sleep, tt.rate, 100))
+			l := res.Groups[1].Aggregate.Latency
+			if l == nil || l.Count != 100 {
+				t.Fatalf("latency %+v, want 100 requests", l)
+			}
+			if p50 := histo.At(l, 50); p50 < int64(sleep) {
+				t.Fatalf("P50 %v is below the service's %v sleep", time.Duration(p50), sleep)
+			}
+			if tt.rate > 0 && (l.Uncorrected == nil || histo.At(l.Uncorrected, 50) < int64(sleep)) {
+				t.Fatalf("uncorrected %+v, want P50 >= %v", l.Uncorrected, sleep)
+			}
+		})
+	}
+}
+
+// TestStallShowsInCorrectedLatency stalls the server while one requester runs at 200/s for
+// 2s (400 requests). The request in flight waits out the 300ms stall and the ~60 due meanwhile
+// go late, 0..300ms behind their schedule: 15% of the requests, so the corrected P99 sits near
+// the stall. From the actual send only the one in flight is slow (0.25%): the uncorrected P99
+// stays at the normal round trip.
+func TestStallShowsInCorrectedLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 2s")
+	}
+	srv := startServer(t, true)
+	const stall = 300 * time.Millisecond
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		if err := srv.Pause(1, stall); err != nil {
+			t.Errorf("pause: %v", err)
+		}
+	}()
+	res := run(t, srv.URL(), 0, servicePlan("svc.stall", 0, 200, 400))
+	l := res.Groups[1].Aggregate.Latency
+	if l == nil || l.Uncorrected == nil || l.Count != 400 {
+		t.Fatalf("latency %+v", l)
+	}
+	p99, u99 := histo.At(l, 99), histo.At(l.Uncorrected, 99)
+	t.Logf("corrected P99 %v max %v; uncorrected P99 %v max %v", time.Duration(p99), time.Duration(l.Max),
+		time.Duration(u99), time.Duration(l.Uncorrected.Max))
+	if p99 < int64(stall/2) {
+		t.Errorf("corrected P99 %v does not show the %v stall", time.Duration(p99), stall)
+	}
+	if u99 > int64(stall/10) {
+		t.Errorf("uncorrected P99 %v, want well below the stall: only one request waited it out", time.Duration(u99))
+	}
+	if l.Uncorrected.Max < int64(stall*8/10) {
+		t.Errorf("uncorrected max %v: the request in flight should have waited out the stall", time.Duration(l.Uncorrected.Max))
+	}
+}
+
+func pubPlan(subject string, rate float64, d time.Duration, size int) *bench.Plan {
+	cfg := core.PubConfig{Subject: subject, Size: size, Rate: rate, Duration: d, IDs: core.NewPublisherIDs()}
+	return &bench.Plan{
+		Command: "pub", Latency: true,
+		Groups: []*bench.Group{{Name: "pub", Kind: "publisher", Clients: 1, Producer: true, Rate: rate, // no Shares: bounded by the duration
+			New: func(int) bench.Client { return core.NewPublisher(cfg) }}},
+	}
+}
+
+// achieved is the publisher's rate counted by the clock: messages over first to last send.
+func achieved(t *testing.T, res *result.Result, rate float64, d time.Duration) float64 {
+	t.Helper()
+	a := res.Groups[0].Aggregate
+	if want := int64(rate * d.Seconds()); a.Msgs != want {
+		t.Fatalf("sent %d messages, want %d", a.Msgs, want)
+	}
+	got := float64(a.Msgs) / a.End.Sub(a.Start).Seconds()
+	t.Logf("target %.0f msgs/sec, achieved %.1f (%.3f%%)", rate, got, 100*got/rate)
+	if res.Groups[0].TargetRate != rate {
+		t.Errorf("Result target rate %v, want %v", res.Groups[0].TargetRate, rate)
+	}
+	return got
+}
+
+func TestPacedRate10k(t *testing.T) {
+	srv := startServer(t, false)
+	const rate, d = 10_000, 2 * time.Second
+	got := achieved(t, run(t, srv.URL(), 0, pubPlan("paced.10k", rate, d, 16)), rate, d)
+	if got < rate*0.99 || got > rate*1.01 {
+		t.Fatalf("achieved %.1f msgs/sec, want within 1%% of %d", got, rate)
+	}
+}
+
+func TestPacedRate100k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("publishes 200,000 messages")
+	}
+	srv := startServer(t, false)
+	const rate, d = 100_000, 2 * time.Second
+	got := achieved(t, run(t, srv.URL(), 0, pubPlan("paced.100k", rate, d, 16)), rate, d)
+	if got < rate*0.99 || got > rate*1.01 {
+		t.Fatalf("achieved %.1f msgs/sec, want within 1%% of %d", got, rate)
+	}
+}
+
+// TestPacedEndToEndStamps: a paced publisher's 24-byte payloads carry the actual send time,
+// so the subscriber reports the uncorrected latency too; 16-byte ones only the corrected.
+func TestPacedEndToEndStamps(t *testing.T) {
+	srv := startServer(t, false)
+	for _, tt := range []struct {
+		size      int
+		wantUncor bool
+	}{{16, false}, {24, true}, {256, true}} {
+		t.Run(fmt.Sprintf("%dB", tt.size), func(t *testing.T) {
+			subject := fmt.Sprintf("e2e.%d", tt.size)
+			p := pubPlan(subject, 2000, 500*time.Millisecond, tt.size)
+			sub := core.SubConfig{Subject: subject, IdleTimeout: time.Second, PendingMsgs: -1, PendingBytes: -1}
+			p.Groups = append(p.Groups, &bench.Group{Name: "sub", Kind: "subscriber", Clients: 1, Shares: []int64{1000},
+				New: func(int) bench.Client { return core.NewSubscriber(sub) }})
+			res := run(t, srv.URL(), 0, p)
+			a := res.Groups[1].Aggregate
+			if a.Msgs != 1000 || a.Correctness == nil || a.Correctness.Lost != 0 || a.Latency == nil || a.Latency.Count != 1000 {
+				t.Fatalf("sub %d msgs, correctness %+v, latency %+v", a.Msgs, a.Correctness, a.Latency)
+			}
+			if got := a.Latency.Uncorrected != nil; got != tt.wantUncor {
+				t.Fatalf("size %d: uncorrected present = %v, want %v", tt.size, got, tt.wantUncor)
+			}
+			if u := a.Latency.Uncorrected; u != nil && (u.Count != 1000 || u.Min > a.Latency.Max) {
+				t.Fatalf("uncorrected %+v", u)
+			}
+		})
+	}
+}
+
+// TestWarmupLeftOut: a 1s run at 500 requests/s with a 400ms warm-up counts the last ~300
+// requests only, in latency and in the series alike.
+func TestWarmupLeftOut(t *testing.T) {
+	srv := startServer(t, false)
+	res := run(t, srv.URL(), 400*time.Millisecond, servicePlan("svc.warmup", 0, 500, 500))
+	g := res.Groups[1]
+	a := g.Aggregate
+	if a.Msgs < 290 || a.Msgs > 310 {
+		t.Fatalf("counted %d requests, want ~300 after the warm-up", a.Msgs)
+	}
+	if a.Latency == nil || a.Latency.Count != a.Msgs || a.Latency.Uncorrected.Count != a.Msgs {
+		t.Fatalf("latency counts %+v, want %d", a.Latency, a.Msgs)
+	}
+	if a.Start.Sub(res.Start) < 390*time.Millisecond {
+		t.Fatalf("measurement starts %v after the run, want after the 400ms warm-up", a.Start.Sub(res.Start))
+	}
+	var series int64
+	for _, iv := range g.Series {
+		series += iv.Msgs
+		if iv.Msgs > 0 && (iv.P50 <= 0 || iv.P99 < iv.P50 || iv.Max < iv.P99) {
+			t.Errorf("interval %+v: percentiles out of order", iv)
+		}
+	}
+	if series != a.Msgs {
+		t.Fatalf("series holds %d requests, aggregate %d", series, a.Msgs)
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package core
+
+import "time"
+
+// preciseSleep sleeps d; other systems' timers are precise enough.
+func preciseSleep(d time.Duration) { time.Sleep(d) }

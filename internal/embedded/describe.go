@@ -1,0 +1,21 @@
+package embedded
+
+import (
+	"fmt"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Describe returns a one-line description for the CLI, e.g.
+// "embedded nats-server 2.15.2 (JetStream, 1 node) at nats://127.0.0.1:41231, store /tmp/natsperf-123".
+func (c *Cluster) Describe() string {
+	what := "1 node"
+	if c.opts.clustered() {
+		what = fmt.Sprintf("%d nodes, cluster %q", c.opts.Nodes, ClusterName)
+	}
+	if c.opts.Pausable {
+		what += ", pausable via proxies"
+	}
+	return fmt.Sprintf("embedded nats-server %s (JetStream, %s) at %s, store %s",
+		server.VERSION, what, c.URL(), c.root)
+}

@@ -1,0 +1,180 @@
+package embedded
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// node is one server slot of a Cluster. The slot (name, ports, store)
+// stays fixed; the *server.Server behind it changes on Kill/Restart.
+type node struct {
+	index       int // 1-based
+	name        string
+	storeDir    string
+	clientPort  int // public client port; RANDOM_PORT until a direct server picked one (then guarded by Cluster.mu)
+	clusterPort int // public cluster port; 0 = not clustered
+	gate        *gate
+	clientProxy *proxy // nil unless Options.Pausable
+	routeProxy  *proxy // nil unless Pausable and clustered
+
+	id atomic.Pointer[string] // server ID of the running server, for route proxies
+
+	// Guarded by Cluster.mu.
+	srv     *server.Server
+	log     *nodeLogger
+	started chan struct{} // closed when srv.Start has returned
+}
+
+func nodeName(i int) string { return fmt.Sprintf("natsperf-n%d", i) }
+
+func newNode(root string, i int) *node {
+	return &node{
+		index:    i,
+		name:     nodeName(i),
+		storeDir: filepath.Join(root, fmt.Sprintf("n%d", i)),
+		gate:     newGate(),
+	}
+}
+
+func (n *node) proxied() bool { return n.clientProxy != nil }
+
+// serverOptions builds fresh options for every (re)start: nats-server
+// fills in defaults on the struct it is given.
+func (c *Cluster) serverOptions(n *node) *server.Options {
+	o := &server.Options{
+		ServerName:         n.name,
+		Host:               c.opts.Host,
+		Port:               n.clientPort,
+		NoSigs:             true, // otherwise Ctrl-C in natsperf would os.Exit from inside the server
+		NoLog:              c.opts.Logger == nil,
+		JetStream:          true,
+		StoreDir:           n.storeDir,
+		JetStreamMaxMemory: c.opts.JetStreamMaxMemory,
+		JetStreamMaxStore:  c.opts.JetStreamMaxStore,
+	}
+	if n.proxied() {
+		// The server listens on free internal ports and advertises the
+		// proxy, so clients that discover servers stay behind the proxies.
+		o.Port = server.RANDOM_PORT
+		o.ClientAdvertise = n.clientProxy.addr
+	}
+	if !c.opts.clustered() {
+		return o // a cluster port would put a single server into clustered mode
+	}
+	o.Cluster = server.ClusterOpts{
+		Name: ClusterName,
+		Host: defaultHost,
+		Port: n.clusterPort,
+	}
+	o.Routes = c.routes()
+	if n.proxied() {
+		o.Cluster.Port = server.RANDOM_PORT
+		o.Cluster.Advertise = n.routeProxy.addr // gossiped routes go through the proxy too
+	}
+	return o
+}
+
+// routes lists every node's public cluster port, its own included: each
+// server ignores the route to itself, but nats-server sizes a fresh
+// JetStream meta group by len(Routes), so leaving it out would bootstrap a
+// 3-node cluster as a group of 2.
+func (c *Cluster) routes() []*url.URL {
+	routes := make([]*url.URL, 0, len(c.nodes))
+	for _, n := range c.nodes {
+		routes = append(routes, &url.URL{Scheme: "nats-route", Host: hostPort(defaultHost, n.clusterPort)})
+	}
+	return routes
+}
+
+// startNode creates and starts the server of slot n without waiting for it.
+func (c *Cluster) startNode(n *node) error {
+	s, err := server.NewServer(c.serverOptions(n))
+	if err != nil {
+		return fmt.Errorf("%s: %w", n.name, err)
+	}
+	prefix := ""
+	if c.opts.clustered() {
+		prefix = "[" + n.name + "] "
+	}
+	log := newNodeLogger(c.opts.Logger, prefix)
+	s.SetLogger(log, false, false)
+	id := s.ID()
+	n.id.Store(&id)
+
+	started := make(chan struct{})
+	c.mu.Lock()
+	n.srv, n.log, n.started = s, log, started
+	c.mu.Unlock()
+
+	// Start launches the accept loops and returns; with a large store to
+	// recover it can take a while, so it must not hold up ctx handling.
+	go func() {
+		defer close(started)
+		s.Start()
+	}()
+	return nil
+}
+
+// stopNode shuts the server of slot n down and waits for it.
+func (c *Cluster) stopNode(n *node) {
+	c.mu.Lock()
+	s, started := n.srv, n.started
+	n.srv, n.log, n.started = nil, nil, nil
+	c.mu.Unlock()
+	if s != nil {
+		// Shutting down halfway through Start could leave parts that Start
+		// brings up after Shutdown ran.
+		<-started
+		s.Shutdown()
+		s.WaitForShutdown()
+	}
+	n.id.Store(nil)
+}
+
+// listening reports whether s has opened its listeners; a server started
+// on a random client port keeps the port it got for Restart.
+func (c *Cluster) listening(n *node, s *server.Server) bool {
+	ca, ok := s.Addr().(*net.TCPAddr)
+	if !ok || (n.clusterPort != 0 && s.ClusterAddr() == nil) {
+		return false
+	}
+	c.mu.Lock()
+	if n.clientPort == server.RANDOM_PORT {
+		n.clientPort = ca.Port
+	}
+	c.mu.Unlock()
+	return true
+}
+
+// backend is the internal address a proxy of n forwards to, "" while n
+// has no listener.
+func (c *Cluster) backend(n *node, route bool) string {
+	c.mu.RLock()
+	s := n.srv
+	c.mu.RUnlock()
+	if s == nil {
+		return ""
+	}
+	if route {
+		if a := s.ClusterAddr(); a != nil {
+			return a.String()
+		}
+		return ""
+	}
+	if a := s.Addr(); a != nil {
+		return a.String()
+	}
+	return ""
+}
+
+func load(p *atomic.Pointer[string]) string {
+	if v := p.Load(); v != nil {
+		return *v
+	}
+	return ""
+}

@@ -1,0 +1,207 @@
+package js
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/stamp"
+)
+
+// BucketSpec is the KV bucket a command asks for.
+type BucketSpec struct {
+	Name     string
+	Storage  jetstream.StorageType
+	Replicas int
+	History  int
+	Asked    map[string]bool // "storage", "replicas", "history" given explicitly
+}
+
+// Bucket is a bucket ready for a run.
+type Bucket struct {
+	jetstream.KeyValue
+	Stream  *Stream // the bucket's stream, KV_<name>
+	Created bool
+}
+
+// EnsureBucket opens the bucket, creating it (marked) when missing. An existing bucket is used
+// as it is; its differences from what was asked are returned.
+func EnsureBucket(ctx context.Context, js jetstream.JetStream, spec BucketSpec) (*Bucket, []string, error) {
+	kv, err := js.KeyValue(ctx, spec.Name)
+	created := false
+	switch {
+	case err == nil:
+	case errors.Is(err, jetstream.ErrBucketNotFound):
+		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: spec.Name, Storage: spec.Storage, Replicas: max(spec.Replicas, 1),
+			History: uint8(max(spec.History, 1)), Metadata: mark(),
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("create bucket %s: %w", spec.Name, err)
+		}
+		created = true
+	default:
+		return nil, nil, fmt.Errorf("open bucket %s: %w", spec.Name, err)
+	}
+	s, err := js.Stream(ctx, "KV_"+spec.Name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bucket %s: %w", spec.Name, err)
+	}
+	info := s.CachedInfo()
+	b := &Bucket{KeyValue: kv, Stream: &Stream{Stream: s, Info: info, Created: created, Ours: Marked(info.Config.Metadata)}, Created: created}
+	var diffs []string
+	diff := func(key, got, want string) {
+		if spec.Asked[key] && got != want {
+			diffs = append(diffs, fmt.Sprintf("%s %s (asked %s)", key, got, want))
+		}
+	}
+	diff("storage", StorageName(info.Config.Storage), StorageName(spec.Storage))
+	diff("replicas", fmt.Sprint(info.Config.Replicas), fmt.Sprint(max(spec.Replicas, 1)))
+	diff("history", fmt.Sprint(info.Config.MaxMsgsPerSubject), fmt.Sprint(max(spec.History, 1)))
+	return b, diffs, nil
+}
+
+// Keys are the bench's keys "0".."n-1", built once so the hot loop formats nothing.
+func Keys(n int64) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}
+
+// FillBucket puts keys[from:] with stamped values of size bytes, before a get benchmark.
+func FillBucket(ctx context.Context, js jetstream.JetStream, bucket string, keys []string, size int) error {
+	buf := payload(size)
+	for i := 0; i < len(keys); {
+		end := min(len(keys), i+fillWindow)
+		for ; i < end; i++ {
+			data := append([]byte(nil), buf...)
+			if len(data) >= stamp.Size {
+				stamp.Put(data, stamp.MaxPublisher, uint64(i+1), time.Now().UnixNano())
+			}
+			if _, err := js.PublishAsync("$KV."+bucket+"."+keys[i], data); err != nil {
+				return fmt.Errorf("fill bucket %s: %w", bucket, err)
+			}
+		}
+		select {
+		case <-js.PublishAsyncComplete():
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("fill bucket %s: no acknowledgements for 30s", bucket)
+		}
+	}
+	return nil
+}
+
+// KVConfig configures KV putters and getters.
+type KVConfig struct {
+	Bucket     string        `json:"bucket"`
+	Size       int           `json:"size"`
+	Randomize  int64         `json:"randomize,omitempty"` // random keys among this many; 0: key = message number
+	Sleep      time.Duration `json:"sleep,omitempty"`
+	AckTimeout time.Duration `json:"timeout"`
+	Keys       []string      `json:"-"` // shared, read only
+	IDs        PublisherIDs  `json:"-"`
+	Acked      *Tally        `json:"-"`
+}
+
+// NewKV returns a putter (put) or getter.
+func NewKV(cfg KVConfig, put bool) bench.Client {
+	if cfg.AckTimeout <= 0 {
+		cfg.AckTimeout = DefaultAckTimeout
+	}
+	return &kvClient{cfg: cfg, put: put}
+}
+
+type kvClient struct {
+	cfg    KVConfig
+	put    bool
+	conn   *bench.Conn
+	kv     jetstream.KeyValue
+	buf    []byte
+	offset int64 // first key of the client's share when not randomized
+	rng    *rand.Rand
+}
+
+func (k *kvClient) Prepare(ctx context.Context, env *bench.Env) error {
+	conn, js, err := dial(ctx, env, jetstream.WithDefaultTimeout(k.cfg.AckTimeout))
+	if err != nil {
+		return err
+	}
+	k.conn = conn
+	if k.kv, err = js.KeyValue(ctx, k.cfg.Bucket); err != nil {
+		return fmt.Errorf("bucket %s: %w", k.cfg.Bucket, err)
+	}
+	k.buf = payload(k.cfg.Size)
+	k.offset = int64(env.Index) * env.Share
+	k.rng = rand.New(rand.NewPCG(rand.Uint64(), uint64(env.ID)))
+	return nil
+}
+
+func (k *kvClient) key(i int64) string {
+	if k.cfg.Randomize > 0 {
+		return k.cfg.Keys[k.rng.Int64N(int64(len(k.cfg.Keys)))]
+	}
+	return k.cfg.Keys[(k.offset+i)%int64(len(k.cfg.Keys))]
+}
+
+// Run puts or gets the share one at a time, recording each round trip. A get of a missing key
+// counts as an error.
+func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
+	clk, rec := env.Clock, env.Rec
+	id := k.cfg.IDs.For(env.Index)
+	stamped := len(k.buf) >= stamp.Size
+	timer := newStoppedTimer()
+	rec.Begin(clk.Now())
+	for i := int64(0); env.Share == 0 || i < env.Share; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		key := k.key(i)
+		sent := clk.Now()
+		n := len(k.buf)
+		var err error
+		if k.put {
+			if stamped {
+				stamp.Put(k.buf, id, uint64(i+1), sent)
+			}
+			_, err = k.kv.Put(ctx, key, k.buf)
+		} else {
+			var e jetstream.KeyValueEntry
+			if e, err = k.kv.Get(ctx, key); err == nil {
+				n = len(e.Value())
+			}
+		}
+		now := clk.Now()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if fatal(err) || errors.Is(err, jetstream.ErrBucketNotFound) {
+				return connErr(k.conn, "kv", err)
+			}
+			count(&rec.Events, err)
+			continue
+		}
+		rec.Op(now, n, now-sent)
+		if k.put && k.cfg.Acked != nil {
+			k.cfg.Acked.Add(1)
+		}
+		if k.cfg.Sleep > 0 {
+			if err := sleepCtx(ctx, timer, k.cfg.Sleep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (k *kvClient) Close() {}

@@ -1,0 +1,218 @@
+package js
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/units"
+)
+
+// Mark is the metadata natsperf puts on every stream, bucket and consumer it creates. Only what
+// carries it may be purged or deleted without --force.
+const (
+	MarkKey   = "created-by"
+	MarkValue = "natsperf"
+)
+
+// Marked reports whether metadata carries natsperf's mark.
+func Marked(md map[string]string) bool { return md[MarkKey] == MarkValue }
+
+func mark() map[string]string { return map[string]string{MarkKey: MarkValue} }
+
+// StreamSpec is the stream a command asks for.
+type StreamSpec struct {
+	Name        string
+	Subjects    []string // on creation
+	Storage     jetstream.StorageType
+	Replicas    int
+	MaxBytes    int64
+	DedupWindow time.Duration
+	// PersistAsync asks for asynchronous flushes (file storage, R1, no atomic batches).
+	PersistAsync bool
+	// Create allows creating the stream when it is missing.
+	Create bool
+	// Asked names the settings the user gave explicitly: "storage", "replicas", "maxbytes",
+	// "dedup-window", "persistasync". Only those are compared with an existing stream.
+	Asked map[string]bool
+}
+
+// Stream is a stream ready for a run.
+type Stream struct {
+	jetstream.Stream
+	Info    *jetstream.StreamInfo
+	Created bool // by this run
+	Ours    bool // carries natsperf's mark
+}
+
+// ErrStreamMissing is returned when a stream does not exist and may not be created.
+var ErrStreamMissing = errors.New("stream not found")
+
+// EnsureStream opens spec.Name, creating it (marked) when it is missing and creation is
+// allowed. An existing stream is used as it is: its differences from what was asked are
+// returned as one line each, never applied.
+func EnsureStream(ctx context.Context, js jetstream.JetStream, spec StreamSpec) (*Stream, []string, error) {
+	s, err := js.Stream(ctx, spec.Name)
+	switch {
+	case err == nil:
+		info := s.CachedInfo()
+		st := &Stream{Stream: s, Info: info, Ours: Marked(info.Config.Metadata)}
+		return st, Differences(info.Config, spec), nil
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+	default:
+		return nil, nil, fmt.Errorf("look up stream %s: %w", spec.Name, err)
+	}
+	if !spec.Create {
+		return nil, nil, fmt.Errorf("%w: %s", ErrStreamMissing, spec.Name)
+	}
+	cfg := spec.Config()
+	s, err = js.CreateStream(ctx, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create stream %s: %w", spec.Name, err)
+	}
+	return &Stream{Stream: s, Info: s.CachedInfo(), Created: true, Ours: true}, nil, nil
+}
+
+// Config is the stream natsperf creates for spec: marked, direct gets allowed, and atomic batch
+// publishing allowed unless the flushes are asynchronous (the server forbids the two together).
+func (spec StreamSpec) Config() jetstream.StreamConfig {
+	cfg := jetstream.StreamConfig{
+		Name:               spec.Name,
+		Subjects:           spec.Subjects,
+		Storage:            spec.Storage,
+		Replicas:           max(spec.Replicas, 1),
+		MaxBytes:           spec.MaxBytes,
+		Duplicates:         spec.DedupWindow,
+		AllowDirect:        true,
+		AllowAtomicPublish: !spec.PersistAsync,
+		Metadata:           mark(),
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = -1
+	}
+	if spec.PersistAsync {
+		cfg.PersistMode = jetstream.AsyncPersistMode
+	}
+	return cfg
+}
+
+// Differences lists, one line each, where an existing stream differs from the settings the user
+// asked for explicitly.
+func Differences(have jetstream.StreamConfig, spec StreamSpec) []string {
+	var out []string
+	diff := func(key, got, want string) {
+		if spec.Asked[key] && got != want {
+			out = append(out, fmt.Sprintf("%s %s (asked %s)", key, got, want))
+		}
+	}
+	diff("storage", StorageName(have.Storage), StorageName(spec.Storage))
+	diff("replicas", fmt.Sprint(have.Replicas), fmt.Sprint(max(spec.Replicas, 1)))
+	diff("maxbytes", sizeOrUnlimited(have.MaxBytes), sizeOrUnlimited(spec.MaxBytes))
+	diff("dedup-window", have.Duplicates.String(), spec.DedupWindow.String())
+	diff("persistasync", fmt.Sprint(have.PersistMode == jetstream.AsyncPersistMode), fmt.Sprint(spec.PersistAsync))
+	return out
+}
+
+func sizeOrUnlimited(n int64) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return units.FormatSize(n)
+}
+
+// StorageName is "file" or "memory".
+func StorageName(t jetstream.StorageType) string {
+	if t == jetstream.MemoryStorage {
+		return "memory"
+	}
+	return "file"
+}
+
+// ParseStorage reads --storage.
+func ParseStorage(s string) (jetstream.StorageType, error) {
+	switch strings.ToLower(s) {
+	case "file", "":
+		return jetstream.FileStorage, nil
+	case "memory", "mem":
+		return jetstream.MemoryStorage, nil
+	}
+	return 0, fmt.Errorf("--storage must be file or memory, got %q", s)
+}
+
+// RefusePurge explains why a stream may not be purged, or returns nil when it may.
+func (s *Stream) RefusePurge(force bool) error {
+	if s.Ours || force {
+		return nil
+	}
+	return fmt.Errorf("refusing to purge stream %s: natsperf did not create it (no %s=%s metadata); pass --force to purge it anyway",
+		s.Info.Config.Name, MarkKey, MarkValue)
+}
+
+// Purge empties the stream after RefusePurge allowed it, and refreshes Info.
+func (s *Stream) Purge(ctx context.Context, force bool) error {
+	if err := s.RefusePurge(force); err != nil {
+		return err
+	}
+	if err := s.Stream.Purge(ctx); err != nil {
+		return fmt.Errorf("purge stream %s: %w", s.Info.Config.Name, err)
+	}
+	return s.Refresh(ctx)
+}
+
+// Refresh reloads Info.
+func (s *Stream) Refresh(ctx context.Context) error {
+	info, err := s.Stream.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("stream info %s: %w", s.Info.Config.Name, err)
+	}
+	s.Info = info
+	return nil
+}
+
+// Takes reports whether a literal subject is stored by the stream.
+func (s *Stream) Takes(subject string) bool {
+	for _, f := range s.Info.Config.Subjects {
+		if SubjectMatches(f, subject) {
+			return true
+		}
+	}
+	return false
+}
+
+// SubjectMatches reports whether literal subject matches filter (with * and > wildcards).
+func SubjectMatches(filter, subject string) bool {
+	ft, st := strings.Split(filter, "."), strings.Split(subject, ".")
+	for i, t := range ft {
+		if t == ">" {
+			return len(st) > i
+		}
+		if i >= len(st) || (t != "*" && t != st[i]) {
+			return false
+		}
+	}
+	return len(ft) == len(st)
+}
+
+// FillSubject is a literal subject the stream stores, for filling it: its first literal subject,
+// or its first filter with the wildcards replaced by "natsperf".
+func (s *Stream) FillSubject() (string, error) {
+	for _, f := range s.Info.Config.Subjects {
+		if !strings.ContainsAny(f, "*>") {
+			return f, nil
+		}
+	}
+	for _, f := range s.Info.Config.Subjects {
+		toks := strings.Split(f, ".")
+		for i, t := range toks {
+			if t == "*" || t == ">" {
+				toks[i] = "natsperf"
+			}
+		}
+		return strings.Join(toks, "."), nil
+	}
+	return "", fmt.Errorf("stream %s has no subjects to fill it through", s.Info.Config.Name)
+}

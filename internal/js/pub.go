@@ -1,0 +1,229 @@
+package js
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/stamp"
+)
+
+// Publish modes.
+const (
+	Sync  = "sync"
+	Async = "async"
+	Batch = "batch"
+)
+
+// PubConfig configures JetStream publishers.
+type PubConfig struct {
+	Mode            string        `json:"mode"` // sync, async, batch
+	Stream          string        `json:"stream"`
+	Subject         string        `json:"subject"`
+	Size            int           `json:"size"`
+	Batch           int           `json:"batch"` // async: acks awaited per window; batch: messages per atomic batch
+	Dedup           bool          `json:"dedup"` // set a Nats-Msg-Id on every message
+	MultiSubject    bool          `json:"multisubject"`
+	MultiSubjectMax int           `json:"multisubject_max"`
+	Rate            float64       `json:"rate,omitempty"`
+	Duration        time.Duration `json:"duration,omitempty"`
+	Sleep           time.Duration `json:"sleep,omitempty"`
+	AckTimeout      time.Duration `json:"ack_timeout"`
+	IDs             PublisherIDs  `json:"-"`
+	// Acked, when set, adds up the messages acknowledged by all publishers (for the storage
+	// estimate).
+	Acked *Tally `json:"-"`
+}
+
+// PublisherIDs hands out the publisher ids written into stamps; the random base keeps two
+// natsperf processes publishing to one stream apart.
+type PublisherIDs uint32
+
+// NewPublisherIDs draws a random base.
+func NewPublisherIDs() PublisherIDs { return PublisherIDs(rand.Uint32N(2048) << 12) }
+
+// For returns the id of client index (0-based).
+func (p PublisherIDs) For(index int) uint32 {
+	id := (uint32(p) + uint32(index) + 1) & stamp.MaxPublisher
+	if id == 0 {
+		id = 1
+	}
+	return id
+}
+
+// NewPublisher returns a publisher client for cfg.Mode.
+func NewPublisher(cfg PubConfig) bench.Client {
+	if cfg.AckTimeout <= 0 {
+		cfg.AckTimeout = DefaultAckTimeout
+	}
+	switch cfg.Mode {
+	case Async:
+		return &asyncPub{pubBase: pubBase{cfg: cfg}}
+	case Batch:
+		return &batchPub{pubBase: pubBase{cfg: cfg}}
+	}
+	return &syncPub{pubBase: pubBase{cfg: cfg}}
+}
+
+// pubBase is what every publisher mode shares.
+type pubBase struct {
+	cfg      PubConfig
+	conn     *bench.Conn
+	js       jetstream.JetStream
+	subjects []string
+	runID    string // message id prefix with --dedup
+}
+
+func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream.JetStreamOpt) error {
+	opts = append(opts, jetstream.WithDefaultTimeout(p.cfg.AckTimeout))
+	c, js, err := dial(ctx, env, opts...)
+	if err != nil {
+		return err
+	}
+	p.conn, p.js = c, js
+	if p.cfg.MultiSubject {
+		n := max(p.cfg.MultiSubjectMax, 1)
+		if env.Share > 0 && env.Share < int64(n) {
+			n = int(env.Share)
+		}
+		p.subjects = subjectsFor(p.cfg.Subject, n)
+	}
+	p.runID = strconv.FormatUint(rand.Uint64(), 36) + "-" + strconv.Itoa(env.ID) + "-"
+	return nil
+}
+
+func (p *pubBase) subject(i int64) string {
+	if p.subjects == nil {
+		return p.cfg.Subject
+	}
+	return p.subjects[i%int64(len(p.subjects))]
+}
+
+// share is how many messages the client publishes: its share, or rate x duration when paced.
+func (p *pubBase) share(env *bench.Env) (uint64, pace.Constant) {
+	pacer := pace.Constant{Rate: p.cfg.Rate, Count: env.Count, Index: env.Index}
+	share := uint64(env.Share)
+	if p.cfg.Rate > 0 && share == 0 && p.cfg.Duration > 0 {
+		share = pacer.Total(p.cfg.Duration)
+	}
+	return share, pacer
+}
+
+// msgID writes the message id of sequence seq into buf and returns it as a string that shares
+// buf's memory: the header is encoded on publish, so no string is allocated per message.
+func (p *pubBase) msgID(buf []byte, seq uint64) string {
+	b := append(buf[:0], p.runID...)
+	b = strconv.AppendUint(b, seq, 10)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// idHeader is a header holding only a message id, to be overwritten in place.
+func idHeader() (nats.Header, []byte) {
+	return nats.Header{jetstream.MsgIDHeader: []string{""}}, make([]byte, 0, 64)
+}
+
+// Close has nothing to release: the runner closes the connection.
+func (p *pubBase) Close() {}
+
+// syncPub publishes one message at a time and waits for each ack.
+type syncPub struct {
+	pubBase
+	msg   nats.Msg
+	idBuf []byte
+}
+
+func (p *syncPub) Prepare(ctx context.Context, env *bench.Env) error {
+	if err := p.prepare(ctx, env); err != nil {
+		return err
+	}
+	p.msg.Data = payload(p.cfg.Size)
+	if p.cfg.Dedup {
+		p.msg.Header, p.idBuf = idHeader()
+	}
+	return nil
+}
+
+// Run publishes the share, recording each publish-to-ack round trip. At a fixed rate, latency
+// counts from each message's intended send time.
+func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
+	clk, rec, m := env.Clock, env.Rec, &p.msg
+	id := p.cfg.IDs.For(env.Index)
+	stamped := len(m.Data) >= stamp.Size
+	share, pacer := p.share(env)
+	paced := p.cfg.Rate > 0
+	var deadline int64
+	if p.cfg.Duration > 0 {
+		deadline = env.Start + int64(p.cfg.Duration)
+	}
+	timer := newStoppedTimer()
+	if paced {
+		rec.Begin(env.Start)
+	} else {
+		rec.Begin(clk.Now())
+	}
+	for i := uint64(0); share == 0 || i < share; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sent := clk.Now()
+		if !paced && deadline != 0 && sent >= deadline {
+			break
+		}
+		intended := sent
+		if paced {
+			intended = env.Start + int64(pacer.Intended(i))
+			if wait := time.Duration(intended - sent); wait > 0 {
+				if err := sleepCtx(ctx, timer, wait); err != nil {
+					return err
+				}
+				sent = clk.Now()
+			}
+		}
+		if stamped {
+			stamp.Put(m.Data, id, i+1, intended)
+		}
+		m.Subject = p.subject(int64(i))
+		if p.cfg.Dedup {
+			m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBuf, i+1)
+		}
+		_, err := p.js.PublishMsg(ctx, m)
+		now := clk.Now()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if fatal(err) {
+				return connErr(p.conn, "publish", err)
+			}
+			count(&rec.Events, err)
+			continue
+		}
+		if p.cfg.Acked != nil {
+			p.cfg.Acked.Add(1)
+		}
+		if paced {
+			rec.OpCorrected(now, len(m.Data), now-intended, now-sent)
+		} else {
+			rec.Op(now, len(m.Data), now-sent)
+		}
+		if p.cfg.Sleep > 0 {
+			if err := sleepCtx(ctx, timer, p.cfg.Sleep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// errNoAcks ends a publisher whose acks stopped coming.
+func errNoAcks(n int64, d time.Duration) error {
+	return fmt.Errorf("%d publish acknowledgements still missing after %v", n, d)
+}

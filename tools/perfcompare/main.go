@@ -1,0 +1,203 @@
+// Command perfcompare measures natsperf against a bare nats.go loop on the same server,
+// alternating the two in one run so both see the same machine, and compares the peak memory
+// of runs of different lengths. It is how docs/performance.md's numbers are made:
+//
+//	go build -o /tmp/natsperf ./cmd/natsperf
+//	/tmp/natsperf server --port 4333 &
+//	go run ./tools/perfcompare -natsperf /tmp/natsperf -s nats://127.0.0.1:4333
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+func main() {
+	bin := flag.String("natsperf", "natsperf", "natsperf binary")
+	url := flag.String("s", "nats://127.0.0.1:4222", "server URL")
+	rounds := flag.Int("rounds", 5, "alternations per case")
+	msgs := flag.Int("msgs", 2_000_000, "messages per run")
+	size := flag.Int("size", 16, "payload size")
+	mem := flag.Bool("mem", true, "also compare peak memory of 1M and 10M message runs")
+	flag.Parse()
+	if err := run(*bin, *url, *rounds, *msgs, *size, *mem); err != nil {
+		fmt.Fprintln(os.Stderr, "perfcompare:", err)
+		os.Exit(1)
+	}
+}
+
+type sample struct{ bare, np float64 }
+
+func run(bin, url string, rounds, msgs, size int, mem bool) error {
+	cases := []struct {
+		name string
+		bare func() (float64, error)
+		args []string
+		grp  string
+	}{
+		{"pub-only", func() (float64, error) { return barePub(url, msgs, size) }, []string{"pub", "perf.pub"}, "pub"},
+		{"pub/sub 1:1 (publisher rate)", func() (float64, error) { return barePubSub(url, msgs, size) }, []string{"pubsub", "perf.ps", "--pub", "1", "--sub", "1"}, "sub"},
+	}
+	for _, c := range cases {
+		var ss []sample
+		for i := 0; i < rounds; i++ {
+			b, err := c.bare()
+			if err != nil {
+				return fmt.Errorf("%s bare: %w", c.name, err)
+			}
+			args := append(append([]string{}, c.args...), "-s", url, "--msgs", fmt.Sprint(msgs), "--size", fmt.Sprint(size), "--json", "--no-progress")
+			n, _, err := natsperf(bin, c.grp, args...)
+			if err != nil {
+				return fmt.Errorf("%s natsperf: %w", c.name, err)
+			}
+			ss = append(ss, sample{b, n})
+			fmt.Printf("%-30s round %d: bare %12.0f msgs/s  natsperf %12.0f msgs/s  ratio %.3f\n", c.name, i+1, b, n, n/b)
+		}
+		fmt.Printf("%-30s median ratio natsperf/bare: %.3f (median bare %.0f, natsperf %.0f msgs/s)\n\n", c.name, medianRatio(ss), median(ss, true), median(ss, false))
+	}
+	if mem {
+		for _, n := range []int{1_000_000, 10_000_000} {
+			_, rss, err := natsperf(bin, "pub", "pub", "perf.mem", "-s", url, "--msgs", fmt.Sprint(n), "--size", fmt.Sprint(size), "--json", "--no-progress")
+			if err != nil {
+				return err
+			}
+			fmt.Printf("peak RSS, pub %10d msgs: %6.1f MiB\n", n, float64(rss)/1024)
+		}
+	}
+	return nil
+}
+
+func medianRatio(ss []sample) float64 {
+	r := make([]float64, len(ss))
+	for i, s := range ss {
+		r[i] = s.np / s.bare
+	}
+	sort.Float64s(r)
+	return r[len(r)/2]
+}
+
+func median(ss []sample, bare bool) float64 {
+	r := make([]float64, len(ss))
+	for i, s := range ss {
+		r[i] = s.np
+		if bare {
+			r[i] = s.bare
+		}
+	}
+	sort.Float64s(r)
+	return r[len(r)/2]
+}
+
+// natsperf runs the binary and returns the named group's aggregate msgs/sec and the peak RSS
+// of the process in KiB.
+func natsperf(bin, group string, args ...string) (float64, int64, error) {
+	cmd := exec.Command(bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	var res struct {
+		Groups []struct {
+			Name      string
+			Aggregate struct {
+				MsgsPerSec float64 `json:"msgs_per_sec"`
+			}
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return 0, 0, err
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	for _, g := range res.Groups {
+		if g.Name == group {
+			return g.Aggregate.MsgsPerSec, rss, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("no group %q", group)
+}
+
+// barePub is the baseline: Publish in a loop, then Flush; rate over the whole loop.
+func barePub(url string, msgs, size int) (float64, error) {
+	nc, err := nats.Connect(url)
+	if err != nil {
+		return 0, err
+	}
+	defer nc.Close()
+	buf := make([]byte, size)
+	start := time.Now()
+	for i := 0; i < msgs; i++ {
+		if err := nc.Publish("perf.bare", buf); err != nil {
+			return 0, err
+		}
+	}
+	if err := nc.Flush(); err != nil {
+		return 0, err
+	}
+	return float64(msgs) / time.Since(start).Seconds(), nil
+}
+
+// barePubSub publishes on one connection and counts on another; the rate is the
+// subscriber's, from its first to its last message, as natsperf's sub group measures it.
+func barePubSub(url string, msgs, size int) (float64, error) {
+	sc, err := nats.Connect(url)
+	if err != nil {
+		return 0, err
+	}
+	defer sc.Close()
+	var n atomic.Int64
+	var first, last atomic.Int64
+	done := make(chan struct{})
+	sub, err := sc.Subscribe("perf.bareps", func(*nats.Msg) {
+		c := n.Add(1)
+		now := time.Now().UnixNano()
+		if c == 1 {
+			first.Store(now)
+		}
+		if c == int64(msgs) {
+			last.Store(now)
+			close(done)
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	_ = sub.SetPendingLimits(-1, -1)
+	if err := sc.Flush(); err != nil {
+		return 0, err
+	}
+	pc, err := nats.Connect(url)
+	if err != nil {
+		return 0, err
+	}
+	defer pc.Close()
+	buf := make([]byte, size)
+	for i := 0; i < msgs; i++ {
+		if err := pc.Publish("perf.bareps", buf); err != nil {
+			return 0, err
+		}
+	}
+	if err := pc.Flush(); err != nil {
+		return 0, err
+	}
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		return 0, fmt.Errorf("subscriber got %d of %d", n.Load(), msgs)
+	}
+	return float64(msgs-1) / (float64(last.Load()-first.Load()) / 1e9), nil
+}
