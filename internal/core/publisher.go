@@ -81,7 +81,14 @@ func (p *Publisher) subject(i int64) string {
 	return p.subjects[i%int64(len(p.subjects))]
 }
 
-// unpaced is the hot loop: one clock read, a stamp, a publish and a record per message.
+// clockEvery is how often the unpaced loop reads the clock. A clock read costs about as
+// much as a fifth of a 16-byte publish; at full speed, stamping 8 messages with one reading
+// errs by a couple of microseconds, far below the queueing latency such a run measures.
+// Fixed-rate publishers stamp every message with its own intended time instead.
+const clockEvery = 8
+
+// unpaced is the hot loop: a stamp, a publish and a record per message; a clock read and a
+// stop check every clockEvery messages.
 func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() bool) error {
 	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
 	id := p.cfg.IDs.For(env.Index)
@@ -94,14 +101,22 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 	if p.cfg.Sleep > 0 {
 		sleeper = newStoppedTimer()
 	}
-	rec.Begin(clk.Now())
-	for i := int64(0); !env.Bounded || i < env.Share; i++ {
-		if stopped() {
-			return ctx.Err()
-		}
-		now := clk.Now()
-		if deadline != 0 && now >= deadline {
-			break
+	every := int64(clockEvery)
+	if sleeper != nil {
+		every = 1 // a sleeping publisher's stamps must not inherit a reading from sleeps ago
+	}
+	now := clk.Now()
+	rec.Begin(now)
+	for i, tick := int64(0), int64(0); !env.Bounded || i < env.Share; i++ {
+		if tick--; tick <= 0 {
+			tick = every
+			if stopped() {
+				return ctx.Err()
+			}
+			now = clk.Now()
+			if deadline != 0 && now >= deadline {
+				break
+			}
 		}
 		if stamped {
 			stamp.Put(buf, id, uint64(i+1), now)

@@ -28,6 +28,8 @@ type Subscriber struct {
 	cfg    SubConfig
 	conn   *bench.Conn
 	rec    *record.Recorder
+	clk    record.Clock
+	share  int64
 	sub    *nats.Subscription
 	done   chan struct{} // closed by the callback at the share
 	exited chan struct{} // closed once the library's delivery goroutine is gone
@@ -42,16 +44,8 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) error {
 	if err != nil {
 		return err
 	}
-	s.conn, s.rec = c, env.Rec
-	s.done = make(chan struct{})
-	s.exited = make(chan struct{})
-	rec, clk, share := env.Rec, env.Clock, env.Share
-	handler := func(m *nats.Msg) {
-		rec.Received(clk.Now(), m.Data)
-		if rec.Progress() == share {
-			close(s.done)
-		}
-	}
+	s.init(c, env)
+	handler := s.handle
 	subject := s.cfg.Subject
 	if s.cfg.MultiSubject {
 		subject = wildcardFor(subject)
@@ -70,6 +64,20 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) error {
 	}
 	// The subscription must be known to the server before any publisher starts.
 	return c.FlushTimeout(10 * time.Second)
+}
+
+func (s *Subscriber) init(c *bench.Conn, env *bench.Env) {
+	s.conn, s.rec, s.clk, s.share = c, env.Rec, env.Clock, env.Share
+	s.done = make(chan struct{})
+	s.exited = make(chan struct{})
+}
+
+// handle is the receive callback: one clock read and one record per message.
+func (s *Subscriber) handle(m *nats.Msg) {
+	s.rec.Received(s.clk.Now(), m.Data)
+	if s.rec.Progress() == s.share {
+		close(s.done)
+	}
 }
 
 // Run waits for the share, the idle timeout, a lost connection or ctx.
