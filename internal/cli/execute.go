@@ -33,6 +33,10 @@ func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchF
 		Workload:   plan.Settings,
 	}
 	plan.Latency = !bf.NoLatency
+	if a.capture != nil {
+		a.capture.add(plan, bf, nil)
+		return nil
+	}
 	logTo := a.streams.Out
 	if a.out.JSON {
 		logTo = a.streams.Err

@@ -83,6 +83,12 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 		Kind: kind, Stream: sf.Stream, Batch: j.Batch, IdleTimeout: bf.IdleTimeout, AckTimeout: sf.AckTimeout,
 		Consumer: js.ConsumerSpec{Name: "natsperf-pubsub", Acks: "explicit", Deliver: "all", StartSeq: st.Info.State.LastSeq + 1},
 	}
+	// Only this run's subject: a stream shared with other publishers (a scenario's instances,
+	// or 'default.>' holding every app) must not count their messages as this run's.
+	ccfg.Consumer.Filter = subject
+	if subj.MultiSubject {
+		ccfg.Consumer.Filter = subject + ".>"
+	}
 	if kind == js.Ordered {
 		ccfg.Consumer.Name = ""
 	} else {

@@ -10,8 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/progress"
+	"github.com/natsperf/natsperf/internal/result"
 )
 
 // jsSession is a JetStream command's target plus a setup connection for creating, purging and
@@ -24,6 +26,7 @@ type jsSession struct {
 	warnings []string
 	report   []streamReport
 	after    []func(ctx context.Context) // cleanup after the run (delete this run's consumer)
+	detached bool                        // captured: the scenario runner finishes and closes it
 }
 
 type streamReport struct {
@@ -35,12 +38,18 @@ type streamReport struct {
 // openJS opens the target (an embedded cluster of max(3, replicas) nodes when replicas > 1 and
 // no server is given) and the setup connection.
 func (a *app) openJS(cmd *cobra.Command, replicas int) (*jsSession, error) {
+	return a.openJSWith(cmd, replicas, embedded.Options{})
+}
+
+// openJSWith is openJS with the embedded cluster's options; eo.Nodes is a minimum.
+func (a *app) openJSWith(cmd *cobra.Command, replicas int, eo embedded.Options) (*jsSession, error) {
 	ctx := runCtx(cmd)
 	nodes := 1
 	if replicas > 1 {
 		nodes = max(3, replicas)
 	}
-	t, err := a.openTarget(ctx, nodes)
+	eo.Nodes = max(eo.Nodes, nodes)
+	t, err := a.openTargetWith(ctx, eo)
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +72,9 @@ func (a *app) openJS(cmd *cobra.Command, replicas int) (*jsSession, error) {
 }
 
 func (s *jsSession) close() {
+	if s.detached {
+		return
+	}
 	s.nc.Close()
 	s.t.close()
 }
@@ -91,6 +103,11 @@ func (a *app) runJS(cmd *cobra.Command, s *jsSession, plan *bench.Plan, bf bench
 	}
 	plan.Latency = !bf.NoLatency
 	plan.Corrected = bf.Rate > 0
+	if a.capture != nil {
+		s.detached = true
+		a.capture.add(plan, bf, s.finish)
+		return nil
+	}
 	runner := &bench.Runner{
 		Dial:     s.t.dialer(),
 		Grace:    s.t.grace(),
@@ -114,6 +131,22 @@ func (a *app) runJS(cmd *cobra.Command, s *jsSession, plan *bench.Plan, bf bench
 			res.Servers[i].Embedded = true
 		}
 	}
+	s.finishOn(ctx, res)
+	err = a.render(res)
+	if herr := a.saveHist(bf.Hist, res); herr != nil && err == nil {
+		err = herr
+	}
+	return err
+}
+
+// finish adds the streams' state and the setup warnings to res, then closes the session.
+func (s *jsSession) finish(ctx context.Context, res *result.Result) {
+	s.finishOn(ctx, res)
+	s.detached = false
+	s.close()
+}
+
+func (s *jsSession) finishOn(ctx context.Context, res *result.Result) {
 	// Ctrl-C must not cost the stream state: read it on a context of its own.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
@@ -133,9 +166,4 @@ func (a *app) runJS(cmd *cobra.Command, s *jsSession, plan *bench.Plan, bf bench
 		res.Streams = append(res.Streams, st)
 	}
 	res.Warnings = append(res.Warnings, s.warnings...)
-	err = a.render(res)
-	if herr := a.saveHist(bf.Hist, res); herr != nil && err == nil {
-		err = herr
-	}
-	return err
 }

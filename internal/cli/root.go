@@ -53,7 +53,11 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func newRoot(s *Streams) *cobra.Command {
+func newRoot(s *Streams) *cobra.Command { return newRootCapture(s, nil) }
+
+// newRootCapture builds the command tree; with c set, benchmark commands hand their plans to c
+// instead of running them (the scenario runner, run.go).
+func newRootCapture(s *Streams, c *capture) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "natsperf",
 		Short: "Measure how fast and how correct a NATS / JetStream deployment is",
@@ -72,11 +76,12 @@ nats-server with JetStream, so every command works on a fresh machine.`,
 	conn.register(root)
 	out := &outputFlags{}
 	out.register(root)
-	app := &app{streams: s, conn: conn, out: out}
+	app := &app{streams: s, conn: conn, out: out, capture: c}
 	root.AddCommand(
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
 		app.jsCmd(), app.kvCmd(), app.cleanCmd(),
 		app.serverCmd(), versionCmd(s),
+		app.runCmd(), app.reportCmd(), app.compareCmd(),
 	)
 	// Cobra's own completion command, with its help pointing at the shells it supports.
 	root.CompletionOptions.DisableDefaultCmd = false
@@ -88,6 +93,7 @@ type app struct {
 	streams *Streams
 	conn    *connFlags
 	out     *outputFlags
+	capture *capture // set while a scenario collects plans (capture.go)
 }
 
 // args checks positional arguments with a usage error.

@@ -17,18 +17,27 @@ import (
 type target struct {
 	settings connect.Settings // resolved; holds secrets, print only Redacted()
 	embedded *embedded.Cluster
+	shared   bool // a scenario's target: its owner closes it
 }
 
 // openTarget resolves the connection flags. With no server anywhere it starts an embedded
 // nats-server of nodes nodes and says so on stderr.
 func (a *app) openTarget(ctx context.Context, nodes int) (*target, error) {
+	return a.openTargetWith(ctx, embedded.Options{Nodes: nodes})
+}
+
+// openTargetWith is openTarget with the embedded server's options (fault runs: pausable).
+func (a *app) openTargetWith(ctx context.Context, eo embedded.Options) (*target, error) {
+	if a.capture != nil {
+		return a.capture.target, nil // the scenario's, shared by its workloads
+	}
 	resolved, specified, err := connect.Resolve(a.conn.s, a.streams.Env)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	t := &target{settings: resolved}
 	if !specified {
-		c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes})
+		c, err := embedded.Start(ctx, eo)
 		if err != nil {
 			return nil, fmt.Errorf("start embedded server: %w", err)
 		}
@@ -63,7 +72,7 @@ func (t *target) grace() time.Duration {
 }
 
 func (t *target) close() {
-	if t.embedded != nil {
+	if t.embedded != nil && !t.shared {
 		t.embedded.Shutdown()
 	}
 }

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/internal/verify"
+)
+
+// checkVerifySize refuses --verify on messages too small to carry a stamp.
+func checkVerifySize(ff *faultFlags, size int64) error {
+	if ff.Verify && size < stamp.Size {
+		return usagef("--verify needs --size of at least %d B: smaller messages carry no stamp", stamp.Size)
+	}
+	return nil
+}
+
+// attachCoreVerify adds the receivers' view of delivery to the Result of a core NATS run.
+func attachCoreVerify(plan *bench.Plan, ff *faultFlags) {
+	if !ff.Verify {
+		return
+	}
+	chain(plan, func(_ context.Context, res *result.Result) {
+		v := receiversVerify(res)
+		res.Verify = &v
+	})
+}
+
+// jsVerify is what a JetStream --verify run needs to read its messages back.
+type jsVerify struct {
+	acks     *verify.Acks
+	ref      *streamRef
+	subjects []string
+	fromSeq  uint64
+}
+
+// attachJSVerify reconciles the stream against the publishers' acknowledgements after the run.
+func attachJSVerify(plan *bench.Plan, ff *faultFlags, jv *jsVerify) {
+	if !ff.Verify {
+		return
+	}
+	chain(plan, func(ctx context.Context, res *result.Result) {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		rv := receiversVerify(res)
+		v := verify.Reconcile(ctx, verify.Source{
+			JS: jv.ref.js, Stream: jv.ref.name, Subjects: jv.subjects, FromSeq: jv.fromSeq,
+			Metadata: map[string]string{js.MarkKey: js.MarkValue},
+		}, jv.acks)
+		v.Sent = rv.Sent
+		v.Delivered, v.Lost, v.Duplicated, v.OutOfOrder = rv.Delivered, rv.Lost, rv.Duplicated, rv.OutOfOrder
+		v.Unavailable = rv.Unavailable
+		res.Verify = &v
+	})
+}
+
+// receiversVerify sums what was sent and what the receivers' stamps say.
+func receiversVerify(res *result.Result) result.Verify {
+	var v result.Verify
+	for _, g := range res.Groups {
+		a := g.Aggregate
+		if g.Name == "pub" {
+			v.Sent += a.Msgs
+			continue
+		}
+		if c := a.Correctness; c != nil {
+			v.Delivered += c.Received - c.Duplicated
+			v.Lost += c.Lost
+			v.Duplicated += c.Duplicated
+			v.OutOfOrder += c.OutOfOrder
+		}
+	}
+	v.Unavailable = unavailable(res).Duration
+	return v
+}
+
+// runSubjects are the subjects a publisher run writes: SUBJECT, or SUBJECT.> with --multisubject.
+func runSubjects(subject string, multi bool) []string {
+	if multi {
+		return []string{subject + ".>"}
+	}
+	return []string{subject}
+}
