@@ -6,8 +6,10 @@ package bench
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/natsperf/natsperf/internal/record"
+	"github.com/natsperf/natsperf/internal/result"
 )
 
 // Plan is one run: what to print at the start, the settings to echo, and the client groups that
@@ -20,6 +22,13 @@ type Plan struct {
 	Groups   []*Group
 	// Latency enables latency histograms; Corrected adds the uncorrected one (fixed rates).
 	Latency, Corrected bool
+	// During, when set, runs alongside the clients from the start barrier (start) until they
+	// are all done, when its ctx ends; the runner waits for it. The windows it returns (offsets
+	// from start) get each group's messages and latency in the Result (fault phases).
+	During func(ctx context.Context, start time.Time) []result.Window
+	// After, when set, completes the Result once the clients are closed (reading a stream back
+	// for --verify, the fault timeline). Its ctx survives Ctrl-C; bound what it does.
+	After func(ctx context.Context, res *result.Result)
 }
 
 // Param is one key=value of the start line, e.g. {"msgs", "1,000,000"}.

@@ -30,6 +30,9 @@ type Runner struct {
 	Logf func(format string, args ...any)
 	// Progress shows live progress; nil shows nothing.
 	Progress Progress
+	// Series, when set, receives every client's intervals as they close, tagged "group/id"
+	// (record.Options.Sink): long runs stream them instead of holding them in the Result.
+	Series chan<- record.Slice
 }
 
 // Progress shows bars while clients run.
@@ -79,6 +82,7 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 				ID: i + 1, Index: i, Count: g.Clients, Share: share, Bounded: g.Shares != nil, Clock: clk,
 				Rec: record.New(record.Options{
 					Clock: clk, Interval: r.Interval, Latency: p.Latency, Corrected: p.Corrected,
+					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, i+1),
 				}),
 				ProducersDone: producersDone,
 			}
@@ -146,15 +150,21 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 	go closeWhenProducersDone(slots, producersDone)
 	stopProgress := r.startProgress(slots)
 	runStart := time.Now()
+	during := r.startDuring(runCtx, p, runStart)
 	close(barrier)
 	wg.Wait()
 	end := time.Now()
+	windows := during()
 	stopProgress()
 	closeAll()
 
 	res := r.assemble(p, slots, clk, epoch)
 	res.Start, res.End = runStart.UTC(), end.UTC()
+	res.Windows = windowStats(p, slots, epoch, windows)
 	res.Stop = stopReason(ctx, slots)
+	if p.After != nil {
+		p.After(context.WithoutCancel(ctx), res)
+	}
 	return res, nil
 }
 

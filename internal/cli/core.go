@@ -118,6 +118,7 @@ func (a *app) subCmd() *cobra.Command {
 	var bf benchFlags
 	var sf subjectFlags
 	var queue string
+	var pend pendingFlags
 	cmd := &cobra.Command{
 		Use:   "sub SUBJECT",
 		Short: "Receive core NATS messages and measure throughput, latency and loss",
@@ -134,9 +135,11 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
 			if err := bf.validate(cmd.Flags()); err != nil {
 				return err
 			}
-			cfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: -1, PendingBytes: -1}
+			if err := pend.validate(); err != nil {
+				return err
+			}
+			cfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: pend.Msgs, PendingBytes: int(pend.Bytes), Sleep: bf.Sleep}
 			kv := commonParams(bf)
-			delete(kv, "sleep")
 			kv["subject"], kv["multi-subject"] = args[0], strconv.FormatBool(sf.MultiSubject)
 			if queue != "" {
 				kv["queue"] = queue
@@ -152,6 +155,8 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
 	sf.register(cmd.Flags(), false)
 	cmd.Flags().StringVar(&queue, "queue", "", "join this queue group: the subscribers share the messages")
 	registerHist(cmd.Flags(), &bf.Hist)
+	pend.register(cmd.Flags())
+	cmd.Flags().Lookup("sleep").Usage = "simulated processing time per received message (a slow subscriber)"
 	return cmd
 }
 
@@ -174,6 +179,9 @@ func (a *app) pubsubCmd() *cobra.Command {
 	var pubs, subs int
 	var queue string
 	var jsf *jsPubsubFlags // --js and its flags (jspubsub.go)
+	var pend pendingFlags
+	var subSleep time.Duration
+	var ff faultFlags
 	cmd := &cobra.Command{
 		Use:   "pubsub SUBJECT",
 		Short: "Publishers and subscribers in one process: throughput and end-to-end latency on one clock",
@@ -195,15 +203,32 @@ stamp in each message, on one clock.`,
 			if pubs < 1 || subs < 1 {
 				return usagef("--pub and --sub must each be at least 1 (got %d and %d)", pubs, subs)
 			}
-			if jsf.JS {
-				return a.runJSPubsub(cmd, args[0], bf, sf, pubs, subs, jsf)
+			if err := pend.validate(); err != nil {
+				return err
 			}
+			if subSleep < 0 {
+				return usagef("--sub-sleep must not be negative")
+			}
+			if err := checkVerifySize(&ff, bf.Size); err != nil {
+				return err
+			}
+			if jsf.JS {
+				if err := ff.parse(a, true, ff.faultNodes(jsf.sf.Replicas)); err != nil {
+					return err
+				}
+				ff.adjust(&bf, cmd.Flags())
+				return a.runJSPubsub(cmd, args[0], bf, sf, pubs, subs, jsf, &ff)
+			}
+			if err := ff.parse(a, false, ff.faultNodes(1)); err != nil {
+				return err
+			}
+			ff.adjust(&bf, cmd.Flags())
 			pcfg := core.PubConfig{
 				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep,
 				MultiSubject: sf.MultiSubject, MultiSubjectMax: sf.MultiSubjectMax,
 				Rate: bf.Rate, Duration: bf.Duration, IDs: core.NewPublisherIDs(),
 			}
-			scfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: -1, PendingBytes: -1}
+			scfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: pend.Msgs, PendingBytes: int(pend.Bytes), Sleep: subSleep}
 			pf, sbf := bf, bf
 			pf.Clients, sbf.Clients = pubs, subs
 			pg := pubGroup(pcfg, pf)
@@ -218,10 +243,10 @@ stamp in each message, on one clock.`,
 			kv["multi-subject"] = strconv.FormatBool(sf.MultiSubject)
 			plan := &bench.Plan{
 				Command: "pubsub", Title: "Core NATS pub/sub benchmark", Params: params(kv),
-				Settings: map[string]any{"pub": pcfg, "sub": scfg, "pubs": pubs, "subs": subs},
+				Settings: map[string]any{"pub": pcfg, "sub": scfg, "pubs": pubs, "subs": subs, "faults": ff},
 				Groups:   []*bench.Group{pg, sg}, // every client is set up (subscribed) before any starts
 			}
-			return a.runCore(cmd, plan, bf)
+			return a.runCoreFaults(cmd, plan, bf, &ff)
 		},
 	}
 	bf.register(cmd.Flags(), true, true)
@@ -231,6 +256,9 @@ stamp in each message, on one clock.`,
 	cmd.Flags().StringVar(&queue, "queue", "", "subscribers join this queue group and share the messages")
 	jsf = registerJSPubsub(cmd.Flags())
 	registerHist(cmd.Flags(), &bf.Hist)
+	pend.register(cmd.Flags())
+	cmd.Flags().DurationVar(&subSleep, "sub-sleep", 0, "core NATS: simulated processing time per message in each subscriber (a slow subscriber)")
+	ff.register(cmd.Flags())
 	_ = cmd.Flags().MarkHidden("clients")
 	return cmd
 }

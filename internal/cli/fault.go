@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/bench"
@@ -57,6 +58,17 @@ func (f *faultFlags) parse(a *app, stream bool, nodes int) error {
 	}
 	f.plan = p
 	return nil
+}
+
+// faultInterval is the series' width in a fault run unless --interval is given: the phases
+// around a fault are cut at interval edges.
+const faultInterval = 250 * time.Millisecond
+
+// adjust narrows the series of a fault run so the phases are precise.
+func (f *faultFlags) adjust(bf *benchFlags, fs *pflag.FlagSet) {
+	if f.any() && !fs.Changed("interval") {
+		bf.Interval = faultInterval
+	}
 }
 
 // embeddedOptions is the embedded cluster a fault run needs: 3 nodes when it kills, restarts
@@ -140,6 +152,7 @@ func (f *faultFlags) attachFaults(plan *bench.Plan, t *target, s *streamRef, log
 	tl := fault.NewTimeline(f.plan, env)
 	plan.During = func(ctx context.Context, start time.Time) []result.Window {
 		tl.Run(ctx, start)
+		<-ctx.Done() // the clients are done: the last phase ends now
 		return fault.Phases(tl.Events(), time.Since(start))
 	}
 	chain(plan, func(_ context.Context, res *result.Result) {
@@ -160,10 +173,19 @@ func chain(plan *bench.Plan, f func(context.Context, *result.Result)) {
 
 // unavailable is the longest time any client went without a successful operation: the
 // largest gap between two of its messages or acks, or, for a client that did not finish its
-// share, from its last one to the end of the run.
+// share, from its last one to the last success of any client (a consumer cut off while the
+// publishers went on; not the idle wait for messages whose publish failed).
 func unavailable(res *result.Result) result.Gap {
 	var worst result.Gap
-	runEnd := res.End.Sub(res.Start)
+	var last time.Time
+	for _, g := range res.Groups {
+		for _, c := range g.Clients {
+			if c.End.After(last) {
+				last = c.End
+			}
+		}
+	}
+	runEnd := last.Sub(res.Start)
 	for _, g := range res.Groups {
 		for _, c := range g.Clients {
 			if c.Gap != nil && c.Gap.Duration > worst.Duration {
@@ -179,4 +201,37 @@ func unavailable(res *result.Result) result.Gap {
 		}
 	}
 	return worst
+}
+
+// runCoreFaults is runCore for a run that may carry --verify and faults: the embedded target
+// is a cluster when a fault acts on nodes.
+func (a *app) runCoreFaults(cmd *cobra.Command, plan *bench.Plan, bf benchFlags, ff *faultFlags) error {
+	if !ff.any() && !ff.Verify {
+		return a.runCore(cmd, plan, bf)
+	}
+	eo := ff.embeddedOptions()
+	eo.Nodes = max(eo.Nodes, 1)
+	t, err := a.openTargetWith(runCtx(cmd), eo)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if bf.Rate > 0 {
+		for _, g := range plan.Groups {
+			if g.Producer {
+				g.Rate = bf.Rate
+			}
+		}
+	}
+	ff.attachFaults(plan, t, nil, a.logf())
+	attachCoreVerify(plan, ff)
+	return a.execute(cmd, t, plan, bf)
+}
+
+// logf prints setup and fault lines where execute prints its own.
+func (a *app) logf() func(string, ...any) {
+	if a.out.JSON {
+		return logf(a.streams.Err)
+	}
+	return logf(a.streams.Out)
 }

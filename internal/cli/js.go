@@ -14,6 +14,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/internal/verify"
 )
 
 func (a *app) jsCmd() *cobra.Command {
@@ -60,6 +61,7 @@ func (a *app) jsPubModeCmd(mode string) *cobra.Command {
 	var subj subjectFlags
 	var batch int
 	var dedup bool
+	var ff faultFlags
 	short := map[string]string{
 		js.Sync:  "Publish one message at a time, waiting for each ack (latency)",
 		js.Async: "Publish windows of --batch messages asynchronously, then wait for their acks (throughput)",
@@ -100,7 +102,14 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			if mode == js.Batch && bf.Rate > 0 {
 				return usagef("--rate is not supported with atomic batches; use sync or async")
 			}
-			s, err := a.openJS(cmd, sf.Replicas)
+			if err := checkVerifySize(&ff, bf.Size); err != nil {
+				return err
+			}
+			if err := ff.parse(a, true, ff.faultNodes(sf.Replicas)); err != nil {
+				return err
+			}
+			ff.adjust(&bf, f)
+			s, err := a.openJSWith(cmd, sf.Replicas, ff.embeddedOptions())
 			if err != nil {
 				return err
 			}
@@ -110,9 +119,16 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 				Mode: mode, Stream: sf.Stream, Subject: args[0], Size: int(bf.Size), Batch: batch, Dedup: dedup,
 				MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
 				Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
-				IDs: js.NewPublisherIDs(), Acked: acked,
+				IDs: js.NewPublisherIDs(), Acked: acked, RideOut: ff.any(),
+			}
+			if ff.Verify {
+				cfg.Verify = verify.NewAcks()
 			}
 			if err := s.pubStream(cmd, sf, cfg); err != nil {
+				return err
+			}
+			fromSeq, err := s.nextSeq(cmd, sf.Stream)
+			if err != nil {
 				return err
 			}
 			s.report = append(s.report, streamReport{name: sf.Stream, published: acked, size: bf.Size})
@@ -124,9 +140,12 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			kv["max-bytes"], kv["dedup-window"] = units.Comma(sf.MaxBytes), sf.DedupWindow.String()
 			plan := &bench.Plan{
 				Command: "js pub " + mode, Title: pubKinds[mode] + " benchmark", Params: params(kv),
-				Settings: map[string]any{"stream": sf, "publisher": cfg},
+				Settings: map[string]any{"stream": sf, "publisher": cfg, "faults": ff},
 				Groups:   []*bench.Group{jsPubGroup(cfg, bf.Clients, bf.Msgs)},
 			}
+			ref := &streamRef{nc: s.nc, js: s.js, name: sf.Stream}
+			ff.attachFaults(plan, s.t, ref, s.logf)
+			attachJSVerify(plan, &ff, &jsVerify{acks: cfg.Verify, ref: ref, subjects: runSubjects(args[0], subj.MultiSubject), fromSeq: fromSeq})
 			return a.runJS(cmd, s, plan, bf)
 		},
 	}
@@ -138,6 +157,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 	f.IntVar(&batch, "batch", def, "async: messages published before waiting for their acks; batch: messages per atomic batch (default 100, at most 1000)")
 	registerHist(f, &bf.Hist)
 	f.BoolVar(&dedup, "dedup", false, "set a unique Nats-Msg-Id on every message (server-side deduplication)")
+	ff.register(f)
 	return cmd
 }
 

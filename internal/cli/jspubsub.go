@@ -11,6 +11,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/internal/verify"
 )
 
 // jsPubsubFlags turn 'pubsub' into JetStream publishers and consumers of one stream.
@@ -30,13 +31,14 @@ func registerJSPubsub(f *pflag.FlagSet) *jsPubsubFlags {
 	f.IntVar(&j.Batch, "batch", js.DefaultAsyncWindow, "with --js: async publish window, and messages per pull")
 	f.StringVar(&j.sf.Stream, "stream", "benchstream", "with --js: stream to use (created, marked, when missing)")
 	f.StringVar(&j.sf.Storage, "storage", "file", "with --js: storage of a stream natsperf creates: file or memory")
+	f.DurationVar(&j.sf.AckTimeout, "ack-timeout", js.DefaultAckTimeout, "with --js: how long a publish waits for its ack (an async window waits for its slowest)")
 	f.IntVar(&j.sf.Replicas, "replicas", 1, "with --js: replicas of a stream natsperf creates (above 1 with no server given: an embedded cluster)")
 	return j
 }
 
 // runJSPubsub runs pubs publishers and subs consumers of one stream in this process. The
 // consumers start at the stream's next sequence, so they see exactly what the publishers send.
-func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, subj subjectFlags, pubs, subs int, j *jsPubsubFlags) error {
+func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, subj subjectFlags, pubs, subs int, j *jsPubsubFlags, ff *faultFlags) error {
 	kind := map[string]string{js.Ordered: js.Ordered, "pull": js.Consume, js.Consume: js.Consume, js.Push: js.Push}[j.Kind]
 	if kind == "" {
 		return usagef("--consumer-kind must be ordered, pull or push, got %q", j.Kind)
@@ -45,11 +47,11 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 		return usagef("--batch must be at least 1")
 	}
 	sf := j.sf
-	sf.MaxBytes, sf.DedupWindow, sf.AckTimeout = 0, 2*60e9, js.DefaultAckTimeout // unlimited: pubsub streams grow with --msgs
+	sf.MaxBytes, sf.DedupWindow = 0, 2*60e9 // unlimited: pubsub streams grow with --msgs
 	if err := sf.validate(); err != nil {
 		return err
 	}
-	s, err := a.openJS(cmd, sf.Replicas)
+	s, err := a.openJSWith(cmd, sf.Replicas, ff.embeddedOptions())
 	if err != nil {
 		return err
 	}
@@ -63,7 +65,10 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 		Mode: mode, Stream: sf.Stream, Subject: subject, Size: int(bf.Size), Batch: j.Batch,
 		MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
 		Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
-		IDs: js.NewPublisherIDs(), Acked: acked,
+		IDs: js.NewPublisherIDs(), Acked: acked, RideOut: ff.any(),
+	}
+	if ff.Verify {
+		pcfg.Verify = verify.NewAcks()
 	}
 	sf.Create = true
 	if err := s.pubStream(cmd, sf, pcfg); err != nil {
@@ -121,8 +126,11 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 	kv["batch"] = units.Comma(int64(j.Batch))
 	plan := &bench.Plan{
 		Command: "pubsub", Title: "JetStream pub/sub benchmark", Params: params(kv),
-		Settings: map[string]any{"pub": pcfg, "sub": ccfg, "pubs": pubs, "subs": subs, "stream": sf},
+		Settings: map[string]any{"pub": pcfg, "sub": ccfg, "pubs": pubs, "subs": subs, "stream": sf, "faults": ff},
 		Groups:   []*bench.Group{pg, sg},
 	}
+	ref := &streamRef{nc: s.nc, js: s.js, name: sf.Stream}
+	ff.attachFaults(plan, s.t, ref, s.logf)
+	attachJSVerify(plan, ff, &jsVerify{acks: pcfg.Verify, ref: ref, subjects: runSubjects(subject, subj.MultiSubject), fromSeq: st.Info.State.LastSeq + 1})
 	return a.runJS(cmd, s, plan, bf)
 }

@@ -165,12 +165,15 @@ func (a *app) runScenario(ctx context.Context, sc *scenario.Scenario, set map[st
 			}
 			fmt.Fprintf(a.streams.Out, "\n%s cell %d of %d: %s · repetition %d of %d · run %d of %d · %s\n",
 				time.Now().Format("15:04:05"), ci+1, len(sc.Cells), c.Name, rep, reps, done+1, todo, eta)
+			if cd := time.Duration(c.File.Cooldown); cd > 0 && done > 0 {
+				select { // let the servers settle (flushes, compaction) between runs
+				case <-ctx.Done():
+				case <-time.After(cd):
+				}
+			}
 			ir := a.runOnce(ctx, tg, sc, c, rep, dir, rf, metrics)
 			if metrics != nil && ir.Done() {
 				metrics.EndRun()
-			}
-			if ir.Stop == "" {
-				failed++
 			}
 			if ir.Stop != "interrupted" {
 				setRun(&ix.Cells[ci], ir)

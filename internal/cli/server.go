@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -11,6 +12,7 @@ import (
 func (a *app) serverCmd() *cobra.Command {
 	var port, nodes int
 	var storeDir string
+	var ready time.Duration
 	cmd := &cobra.Command{
 		Use:   "server",
 		Short: "Run the embedded nats-server (JetStream on) in the foreground until Ctrl-C",
@@ -28,7 +30,10 @@ func (a *app) serverCmd() *cobra.Command {
 				return usagef("--cluster must be 1..9 nodes, got %d", nodes)
 			}
 			ctx := runCtx(cmd)
-			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Port: port, StoreDir: storeDir})
+			if ready < 0 {
+				return usagef("--ready-timeout must not be negative")
+			}
+			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Port: port, StoreDir: storeDir, ReadyTimeout: ready})
 			if err != nil {
 				return fmt.Errorf("start embedded server: %w", err)
 			}
@@ -43,5 +48,6 @@ func (a *app) serverCmd() *cobra.Command {
 	cmd.Flags().IntVar(&port, "port", 4222, "client port (of the first node); 0 picks a free one")
 	cmd.Flags().StringVar(&storeDir, "store-dir", "", "JetStream store directory (default: a temporary directory removed on exit)")
 	cmd.Flags().IntVar(&nodes, "cluster", 1, "number of nodes; more than 1 forms a JetStream cluster on loopback")
+	cmd.Flags().DurationVar(&ready, "ready-timeout", 0, "how long the servers may take to accept clients and, for a cluster, to elect a JetStream meta leader every node follows (default 10s, 30s for a cluster)")
 	return cmd
 }

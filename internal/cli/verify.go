@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
@@ -84,4 +87,15 @@ func runSubjects(subject string, multi bool) []string {
 		return []string{subject + ".>"}
 	}
 	return []string{subject}
+}
+
+// nextSeq is the stream sequence the run's first message will get.
+func (s *jsSession) nextSeq(cmd *cobra.Command, stream string) (uint64, error) {
+	ctx, cancel := setupCtx(cmd)
+	defer cancel()
+	st, err := s.js.Stream(ctx, stream)
+	if err != nil {
+		return 0, fmt.Errorf("stream %s: %w", stream, err)
+	}
+	return st.CachedInfo().State.LastSeq + 1, nil
 }

@@ -21,6 +21,8 @@ type SubConfig struct {
 	// PendingMsgs and PendingBytes bound the client library's buffer; beyond them it drops
 	// messages (counted). -1 means unlimited, as nats bench runs.
 	PendingMsgs, PendingBytes int
+	// Sleep is simulated processing time per message, spent in the delivery callback.
+	Sleep time.Duration
 }
 
 // Subscriber receives messages on its own connection until it has its share.
@@ -77,6 +79,9 @@ func (s *Subscriber) handle(m *nats.Msg) {
 	s.rec.Received(s.clk.Now(), m.Data)
 	if s.rec.Progress() == s.share {
 		close(s.done)
+	}
+	if s.cfg.Sleep > 0 {
+		time.Sleep(s.cfg.Sleep)
 	}
 }
 

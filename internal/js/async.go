@@ -35,6 +35,7 @@ type asyncPub struct {
 	idBufs   [][]byte
 	sent     []int64
 	intended []int64
+	seqs     []uint64 // each slot's sequence number, for --verify
 	base     uintptr
 	paced    bool
 	first    int64 // intended send time of the first message, for Begin
@@ -66,6 +67,7 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	p.msgs = make([]nats.Msg, p.window)
 	p.sent = make([]int64, p.window)
 	p.intended = make([]int64, p.window)
+	p.seqs = make([]uint64, p.window)
 	body := payload(p.cfg.Size)
 	for i := range p.msgs {
 		p.msgs[i].Data = append([]byte(nil), body...)
@@ -107,6 +109,9 @@ func (p *asyncPub) onAck(_ jetstream.JetStream, m *nats.Msg, _ *jetstream.PubAck
 		}
 		if p.cfg.Acked != nil {
 			p.cfg.Acked.Add(1)
+		}
+		if p.acks != nil {
+			p.acks.Set(p.seqs[i])
 		}
 	}
 	p.active.Add(-1)
@@ -164,7 +169,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 				}
 			}
 			m := &p.msgs[n]
-			p.sent[n], p.intended[n] = now, intended
+			p.sent[n], p.intended[n], p.seqs[n] = now, intended, i+1
 			if i == 0 {
 				p.first = intended
 			}
@@ -177,7 +182,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 			}
 			i++
 			if _, err := p.js.PublishMsgAsync(m); err != nil {
-				if fatal(err) || p.conn.Err() != nil {
+				if p.fatal(err) || p.conn.Err() != nil {
 					return connErr(p.conn, "publish", err)
 				}
 				count(&env.Rec.Events, err)

@@ -140,7 +140,7 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if fatal(err) || p.conn.Err() != nil {
+			if p.fatal(err) || p.conn.Err() != nil {
 				return connErr(p.conn, "batch publish", err)
 			}
 			count(&rec.Events, err)
@@ -151,6 +151,11 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 		}
 		if p.cfg.Acked != nil {
 			p.cfg.Acked.Add(int64(n))
+		}
+		if p.acks != nil {
+			for j := uint64(1); j <= n; j++ {
+				p.acks.Set(i - n + j)
+			}
 		}
 		if p.cfg.Sleep > 0 {
 			if err := sleepCtx(ctx, timer, p.cfg.Sleep); err != nil {

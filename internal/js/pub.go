@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -14,7 +15,11 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/internal/verify"
 )
+
+// rideOutPause is how long an unpaced publisher waits after a refused publish in a fault run.
+const rideOutPause = 10 * time.Millisecond
 
 // Publish modes.
 const (
@@ -41,6 +46,11 @@ type PubConfig struct {
 	// Acked, when set, adds up the messages acknowledged by all publishers (for the storage
 	// estimate).
 	Acked *Tally `json:"-"`
+	// Verify, when set, records each acknowledged sequence number per publisher (--verify).
+	Verify *verify.Acks `json:"-"`
+	// RideOut keeps publishing through "no responders" (the stream has no leader for a while:
+	// a fault run) instead of ending the client.
+	RideOut bool `json:"ride_out,omitempty"`
 }
 
 // PublisherIDs hands out the publisher ids written into stamps; the random base keeps two
@@ -79,7 +89,8 @@ type pubBase struct {
 	conn     *bench.Conn
 	js       jetstream.JetStream
 	subjects []string
-	runID    string // message id prefix with --dedup
+	runID    string       // message id prefix with --dedup
+	acks     *verify.Bits // acknowledged sequence numbers, with --verify
 }
 
 func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream.JetStreamOpt) error {
@@ -97,7 +108,19 @@ func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream
 		p.subjects = subjectsFor(p.cfg.Subject, n)
 	}
 	p.runID = strconv.FormatUint(rand.Uint64(), 36) + "-" + strconv.Itoa(env.ID) + "-"
+	if p.cfg.Verify != nil {
+		share, _ := p.share(env)
+		p.acks = p.cfg.Verify.Publisher(p.cfg.IDs.For(env.Index), share+1)
+	}
 	return nil
+}
+
+// fatal reports whether err ends the client; with RideOut a stream without a leader does not.
+func (p *pubBase) fatal(err error) bool {
+	if p.cfg.RideOut && (errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)) {
+		return false
+	}
+	return fatal(err)
 }
 
 func (p *pubBase) subject(i int64) string {
@@ -200,14 +223,20 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if fatal(err) {
+			if p.fatal(err) {
 				return connErr(p.conn, "publish", err)
 			}
 			count(&rec.Events, err)
+			if !paced && p.cfg.RideOut {
+				_ = sleepCtx(ctx, timer, rideOutPause) // no leader: do not spin on instant refusals
+			}
 			continue
 		}
 		if p.cfg.Acked != nil {
 			p.cfg.Acked.Add(1)
+		}
+		if p.acks != nil {
+			p.acks.Set(i + 1)
 		}
 		if paced {
 			rec.OpCorrected(now, len(m.Data), now-intended, now-sent)

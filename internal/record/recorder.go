@@ -23,6 +23,12 @@ type Options struct {
 	// Corrected adds a second histogram for latency from the actual send, next to the main one
 	// measured from the intended send time (fixed-rate runs).
 	Corrected bool
+	// Sink, when set, receives each interval as it closes (once per interval, never per
+	// message), tagged with Src, so long runs stream their series instead of keeping it: a
+	// slice the sink takes is not kept. The send never blocks: when the sink is full, the
+	// slice is kept in the Recorder as without a sink.
+	Sink chan<- Slice
+	Src  string
 }
 
 // Recorder collects what one client did. Only its owner goroutine calls the recording methods;
@@ -42,6 +48,9 @@ type Recorder struct {
 	trackers map[uint32]*seqTracker
 	lastPub  uint32
 	lastTrk  *seqTracker
+	prev     int64 // time of the previous message, for the longest gap
+	gap      int64 // longest time between two consecutive messages
+	gapEnd   int64 // when that gap ended
 
 	epoch     int64 // intervals are aligned to it
 	ivStart   int64 // start of the open interval, 0 before the first message
@@ -59,6 +68,7 @@ type Slice struct {
 	Msgs  int64
 	Bytes int64
 	Lat   string // encoded histogram of the interval's latencies, "" when none
+	Src   string // Options.Src, on slices sent to a Sink
 }
 
 // New returns an empty recorder.
@@ -150,6 +160,10 @@ func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
 // count adds one message and reports whether it is past the warm-up.
 func (r *Recorder) count(now int64, n int) bool {
 	r.msgs.Add(1)
+	if g := now - r.prev; g > r.gap && r.prev != 0 {
+		r.gap, r.gapEnd = g, now
+	}
+	r.prev = now
 	if now < r.opts.WarmupEnd {
 		r.warmup++
 		return false
@@ -194,8 +208,16 @@ func (r *Recorder) closeInterval() {
 		s.Lat, _ = histo.Encode(r.ivLat)
 		r.ivLat.Reset()
 	}
-	r.intervals = append(r.intervals, s)
 	r.ivMsgs, r.ivBytes = 0, 0
+	if r.opts.Sink != nil {
+		s.Src = r.opts.Src
+		select {
+		case r.opts.Sink <- s:
+			return
+		default:
+		}
+	}
+	r.intervals = append(r.intervals, s)
 }
 
 func (r *Recorder) tracker(pub uint32) *seqTracker {

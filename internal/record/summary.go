@@ -48,6 +48,9 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 	if len(r.trackers) > 0 || r.unstamp > 0 {
 		c.Correctness = r.correctness(expected, shared)
 	}
+	if r.gap > 0 {
+		c.Gap = &result.Gap{Duration: time.Duration(r.gap), From: time.Duration(r.gapEnd - r.gap - r.epoch), To: time.Duration(r.gapEnd - r.epoch)}
+	}
 	return c
 }
 

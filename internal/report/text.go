@@ -27,6 +27,8 @@ func Text(w io.Writer, r *result.Result) error {
 	for _, st := range r.Streams {
 		p.stream(st)
 	}
+	p.faults(r)
+	p.verify(r)
 	p.stop(r)
 	for _, msg := range r.Warnings {
 		p.line("Warning: %s", msg)

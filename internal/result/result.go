@@ -33,6 +33,11 @@ type Result struct {
 	Groups   []Group         `json:"groups"`
 	Streams  []StreamState   `json:"streams,omitempty"` // JetStream: the streams (and KV buckets) after the run
 	Warnings []string        `json:"warnings,omitempty"`
+	// Verify is the delivery check of a --verify run; Faults the fault timeline of a run with
+	// --fault or --fault-exec; Windows the latencies per phase of such a run.
+	Verify  *Verify  `json:"verify,omitempty"`
+	Faults  *Faults  `json:"faults,omitempty"`
+	Windows []Window `json:"windows,omitempty"`
 }
 
 // StreamState is a JetStream stream (or the stream behind a KV bucket) as the server reported it
@@ -117,6 +122,17 @@ type Client struct {
 	Latency     *Latency     `json:"latency,omitempty"`
 	Correctness *Correctness `json:"correctness,omitempty"`
 	Events      Events       `json:"events,omitzero"`
+	// Gap is the longest time between two consecutive messages (or acks) of this client.
+	Gap *Gap `json:"gap,omitempty"`
+}
+
+// Gap is a stretch of time without a successful operation, as offsets from the run's start.
+type Gap struct {
+	Duration time.Duration `json:"duration_ns"`
+	From     time.Duration `json:"from_ns"`
+	To       time.Duration `json:"to_ns"`
+	Group    string        `json:"group,omitempty"`  // in Faults and Verify: the client it was seen on
+	Client   int           `json:"client,omitempty"` //
 }
 
 // Aggregate is the group as a whole: totals over the union of the clients' intervals, and the

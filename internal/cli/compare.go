@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/natsperf/natsperf/internal/compare"
+	"github.com/natsperf/natsperf/internal/report"
+)
+
+func (a *app) compareCmd() *cobra.Command {
+	var failOn float64
+	cmd := &cobra.Command{
+		Use:   "compare OLD NEW",
+		Short: "Compare two runs per metric: old, new, delta, and whether it is beyond noise",
+		Long: `Compare OLD and NEW (Result files or run directories; cells are matched by name). For every
+metric: old and new (mean ±spread over the repetitions), and the delta when a Mann-Whitney U test
+on the repetitions finds it significant (p < 0.05), "~" when it does not, as benchstat does.
+With fewer than 4 repetitions a side no difference can be significant: the delta is shown and
+said to be untested. --fail-on-regression PCT exits 1 when a rate or latency percentile is worse
+by more than PCT percent and the difference is significant or untestable.`,
+		Example: `  natsperf compare results/before results/after
+  natsperf compare old.json new.json --fail-on-regression 10`,
+		Args: exactArgs(2, "OLD and NEW"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			old, err := report.Load(args[:1])
+			if err != nil {
+				return usageError{err}
+			}
+			new, err := report.Load(args[1:])
+			if err != nil {
+				return usageError{err}
+			}
+			pct := -1.0
+			if cmd.Flags().Changed("fail-on-regression") {
+				if failOn < 0 {
+					return usagef("--fail-on-regression must not be negative")
+				}
+				pct = failOn
+			}
+			rows := compare.Compare(old, new, pct)
+			if len(rows) == 0 {
+				return usagef("%s and %s have no cells in common", args[0], args[1])
+			}
+			if err := compare.Write(a.streams.Out, rows); err != nil {
+				return err
+			}
+			n := 0
+			for _, r := range rows {
+				if r.Regression {
+					n++
+				}
+			}
+			if n > 0 {
+				fmt.Fprintf(a.streams.Err, "natsperf: %d metric(s) regressed by more than %g%%\n", n, pct)
+				return exitCode(exitFailed)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Float64Var(&failOn, "fail-on-regression", 0, "exit 1 when a rate or latency is worse by more than this percentage")
+	return cmd
+}

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/natsperf/natsperf/internal/report"
+)
+
+func (a *app) reportCmd() *cobra.Command {
+	var format, title string
+	cmd := &cobra.Command{
+		Use:   "report DIR|FILE...",
+		Short: "Turn run directories and Result files into Markdown, HTML (with plots), CSV, JSON or .hgrm",
+		Long: `Read run directories ('natsperf run -o DIR') and Result files, and write one report:
+md (a table with one row per cell: rates per client and in total with their spread over the
+repetitions, latency P50/P99, lost and duplicates, stored vs expected bytes; then per-instance
+tables), html (one self-contained page with the table and plots: cells compared, throughput
+over time, the latency percentile spectrum), csv (one row per run), json (per-cell statistics)
+or hgrm (each cell's merged latency distribution). Printed on stdout, or saved with -o.`,
+		Example: `  natsperf report results/eval
+  natsperf report results/eval --format html -o eval.html
+  natsperf report a.json b.json --format csv`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			write := map[string]func(*bytes.Buffer, *report.Set) error{
+				"md":   func(b *bytes.Buffer, s *report.Set) error { return report.Markdown(b, s, title) },
+				"html": func(b *bytes.Buffer, s *report.Set) error { return report.HTML(b, s, title) },
+				"csv":  func(b *bytes.Buffer, s *report.Set) error { return report.CSV(b, s) },
+				"json": func(b *bytes.Buffer, s *report.Set) error { return report.JSON(b, s) },
+				"hgrm": func(b *bytes.Buffer, s *report.Set) error { return report.HGRM(b, s) },
+			}[format]
+			if write == nil {
+				return usagef("--format must be md, html, csv, json or hgrm, got %q", format)
+			}
+			s, err := report.Load(args)
+			if err != nil {
+				return usageError{err}
+			}
+			var b bytes.Buffer
+			if err := write(&b, s); err != nil {
+				return err
+			}
+			if a.out.File == "" {
+				_, err = a.streams.Out.Write(b.Bytes())
+				return err
+			}
+			if err := os.WriteFile(a.out.File, b.Bytes(), 0o644); err != nil {
+				return fmt.Errorf("write report: %w", err)
+			}
+			fmt.Fprintf(a.streams.Err, "Report saved to %s\n", a.out.File)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "md", "md, html, csv, json or hgrm")
+	cmd.Flags().StringVar(&title, "title", "", "report title (default: natsperf report)")
+	return cmd
+}

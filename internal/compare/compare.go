@@ -1,0 +1,101 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/natsperf/natsperf/internal/report"
+)
+
+// Row is one metric of one cell in both sets.
+type Row struct {
+	Cell     string
+	Metric   report.Metric
+	Old, New report.Stats
+	Delta    float64 // percent, new against old
+	P        float64
+	// Significant: the difference is beyond noise. Testable is false when the samples are
+	// too few for any difference to be significant.
+	Significant, Testable bool
+	Regression            bool // worse by more than the threshold (see Compare)
+}
+
+// Compare matches the cells of old and new by name and compares every metric both have.
+// A row is a regression when it is worse by more than pct percent and either significant or
+// untestable (too few repetitions: then the delta alone decides, which is what CI with one run
+// per side needs). pct < 0 marks none.
+func Compare(old, new *report.Set, pct float64) []Row {
+	metrics := report.Metrics(new)
+	byName := map[string]*report.Cell{}
+	for _, c := range old.Cells {
+		byName[c.Name] = c
+	}
+	single := len(old.Cells) == 1 && len(new.Cells) == 1 // two files: compare them whatever their names
+	var rows []Row
+	for _, nc := range new.Cells {
+		oc := byName[nc.Name]
+		if single {
+			oc = old.Cells[0]
+		}
+		if oc == nil {
+			continue
+		}
+		os, ns := report.CellStats(oc, metrics), report.CellStats(nc, metrics)
+		for _, m := range metrics {
+			o, n := os[m.Key], ns[m.Key]
+			if o.N == 0 || n.N == 0 {
+				continue
+			}
+			r := Row{Cell: nc.Name, Metric: m, Old: o, New: n, P: MannWhitney(o.Samples, n.Samples)}
+			if o.Mean != 0 {
+				r.Delta = (n.Mean - o.Mean) / math.Abs(o.Mean) * 100
+			} else if n.Mean != 0 {
+				r.Delta = math.Inf(1)
+			}
+			r.Testable = MinP(o.N, n.N) < Alpha
+			r.Significant = r.Testable && r.P < Alpha
+			worse := (m.Higher && r.Delta < 0) || (!m.Higher && r.Delta > 0)
+			gated := strings.HasSuffix(m.Key, ".rate") || strings.HasSuffix(m.Key, ".total") || strings.HasSuffix(m.Key, ".p50") || strings.HasSuffix(m.Key, ".p99")
+			r.Regression = pct >= 0 && gated && worse && math.Abs(r.Delta) > pct && (r.Significant || !r.Testable)
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// Write prints rows as benchstat does: old, new, delta or "~", and the test's p and n.
+func Write(w io.Writer, rows []Row) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "cell\tmetric\told\tnew\tdelta\t")
+	last := ""
+	for _, r := range rows {
+		cell := r.Cell
+		if cell == last {
+			cell = ""
+		}
+		last = r.Cell
+		delta := "~"
+		if r.Significant {
+			delta = fmt.Sprintf("%+.2f%%", r.Delta)
+		}
+		note := fmt.Sprintf("(p=%.3f n=%d+%d)", r.P, r.Old.N, r.New.N)
+		if !r.Testable {
+			note = fmt.Sprintf("(%+.2f%%, too few repetitions to test: n=%d+%d)", r.Delta, r.Old.N, r.New.N)
+		}
+		if r.Regression {
+			note += " REGRESSION"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s\t\n", cell, r.Metric.Label, stat(r.Metric, r.Old), stat(r.Metric, r.New), delta, note)
+	}
+	return tw.Flush()
+}
+
+func stat(m report.Metric, s report.Stats) string {
+	if s.N < 2 || s.Mean == 0 {
+		return report.Format(m, s.Mean)
+	}
+	return fmt.Sprintf("%s ±%.0f%%", report.Format(m, s.Mean), s.StdDev/math.Abs(s.Mean)*100)
+}

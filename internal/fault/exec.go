@@ -1,0 +1,36 @@
+package fault
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// maxOutput is how much of a command's output the Result keeps.
+const maxOutput = 512
+
+// runCommand runs cmd with sh -c, bounded by timeout, and returns the start of its output.
+func runCommand(ctx context.Context, cmd string, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, "sh", "-c", cmd)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	setGroup(c)
+	c.WaitDelay = time.Second // a grandchild holding the output open must not hang the run
+	err := c.Run()
+	text := strings.Join(strings.Fields(out.String()), " ")
+	if len(text) > maxOutput {
+		text = text[:maxOutput] + "..."
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return text, fmt.Errorf("command still running after %s: killed", timeout)
+	}
+	if err != nil {
+		return text, fmt.Errorf("command: %w", err)
+	}
+	return text, nil
+}

@@ -1,0 +1,69 @@
+package live
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/record"
+)
+
+func TestSinkWritesAndMetrics(t *testing.T) {
+	h := histo.New()
+	histo.Record(h, 2_000_000)
+	lat, _ := histo.Encode(h)
+	m := NewMetrics(4)
+	m.StartRun("storage=file", "001-r1", time.Second)
+	path := filepath.Join(t.TempDir(), "s.series.jsonl")
+	s, err := Open(path, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		for c := 1; c <= 2; c++ {
+			s.C() <- record.Slice{Start: int64(i+1) * 1e9, Msgs: 100, Bytes: 1000, Lat: lat, Src: "pod1/sub/" + string(rune('0'+c))}
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := Read(path)
+	if err != nil || len(lines) != 6 || lines[5].Src != "pod1/sub/2" || lines[0].Msgs != 100 {
+		t.Fatalf("lines %+v, %v", lines, err)
+	}
+	var b strings.Builder
+	if _, err := m.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`natsperf_messages_total{cell="storage=file",run="001-r1",group="pod1/sub"} 600`,
+		`natsperf_rate_msgs_per_second{cell="storage=file",run="001-r1",group="pod1/sub"} 200`,
+		`natsperf_latency_seconds{cell="storage=file",run="001-r1",group="pod1/sub",quantile="0.99"} 0.002`,
+		"natsperf_runs_total 4",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("metrics lack %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestRecorderKeepsWhatTheSinkCannotTake: a full sink never loses an interval.
+func TestRecorderKeepsWhatTheSinkCannotTake(t *testing.T) {
+	sink := make(chan record.Slice, 1)
+	clk := record.NewClock()
+	r := record.New(record.Options{Clock: clk, Interval: 10 * time.Millisecond, Sink: sink, Src: "g/1"})
+	r.Start(1, 0)
+	for i := range 5 {
+		r.Sent(int64(1+i*10_000_000), 10)
+	}
+	r.Finish()
+	kept := record.Series([]*record.Recorder{r}, 1)
+	if len(sink) != 1 || len(kept) != 4 {
+		t.Fatalf("sink %d, kept %d; want 1 and 4", len(sink), len(kept))
+	}
+	if got := <-sink; got.Src != "g/1" || got.Msgs != 1 {
+		t.Fatalf("slice %+v", got)
+	}
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/natsperf/natsperf/internal/histo"
+)
+
+// CSV writes one row per run: the cell, its axis values, the repetition and every metric.
+func CSV(w io.Writer, s *Set) error {
+	metrics := Metrics(s)
+	cw := csv.NewWriter(w)
+	head := append([]string{"cell"}, s.Axes...)
+	head = append(head, "repetition", "stop")
+	for _, m := range metrics {
+		head = append(head, m.Key)
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, c := range s.Cells {
+		for _, r := range c.Runs {
+			row := []string{c.Name}
+			for _, a := range s.Axes {
+				row = append(row, c.Values[a])
+			}
+			row = append(row, strconv.Itoa(r.Repetition), r.Result.Stop.Reason)
+			v := Values(r.Result)
+			for _, m := range metrics {
+				x, ok := v[m.Key]
+				if !ok {
+					row = append(row, "")
+					continue
+				}
+				row = append(row, strconv.FormatFloat(x, 'f', -1, 64))
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jsonCell is a cell in the JSON report.
+type jsonCell struct {
+	Name    string               `json:"name"`
+	Values  map[string]string    `json:"values,omitempty"`
+	Runs    int                  `json:"runs"`
+	Metrics map[string]jsonStats `json:"metrics"`
+}
+
+type jsonStats struct {
+	N       int       `json:"n"`
+	Mean    float64   `json:"mean"`
+	StdDev  float64   `json:"stddev"`
+	Min     float64   `json:"min"`
+	Max     float64   `json:"max"`
+	Samples []float64 `json:"samples"`
+}
+
+// JSON writes the per-cell statistics.
+func JSON(w io.Writer, s *Set) error {
+	metrics := Metrics(s)
+	out := struct {
+		Schema  string     `json:"schema"`
+		Axes    []string   `json:"axes,omitempty"`
+		Metrics []Metric   `json:"metrics"`
+		Cells   []jsonCell `json:"cells"`
+	}{Schema: "natsperf.report/v1", Axes: s.Axes, Metrics: metrics}
+	for _, c := range s.Cells {
+		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.Runs), Metrics: map[string]jsonStats{}}
+		for k, st := range CellStats(c, metrics) {
+			jc.Metrics[k] = jsonStats{N: st.N, Mean: st.Mean, StdDev: st.StdDev, Min: st.Min, Max: st.Max, Samples: st.Samples}
+		}
+		out.Cells = append(out.Cells, jc)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// HGRM writes each cell's merged receiver latency (or the first role with latency) as an
+// HdrHistogram percentile distribution, one block per cell headed by a # line.
+func HGRM(w io.Writer, s *Set) error {
+	for _, c := range s.Cells {
+		for _, role := range []string{"sub", "request", "pub", "serve"} {
+			h := c.Latency(role)
+			if h == nil {
+				continue
+			}
+			if _, err := fmt.Fprintf(w, "# %s: %s latency, %d runs\n", c.Name, role, len(c.Runs)); err != nil {
+				return err
+			}
+			if err := histo.WriteHGRM(w, h); err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/units"
+)
+
+// Format prints one value of a metric.
+func Format(m Metric, x float64) string {
+	switch m.Unit {
+	case "ns":
+		return Duration(int64(math.Round(x)))
+	case "B":
+		return units.FormatSize(int64(x))
+	}
+	return units.Comma(int64(math.Round(x)))
+}
+
+// cellValue is mean ± stddev over the repetitions (just the value for one run).
+func cellValue(m Metric, s Stats) string {
+	if s.N == 0 {
+		return ""
+	}
+	if s.N == 1 || s.StdDev == 0 {
+		return Format(m, s.Mean)
+	}
+	return Format(m, s.Mean) + " ± " + Format(m, s.StdDev)
+}
+
+// Markdown writes the report: one row per cell, then per-instance tables per cell.
+func Markdown(w io.Writer, s *Set, title string) error {
+	metrics := Metrics(s)
+	var b strings.Builder
+	if title == "" {
+		title = "natsperf report"
+	}
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	fmt.Fprintf(&b, "%d cells, %d runs. Values are the mean ± standard deviation over the repetitions; rates per client are the average of every client's msgs/sec (nats bench's \"avg\"), totals add the instances up; latency percentiles merge every run's histogram.\n\n", len(s.Cells), countRuns(s))
+	head := append([]string{}, s.Axes...)
+	if len(s.Axes) == 0 {
+		head = append(head, "cell")
+	}
+	head = append(head, "runs")
+	var cols []Metric
+	for _, m := range metrics {
+		if m.Key == "expected" {
+			continue
+		}
+		cols = append(cols, m)
+		if m.Key == "stored" {
+			head = append(head, "stored / expected")
+			continue
+		}
+		head = append(head, m.Label)
+	}
+	table(&b, head, func(row func(...string)) {
+		for _, c := range s.Cells {
+			st := CellStats(c, metrics)
+			var cells []string
+			if len(s.Axes) == 0 {
+				cells = append(cells, c.Name)
+			}
+			for _, a := range s.Axes {
+				cells = append(cells, c.Values[a])
+			}
+			cells = append(cells, fmt.Sprint(len(c.Runs)))
+			for _, m := range cols {
+				if m.Key == "stored" {
+					cells = append(cells, storedVsExpected(st["stored"], st["expected"]))
+					continue
+				}
+				cells = append(cells, cellValue(m, st[m.Key]))
+			}
+			row(cells...)
+		}
+	})
+	for _, c := range s.Cells {
+		instances(&b, c)
+	}
+	if notes := stopNotes(s); len(notes) > 0 {
+		b.WriteString("\n## Notes\n\n")
+		for _, n := range notes {
+			b.WriteString("- " + n + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func countRuns(s *Set) int {
+	n := 0
+	for _, c := range s.Cells {
+		n += len(c.Runs)
+	}
+	return n
+}
+
+func storedVsExpected(stored, expected Stats) string {
+	if stored.N == 0 {
+		return ""
+	}
+	out := units.FormatSize(int64(stored.Mean)) + " / " + units.FormatSize(int64(expected.Mean))
+	if expected.Mean > 0 {
+		out += fmt.Sprintf(" (%.2fx)", stored.Mean/expected.Mean)
+	}
+	return out
+}
+
+// instances is a cell's per-instance table (the seed's per-pod figures), averaged over runs.
+func instances(b *strings.Builder, c *Cell) {
+	type acc struct{ rate, lat50, lat99 []float64 }
+	rows := map[string]map[string]*acc{}
+	var order []string
+	roles := map[string]bool{}
+	for _, r := range c.Runs {
+		for _, g := range r.Result.Groups {
+			inst, role := Instance(g.Name), Role(g.Name)
+			if inst == "" {
+				return // not a scenario run: the main table says it all
+			}
+			if rows[inst] == nil {
+				rows[inst] = map[string]*acc{}
+				order = append(order, inst)
+			}
+			if rows[inst][role] == nil {
+				rows[inst][role] = &acc{}
+			}
+			roles[role] = true
+			a := rows[inst][role]
+			a.rate = append(a.rate, g.Aggregate.Rates.Avg)
+			if l := g.Aggregate.Latency; l != nil {
+				a.lat50 = append(a.lat50, float64(pct(l, 50)))
+				a.lat99 = append(a.lat99, float64(pct(l, 99)))
+			}
+		}
+	}
+	var rs []string
+	for r := range roles {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool { return roleOrder(rs[i]) < roleOrder(rs[j]) })
+	fmt.Fprintf(b, "\n<details><summary>%s: per instance</summary>\n\n", c.Name)
+	head := []string{"instance"}
+	for _, r := range rs {
+		head = append(head, r+" msgs/s per client", r+" P50", r+" P99")
+	}
+	table(b, head, func(row func(...string)) {
+		for _, inst := range order {
+			cells := []string{inst}
+			for _, r := range rs {
+				a := rows[inst][r]
+				if a == nil {
+					cells = append(cells, "", "", "")
+					continue
+				}
+				cells = append(cells, units.Comma(int64(Of(a.rate).Mean)), durOf(a.lat50), durOf(a.lat99))
+			}
+			row(cells...)
+		}
+	})
+	b.WriteString("\n</details>\n")
+}
+
+func durOf(xs []float64) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return Duration(int64(Of(xs).Mean))
+}
+
+func pct(l *result.Latency, p float64) int64 {
+	for _, x := range l.Percentiles {
+		if x.P == p {
+			return x.Ns
+		}
+	}
+	return 0
+}
+
+func stopNotes(s *Set) []string {
+	var out []string
+	for _, c := range s.Cells {
+		for _, r := range c.Runs {
+			if r.Result.Stop.Reason != result.StopCompleted {
+				out = append(out, fmt.Sprintf("%s, repetition %d: stopped %s: %s", c.Name, r.Repetition, r.Result.Stop.Reason, r.Result.Stop.Error))
+			}
+		}
+	}
+	return out
+}
+
+func table(b *strings.Builder, head []string, rows func(row func(...string))) {
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
+	for range head {
+		b.WriteString(" --- |")
+	}
+	b.WriteString("\n")
+	rows(func(cells ...string) {
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	})
+}
+
+// OneLine summarises a Result for the run command's log.
+func OneLine(r *result.Result) string {
+	v := Values(r)
+	var parts []string
+	for _, role := range []string{"pub", "sub", "request", "serve"} {
+		if x, ok := v[role+".rate"]; ok {
+			parts = append(parts, fmt.Sprintf("%s %s msgs/s per client (%s total)", role, units.Comma(int64(x)), units.Comma(int64(v[role+".total"]))))
+		}
+	}
+	for _, role := range []string{"sub", "pub", "request"} {
+		if x, ok := v[role+".p50"]; ok {
+			parts = append(parts, fmt.Sprintf("%s latency P50 %s P99 %s", role, Duration(int64(x)), Duration(int64(v[role+".p99"]))))
+			break
+		}
+	}
+	if x, ok := v["lost"]; ok {
+		parts = append(parts, fmt.Sprintf("lost %d dup %d", int64(x), int64(v["duplicated"])))
+	}
+	parts = append(parts, r.Stop.Reason)
+	return strings.Join(parts, " · ")
+}

@@ -1,0 +1,80 @@
+// Package reporttest writes fixed, seeded run directories for report and compare tests: the
+// same seed gives byte-identical Results (fixed clock, no host data).
+package reporttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/scenario"
+)
+
+// Epoch is the fixtures' clock.
+var Epoch = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Write writes a run directory of 2 cells (storage file|memory) x reps repetitions with two
+// instances of pub/sub each. speed scales the rates (1 = baseline), slow the latencies.
+func Write(dir string, seed uint64, reps int, speed, slow float64) error {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	ix := &scenario.Index{Schema: scenario.IndexSchema, Scenario: "fixture", File: "fixture.yaml",
+		Axes: []scenario.Axis{{Name: "storage", Values: []string{"file", "memory"}}}, Started: Epoch, Updated: Epoch}
+	for ci, storage := range []string{"file", "memory"} {
+		cell := scenario.IndexCell{Index: ci, Name: "storage=" + storage, Values: map[string]string{"storage": storage}}
+		base := 1000.0
+		if storage == "memory" {
+			base = 1400
+		}
+		for rep := 1; rep <= reps; rep++ {
+			name := fmt.Sprintf("%03d-storage-%s-r%d.json", ci+1, storage, rep)
+			start := Epoch.Add(time.Duration(ci*reps+rep) * time.Minute)
+			res := &result.Result{Schema: result.Schema, Tool: result.Tool{Name: "natsperf", Version: "test", Go: "go"},
+				Command: "run", Host: result.Host{OS: "linux", Arch: "amd64", CPUs: 2, Go: "go"},
+				Start: start, End: start.Add(5 * time.Second), Stop: result.Stop{Reason: result.StopCompleted}}
+			settings := map[string]any{"scenario": map[string]any{"name": "fixture", "cell": cell.Name, "cell_index": ci, "values": cell.Values, "repetition": rep}}
+			res.Settings, _ = json.Marshal(settings)
+			for _, pod := range []string{"pod1", "pod2"} {
+				for _, role := range []string{"pub", "sub"} {
+					res.Groups = append(res.Groups, group(rng, pod+"/"+role, base*speed*map[string]float64{"pub": 1, "sub": 2}[role], slow))
+				}
+			}
+			res.Streams = []result.StreamState{{Name: "default", Storage: storage, Replicas: 3, Messages: 2000, Bytes: 2_100_000,
+				Published: 2000, MsgSize: 1024, ExpectedBytes: 6_144_000, StoredBytes: 6_300_000}}
+			if err := result.WriteFile(filepath.Join(dir, name), res); err != nil {
+				return err
+			}
+			cell.Runs = append(cell.Runs, scenario.IndexRun{Repetition: rep, Result: name, Stop: result.StopCompleted, Start: res.Start, End: res.End})
+		}
+		ix.Cells = append(ix.Cells, cell)
+	}
+	return scenario.WriteIndex(dir, ix)
+}
+
+func group(rng *rand.Rand, name string, rate, slow float64) result.Group {
+	g := result.Group{Name: name, Kind: "fixture", Expected: 2000}
+	h := histo.New()
+	var msgs int64
+	for id := 1; id <= 2; id++ {
+		r := rate * (0.9 + 0.2*rng.Float64())
+		g.Clients = append(g.Clients, result.Client{ID: id, Expected: 1000, Msgs: 1000, Bytes: 1024000, MsgsPerSec: r, BytesPerSec: r * 1024})
+		msgs += 1000
+	}
+	for range 2000 {
+		histo.Record(h, int64(slow*float64(500_000+rng.IntN(1_500_000))*(1+9*rng.Float64()*rng.Float64()*rng.Float64())))
+	}
+	sum := 0.0
+	for _, c := range g.Clients {
+		sum += c.MsgsPerSec
+	}
+	g.Aggregate = result.Aggregate{Msgs: msgs, Bytes: msgs * 1024, MsgsPerSec: sum, BytesPerSec: sum * 1024,
+		Rates:   result.Spread{Min: g.Clients[0].MsgsPerSec, Avg: sum / 2, Max: g.Clients[1].MsgsPerSec},
+		Latency: histo.Summary(h, true), Correctness: &result.Correctness{Received: msgs, Publishers: 2}}
+	for i := range 5 {
+		g.Series = append(g.Series, result.Interval{Offset: time.Duration(i) * time.Second, Msgs: int64(sum * (0.8 + 0.4*rng.Float64()))})
+	}
+	return g
+}

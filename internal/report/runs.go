@@ -1,0 +1,217 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/natsperf/natsperf/internal/live"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/scenario"
+)
+
+// Run is one Result with where it sits in a scenario.
+type Run struct {
+	Path       string
+	Cell       string
+	Values     map[string]string
+	Repetition int
+	Result     *result.Result
+	SeriesPath string // streamed interval records, "" when the Result holds them
+}
+
+// Cell is the runs of one matrix cell, in repetition order.
+type Cell struct {
+	Name   string
+	Index  int
+	Values map[string]string
+	Runs   []Run
+}
+
+// Set is what report and compare read: cells in order, and the axes that name them.
+type Set struct {
+	Axes  []string
+	Cells []*Cell
+}
+
+// Load reads run directories (with index.json) and Result files. Results that are not part
+// of a scenario form one cell each, named after their file.
+func Load(paths []string) (*Set, error) {
+	s := &Set{}
+	at := map[string]*Cell{}
+	add := func(r Run, index int) {
+		c := at[r.Cell]
+		if c == nil {
+			c = &Cell{Name: r.Cell, Index: index, Values: r.Values}
+			at[r.Cell] = c
+			s.Cells = append(s.Cells, c)
+		}
+		c.Runs = append(c.Runs, r)
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("read results: %w", err)
+		}
+		if st.IsDir() {
+			ix, err := scenario.ReadIndex(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s is not a run directory: %w", p, err)
+			}
+			if len(s.Axes) == 0 {
+				for _, a := range ix.Axes {
+					s.Axes = append(s.Axes, a.Name)
+				}
+			}
+			for _, c := range ix.Cells {
+				for _, r := range c.Runs {
+					if !r.Done() {
+						continue
+					}
+					res, err := result.ReadFile(filepath.Join(p, r.Result))
+					if err != nil {
+						return nil, err
+					}
+					run := Run{Path: filepath.Join(p, r.Result), Cell: c.Name, Values: c.Values, Repetition: r.Repetition, Result: res}
+					if r.Series != "" {
+						run.SeriesPath = filepath.Join(p, r.Series)
+					}
+					add(run, c.Index)
+				}
+			}
+			continue
+		}
+		res, err := result.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		run := Run{Path: p, Result: res, Repetition: 1}
+		var info struct {
+			Scenario struct {
+				Cell       string            `json:"cell"`
+				Index      int               `json:"cell_index"`
+				Values     map[string]string `json:"values"`
+				Repetition int               `json:"repetition"`
+			} `json:"scenario"`
+		}
+		_ = json.Unmarshal(res.Settings, &info)
+		index := len(s.Cells)
+		if info.Scenario.Cell != "" {
+			run.Cell, run.Values, run.Repetition, index = info.Scenario.Cell, info.Scenario.Values, info.Scenario.Repetition, info.Scenario.Index
+		} else {
+			run.Cell = strings.TrimSuffix(filepath.Base(p), ".json")
+		}
+		if sp := strings.TrimSuffix(p, ".json") + ".series.jsonl"; fileExists(sp) {
+			run.SeriesPath = sp
+		}
+		add(run, index)
+	}
+	if len(s.Cells) == 0 {
+		return nil, errors.New("no finished runs to report")
+	}
+	sort.SliceStable(s.Cells, func(i, j int) bool { return s.Cells[i].Index < s.Cells[j].Index })
+	if len(s.Axes) == 0 {
+		seen := map[string]bool{}
+		for _, c := range s.Cells {
+			for k := range c.Values {
+				if !seen[k] {
+					seen[k] = true
+					s.Axes = append(s.Axes, k)
+				}
+			}
+		}
+		sort.Strings(s.Axes)
+	}
+	return s, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// Series is a run's throughput over time per role ("pub", "sub"): msgs/sec per interval,
+// from the Result or from its streamed series file.
+func (r Run) Series() map[string][]Point {
+	out := map[string]map[float64]float64{}
+	width := 1.0
+	addPoint := func(role string, off float64, msgs int64) {
+		if out[role] == nil {
+			out[role] = map[float64]float64{}
+		}
+		out[role][off] += float64(msgs)
+	}
+	if r.SeriesPath != "" {
+		lines, _ := live.Read(r.SeriesPath)
+		start := r.Result.Start.UnixNano()
+		for _, l := range lines {
+			grp := l.Src
+			if i := strings.LastIndexByte(grp, '/'); i > 0 {
+				grp = grp[:i]
+			}
+			addPoint(Role(grp), float64(l.T-start)/1e9, l.Msgs)
+		}
+		width = intervalOf(r.Result)
+	}
+	for _, g := range r.Result.Groups {
+		for _, iv := range g.Series {
+			addPoint(Role(g.Name), iv.Offset.Seconds(), iv.Msgs)
+		}
+		if len(g.Series) > 1 {
+			width = (g.Series[1].Offset - g.Series[0].Offset).Seconds()
+		}
+	}
+	res := map[string][]Point{}
+	for role, m := range out {
+		var pts []Point
+		for x, y := range m {
+			pts = append(pts, Point{X: x, Y: y / width})
+		}
+		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+		res[role] = pts
+	}
+	return res
+}
+
+// intervalOf reads the series interval from the Result's settings (1s when unknown).
+func intervalOf(r *result.Result) float64 {
+	var s struct {
+		Workloads map[string]struct {
+			Settings struct {
+				Bench struct {
+					Interval int64 `json:"interval"`
+				} `json:"bench"`
+			} `json:"settings"`
+		} `json:"workloads"`
+	}
+	_ = json.Unmarshal(r.Settings, &s)
+	for _, w := range s.Workloads {
+		if w.Settings.Bench.Interval > 0 {
+			return float64(w.Settings.Bench.Interval) / 1e9
+		}
+	}
+	return 1
+}
+
+// Point is one point of a chart.
+type Point struct{ X, Y float64 }
+
+// Role is a group's role without its instance prefix: "pod1/pub" is "pub".
+func Role(group string) string {
+	if i := strings.LastIndexByte(group, '/'); i >= 0 {
+		return group[i+1:]
+	}
+	return group
+}
+
+// Instance is a group's instance prefix: "pod1/pub" is "pod1", "pub" is "".
+func Instance(group string) string {
+	if i := strings.LastIndexByte(group, '/'); i >= 0 {
+		return group[:i]
+	}
+	return ""
+}

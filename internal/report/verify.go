@@ -1,0 +1,103 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/units"
+)
+
+// verify prints the delivery check: for JetStream, the read-back against the acknowledgements
+// in one line, then what the receivers saw.
+func (p *printer) verify(r *result.Result) {
+	v := r.Verify
+	if v == nil {
+		return
+	}
+	p.line("")
+	if v.Stream == "" {
+		p.line("verify: sent %s · delivered %s · lost %s · duplicates %s · out of order %s · unavailable %s",
+			units.Comma(v.Sent), units.Comma(v.Delivered), units.Comma(v.Lost), units.Comma(v.Duplicated),
+			units.Comma(v.OutOfOrder), seconds(v.Unavailable))
+		return
+	}
+	if v.Error != "" {
+		p.line("verify: acked %s · stored unknown · acked-but-missing unknown · duplicates unknown · unavailable %s",
+			units.Comma(v.Acked), seconds(v.Unavailable))
+		p.line("verify: NOT VERIFIED: %s; none of the %s acknowledged messages could be checked", v.Error, units.Comma(v.Acked))
+	} else {
+		p.line("verify: acked %s · stored %s · acked-but-missing %s · duplicates %s · unavailable %s",
+			units.Comma(v.Acked), units.Comma(v.Stored), units.Comma(v.AckedButMissing), units.Comma(v.Duplicates), seconds(v.Unavailable))
+		if v.AckedButMissing > 0 {
+			p.line("verify: LOST: %s acknowledged messages are not in stream %s", units.Comma(v.AckedButMissing), v.Stream)
+		}
+		if v.StoredNotAcked > 0 {
+			p.line("verify: stored but never acknowledged %s (their acks were lost or timed out)", units.Comma(v.StoredNotAcked))
+		}
+	}
+	if v.Delivered > 0 || v.Lost > 0 {
+		p.line("verify: consumers got %s · lost %s · duplicated %s · out of order %s",
+			units.Comma(v.Delivered), units.Comma(v.Lost), units.Comma(v.Duplicated), units.Comma(v.OutOfOrder))
+	}
+}
+
+// seconds prints a window as "1.24s".
+func seconds(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
+
+// faults prints the fault timeline, the longest unavailability and the latency per phase.
+func (p *printer) faults(r *result.Result) {
+	f := r.Faults
+	if f == nil {
+		return
+	}
+	p.line("")
+	p.line("Faults:")
+	for _, ev := range f.Timeline {
+		if ev.Skipped {
+			p.line("  %-22s not done: %s", ev.Spec, ev.Error)
+			continue
+		}
+		line := fmt.Sprintf("  %-22s at %s, took %s", ev.Spec, seconds(ev.Started), Duration(int64(ev.Took)))
+		if ev.Node != "" {
+			line += " · " + ev.Node
+		}
+		if ev.NewLeader != "" {
+			line += fmt.Sprintf(" · new leader %s after %s", ev.NewLeader, seconds(ev.NewLeaderAfter))
+		}
+		if ev.Detail != "" {
+			line += " · " + ev.Detail
+		}
+		if ev.Error != "" {
+			line += " · FAILED: " + ev.Error
+		}
+		p.line("%s", line)
+	}
+	u := f.Unavailable
+	if u.Duration > 0 {
+		p.line("  unavailable %s: from %s to %s (%s %d)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client)
+	}
+	var ev result.Events
+	for _, g := range r.Groups {
+		ev.Add(g.Aggregate.Events)
+	}
+	p.line("  reconnects %s · disconnects %s · timeouts %s · errors %s", units.Comma(ev.Reconnects),
+		units.Comma(ev.Disconnects), units.Comma(ev.Timeouts), units.Comma(ev.Errors))
+	if len(r.Windows) == 0 {
+		return
+	}
+	p.line("Latency by phase:")
+	for _, w := range r.Windows {
+		var parts []string
+		for _, g := range w.Groups {
+			part := fmt.Sprintf("%s %s msgs", g.Name, units.Comma(g.Msgs))
+			if l := g.Latency; l != nil {
+				part += fmt.Sprintf(" P50 %s P99 %s max %s", Duration(histo.At(l, 50)), Duration(histo.At(l, 99)), Duration(l.Max))
+			}
+			parts = append(parts, part)
+		}
+		p.line("  %-30s %6s-%-6s %s", w.Label, seconds(w.From), seconds(w.To), strings.Join(parts, " | "))
+	}
+}

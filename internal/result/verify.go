@@ -1,0 +1,80 @@
+package result
+
+import "time"
+
+// Verify is the delivery check of a --verify run. For JetStream publishers natsperf reads the
+// stream back after the run and reconciles what it holds against the acknowledgements; for
+// core NATS it is what the receivers' sequence tracking saw.
+type Verify struct {
+	Stream string `json:"stream,omitempty"` // JetStream: the stream read back
+	// Publishers' side: messages sent (core) and acknowledged (JetStream).
+	Sent  int64 `json:"sent"`
+	Acked int64 `json:"acked,omitempty"`
+	// Read back from the stream: distinct messages of this run found, acknowledged ones not
+	// found, extra copies (one publisher+sequence stored at more than one stream sequence),
+	// and messages stored whose acknowledgement never arrived (normal around a failover).
+	Stored          int64 `json:"stored"`
+	AckedButMissing int64 `json:"acked_but_missing"`
+	Duplicates      int64 `json:"duplicates"`
+	StoredNotAcked  int64 `json:"stored_not_acked"`
+	// Receivers' side, from the stamps (all receivers together).
+	Delivered  int64 `json:"delivered"`
+	Lost       int64 `json:"lost"`
+	Duplicated int64 `json:"duplicated"`
+	OutOfOrder int64 `json:"out_of_order"`
+	// Unavailable is the longest time without a successful ack or delivery on any client.
+	Unavailable time.Duration `json:"unavailable_ns"`
+	// Error says why the stream could not be read back; the stored figures are then unknown.
+	Error      string            `json:"error,omitempty"`
+	Publishers []PublisherVerify `json:"publishers,omitempty"`
+}
+
+// PublisherVerify is one publisher's part of the read-back.
+type PublisherVerify struct {
+	ID              uint32 `json:"id"` // the publisher id in the stamps
+	Acked           int64  `json:"acked"`
+	Stored          int64  `json:"stored"`
+	AckedButMissing int64  `json:"acked_but_missing"`
+	Duplicates      int64  `json:"duplicates"`
+	StoredNotAcked  int64  `json:"stored_not_acked"`
+}
+
+// Faults is what was done to the servers during the run and what it cost.
+type Faults struct {
+	Timeline []FaultEvent `json:"timeline"`
+	// Unavailable is the longest time without a successful ack or delivery on any client.
+	Unavailable Gap `json:"unavailable"`
+}
+
+// FaultEvent is one action of the timeline.
+type FaultEvent struct {
+	Spec    string        `json:"spec"` // as given: "4s:kill-leader"
+	Kind    string        `json:"kind"`
+	At      time.Duration `json:"at_ns"`      // when it was planned, from the start of the run
+	Started time.Duration `json:"started_ns"` // when it began
+	Took    time.Duration `json:"took_ns"`    // until the action returned (a restart: until the node is current)
+	Node    string        `json:"node,omitempty"`
+	// NewLeader is the stream leader elected after the fault, NewLeaderAfter how long after the
+	// action began the stream had it.
+	NewLeader      string        `json:"new_leader,omitempty"`
+	NewLeaderAfter time.Duration `json:"new_leader_after_ns,omitempty"`
+	Detail         string        `json:"detail,omitempty"` // a command's output
+	Error          string        `json:"error,omitempty"`
+	Skipped        bool          `json:"skipped,omitempty"` // the run ended before its time
+}
+
+// Window is a part of the run, with each group's latency in it (the phases around faults).
+// Its edges are rounded to the series' --interval.
+type Window struct {
+	Label  string        `json:"label"`
+	From   time.Duration `json:"from_ns"`
+	To     time.Duration `json:"to_ns"`
+	Groups []WindowGroup `json:"groups,omitempty"`
+}
+
+// WindowGroup is one group's messages and latency within a Window.
+type WindowGroup struct {
+	Name    string   `json:"name"`
+	Msgs    int64    `json:"msgs"`
+	Latency *Latency `json:"latency,omitempty"`
+}

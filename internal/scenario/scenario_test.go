@@ -1,0 +1,116 @@
+package scenario
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestExamplesLoad(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		set   map[string]string
+		cells int
+	}{
+		{"jetstream-evaluation.yaml", nil, 16},
+		{"jetstream-evaluation.yaml", map[string]string{"layout": "per-app", "publish": "sync"}, 4},
+		{"stability.yaml", map[string]string{"duration": "2m"}, 1},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			sc, err := Load(filepath.Join("..", "..", "examples", tc.file), Options{Set: tc.set})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sc.Cells) != tc.cells {
+				t.Fatalf("cells = %d, want %d", len(sc.Cells), tc.cells)
+			}
+		})
+	}
+}
+
+func TestSubstitution(t *testing.T) {
+	sc, err := Load("../../examples/jetstream-evaluation.yaml", Options{Set: map[string]string{"layout": "per-app", "storage": "memory", "replicas": "3", "publish": "sync"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sc.Cells[0]
+	if c.Name != "layout=per-app,storage=memory,replicas=3,publish=sync" {
+		t.Fatalf("name %q", c.Name)
+	}
+	streams := c.File.Setup.Expanded()
+	if len(streams) != 3 || streams[2].Name != "app3" || streams[2].Subjects[0] != "app3.>" || streams[0].Replicas != 3 || streams[0].Storage != "memory" {
+		t.Fatalf("streams %+v", streams)
+	}
+	args, err := c.File.Workloads[0].Args(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(args, " ")
+	for _, want := range []string{"pubsub app2.bench.subj.v1", "--stream app2", "--syncpub", "--replicas=3", "--storage=memory"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("args %q lack %q", got, want)
+		}
+	}
+}
+
+func TestValidationErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		set        map[string]string
+		want       []string
+	}{
+		{"unknown field", "name: x\nworkloadz: []\n", nil, []string{"t.yaml:2:1: workloadz: unknown field (did you mean workloads?)"}},
+		{"bad type", "workloads:\n  - command: pub foo\n    instances: many\n", nil, []string{"t.yaml:3:16: workloads[0].instances: \"many\" is not a valid int"}},
+		{"unknown var", "workloads:\n  - command: pub ${subjekt}\n", nil, []string{"t.yaml:2:14: workloads[0].command: unknown variable ${subjekt}"}},
+		{"no workloads", "name: x\n", nil, []string{"workloads: a scenario needs at least one workload"}},
+		{"storage", "setup:\n  streams:\n    - {name: s, subjects: [a], storage: disk}\nworkloads: [{command: pub a}]\n", nil, []string{"t.yaml:3:41: setup.streams[0].storage: must be file or memory"}},
+		{"axis value", "matrix:\n  a: [1, 2]\nworkloads: [{command: pub a}]\n", map[string]string{"a": "3"}, []string{`--set a: "3" is not a value of axis a`}},
+		{"unknown set", "workloads: [{command: pub a}]\n", map[string]string{"zz": "1"}, []string{"no variable or matrix axis named zz"}},
+		{"syntax", "name: [\n", nil, []string{"t.yaml:"}},
+		{"two errors", "repetitions: -1\nworkloads:\n  - {command: pub a, instances: 0, name: a/b}\n", nil, []string{"t.yaml:1:14: repetitions: must be at least 1", "workloads[0].name"}},
+		{"check args", "workloads:\n  - command: pub foo --nope\n", nil, []string{"t.yaml:2:14: workloads[0].command: unknown flag"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("t.yaml", []byte(tc.yaml), Options{Set: tc.set, CheckArgs: func(args []string) error {
+				for _, a := range args {
+					if a == "--nope" {
+						return errors.New("unknown flag: --nope")
+					}
+				}
+				return nil
+			}})
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%s\nlacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSplitArgs(t *testing.T) {
+	got, err := splitArgs(`pub "a b" 'c' d`)
+	if err != nil || strings.Join(got, "|") != "pub|a b|c|d" {
+		t.Fatalf("%q %v", got, err)
+	}
+	if _, err := splitArgs(`pub "a`); err == nil {
+		t.Fatal("unterminated quote accepted")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("name: x\nmatrix:\n  a: [1, 2]\nworkloads:\n  - command: pub ${a}\n    flags: {size: 1kb}\n"))
+	f.Add([]byte("vars: {x: ${y}, y: ${x}}\nworkloads: [{command: ${x}}]\n"))
+	f.Add([]byte("matrix: {l: [{name: a, s: ${instance}}]}\nsetup: {streams: [{name: s${instance}, subjects: x, instances: 2}]}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := Parse("f.yaml", data, Options{})
+		if err == nil && len(sc.Cells) == 0 {
+			t.Fatal("no error and no cells")
+		}
+	})
+}

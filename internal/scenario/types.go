@@ -1,0 +1,126 @@
+// Package scenario reads natsperf scenario files: a target, setup (streams, KV buckets), groups
+// of workloads that run at the same time, repetitions, and matrix axes whose product is run.
+// Every value may use ${var}, ${axis} or ${axis.field}; workloads and streams with instances
+// also ${instance}. Validation reports file:line:col and the field of each mistake.
+package scenario
+
+import (
+	"fmt"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// File is one scenario, for one cell of the matrix (all ${...} but ${instance} substituted).
+type File struct {
+	Name        string     `yaml:"name"`
+	Description string     `yaml:"description"`
+	Target      Target     `yaml:"target"`
+	Setup       Setup      `yaml:"setup"`
+	Workloads   []Workload `yaml:"workloads"`
+	// Repetitions of every cell (default 1); Cooldown is the pause between runs.
+	Repetitions int      `yaml:"repetitions"`
+	Cooldown    Duration `yaml:"cooldown"`
+	// Stream writes interval records to DIR/<run>.series.jsonl as they close, instead of keeping
+	// them in memory (long runs); "auto" (default) streams runs with --duration of 5m or more.
+	Stream string `yaml:"stream"`
+
+	// Vars and Matrix are read before substitution; kept here so the schema and key checks
+	// know them.
+	Vars   map[string]string `yaml:"vars"`
+	Matrix yaml.Node         `yaml:"matrix"`
+}
+
+// Target is where the clients connect: an embedded server or cluster, or servers.
+type Target struct {
+	Embedded *Embedded `yaml:"embedded"`
+	Servers  string    `yaml:"servers"` // comma-separated URLs
+	Context  string    `yaml:"context"` // a nats CLI context
+	User     string    `yaml:"user"`
+	Password string    `yaml:"password"`
+	Token    string    `yaml:"token"`
+	Creds    string    `yaml:"creds"`
+	NKey     string    `yaml:"nkey"`
+	TLSCert  string    `yaml:"tlscert"`
+	TLSKey   string    `yaml:"tlskey"`
+	TLSCA    string    `yaml:"tlsca"`
+}
+
+// Embedded is natsperf's own server: Nodes 1 is a single server, more a JetStream cluster.
+type Embedded struct {
+	Nodes int `yaml:"nodes"`
+}
+
+// Setup is created before each cell and removed after it (what natsperf created only).
+type Setup struct {
+	Streams []Stream `yaml:"streams"`
+	Buckets []Bucket `yaml:"buckets"`
+}
+
+// Stream is a stream to create; with Instances, one per instance (${instance} = 1..N).
+type Stream struct {
+	Name      string   `yaml:"name"`
+	Subjects  []string `yaml:"subjects"`
+	Storage   string   `yaml:"storage"`
+	Replicas  int      `yaml:"replicas"`
+	MaxBytes  string   `yaml:"maxbytes"`
+	Instances int      `yaml:"instances"`
+}
+
+// Bucket is a KV bucket to create.
+type Bucket struct {
+	Name     string `yaml:"name"`
+	Storage  string `yaml:"storage"`
+	Replicas int    `yaml:"replicas"`
+	History  int    `yaml:"history"`
+}
+
+// Workload is any natsperf benchmark command with its flags, run as Instances copies at once.
+type Workload struct {
+	Name      string `yaml:"name"`
+	Instances int    `yaml:"instances"`
+	Command   string `yaml:"command"` // "pubsub foo --js --pub 2"
+	Flags     Flags  `yaml:"flags"`   // appended as --name=value
+
+	line int
+}
+
+// Flag is one --name=value; a boolean false omits it, true gives --name.
+type Flag struct {
+	Name, Value string
+	Line        int
+}
+
+// Flags keep the file's order.
+type Flags []Flag
+
+// UnmarshalYAML reads a mapping of flag names to scalar values.
+func (f *Flags) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("must be a mapping of flag names to values")
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind != yaml.ScalarNode {
+			return fmt.Errorf("flag %s: value must be a scalar", k.Value)
+		}
+		*f = append(*f, Flag{Name: k.Value, Value: v.Value, Line: k.Line})
+	}
+	return nil
+}
+
+// Duration is a Go duration string ("90s", "2m").
+type Duration time.Duration
+
+// UnmarshalYAML parses a duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("must be a duration such as 2s or 5m")
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v < 0 {
+		return fmt.Errorf("%q is not a duration such as 2s or 5m", n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}

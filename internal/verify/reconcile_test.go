@@ -1,0 +1,122 @@
+package verify
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/stamp"
+)
+
+func startJS(t *testing.T) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoSigs: true, NoLog: true,
+		JetStream: true, StoreDir: t.TempDir(), JetStreamMaxMemory: 16 << 20, JetStreamMaxStore: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	return nc, js
+}
+
+// TestReconcile stores a publisher's messages with one missing, one stored twice and one never
+// acknowledged, plus another subject's and an unknown publisher's, and checks each is counted.
+func TestReconcile(t *testing.T) {
+	_, js := startJS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "V", Subjects: []string{"v.>"}, Storage: jetstream.MemoryStorage}); err != nil {
+		t.Fatal(err)
+	}
+	pub := func(subj string, id uint32, seq uint64) {
+		b := make([]byte, 32)
+		stamp.Put(b, id, seq, time.Now().UnixNano())
+		if _, err := js.Publish(ctx, subj, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub("v.before", 5, 1) // before the run: out of range
+	acks := NewAcks()
+	p := acks.Publisher(5, 10)
+	for seq := uint64(1); seq <= 10; seq++ {
+		p.Set(seq)
+	}
+	for seq := uint64(1); seq <= 11; seq++ {
+		if seq == 4 {
+			continue // acked but missing
+		}
+		pub("v.run", 5, seq) // 11: stored, never acked
+	}
+	pub("v.run", 5, 7)   // stored twice
+	pub("v.run", 99, 1)  // another process's publisher
+	pub("v.other", 5, 4) // another subject: not this run's
+	v := Reconcile(ctx, Source{JS: js, Stream: "V", Subjects: []string{"v.run"}, FromSeq: 2}, acks)
+	if v.Error != "" {
+		t.Fatal(v.Error)
+	}
+	if v.Acked != 10 || v.Stored != 10 || v.AckedButMissing != 1 || v.Duplicates != 1 || v.StoredNotAcked != 1 {
+		t.Fatalf("got %+v, want acked 10, stored 10, missing 1, duplicates 1, stored-not-acked 1", v)
+	}
+	if len(v.Publishers) != 1 || v.Publishers[0].ID != 5 {
+		t.Fatalf("publishers %+v", v.Publishers)
+	}
+}
+
+func TestReconcileStreamMissing(t *testing.T) {
+	_, js := startJS(t)
+	acks := NewAcks()
+	acks.Publisher(1, 1).Set(1)
+	v := Reconcile(context.Background(), Source{JS: js, Stream: "NOPE", Wait: time.Second}, acks)
+	if v.Error == "" || v.Acked != 1 || v.AckedButMissing != 0 {
+		t.Fatalf("want an error and no figures, got %+v", v)
+	}
+}
+
+func TestReconcileNothingStored(t *testing.T) {
+	_, js := startJS(t)
+	ctx := context.Background()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "E", Subjects: []string{"e"}, Storage: jetstream.MemoryStorage}); err != nil {
+		t.Fatal(err)
+	}
+	acks := NewAcks()
+	acks.Publisher(1, 4).Set(3)
+	v := Reconcile(ctx, Source{JS: js, Stream: "E", FromSeq: 1}, acks)
+	if v.Error != "" || v.AckedButMissing != 1 || v.Stored != 0 {
+		t.Fatalf("got %+v, want the acked message missing", v)
+	}
+}
+
+func TestReconcileOtherSubjectsOnly(t *testing.T) {
+	_, js := startJS(t)
+	ctx := context.Background()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "O", Subjects: []string{"o.>"}, Storage: jetstream.MemoryStorage}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, "o.other", make([]byte, 32)); err != nil {
+		t.Fatal(err)
+	}
+	acks := NewAcks()
+	acks.Publisher(1, 4).Set(1)
+	start := time.Now()
+	v := Reconcile(ctx, Source{JS: js, Stream: "O", Subjects: []string{"o.run"}, FromSeq: 1}, acks)
+	if v.Error != "" || v.AckedButMissing != 1 {
+		t.Fatalf("got %+v, want the acked message missing", v)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("took %s: an empty filter must not wait for the idle timeout", d)
+	}
+}
