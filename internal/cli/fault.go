@@ -157,6 +157,13 @@ func (f *faultFlags) attachFaults(plan *bench.Plan, t *target, s *streamRef, log
 	}
 	chain(plan, func(_ context.Context, res *result.Result) {
 		res.Faults = &result.Faults{Timeline: tl.Events(), Unavailable: unavailable(res)}
+		for _, g := range res.Groups {
+			one := *res
+			one.Groups = []result.Group{g}
+			if u := unavailable(&one); u.Duration > 0 {
+				res.Faults.ByGroup = append(res.Faults.ByGroup, u)
+			}
+		}
 	})
 }
 

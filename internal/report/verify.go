@@ -79,6 +79,13 @@ func (p *printer) faults(r *result.Result) {
 	if u.Duration > 0 {
 		p.line("  unavailable %s: from %s to %s (%s %d)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client)
 	}
+	if len(f.ByGroup) > 1 {
+		var parts []string
+		for _, g := range f.ByGroup {
+			parts = append(parts, fmt.Sprintf("%s %s from %s", g.Group, seconds(g.Duration), seconds(g.From)))
+		}
+		p.line("  longest gap per group: %s", strings.Join(parts, " · "))
+	}
 	var ev result.Events
 	for _, g := range r.Groups {
 		ev.Add(g.Aggregate.Events)

@@ -42,8 +42,10 @@ type PublisherVerify struct {
 // Faults is what was done to the servers during the run and what it cost.
 type Faults struct {
 	Timeline []FaultEvent `json:"timeline"`
-	// Unavailable is the longest time without a successful ack or delivery on any client.
-	Unavailable Gap `json:"unavailable"`
+	// Unavailable is the longest time without a successful ack or delivery on any client;
+	// ByGroup the longest per group (publishers and consumers recover at different times).
+	Unavailable Gap   `json:"unavailable"`
+	ByGroup     []Gap `json:"by_group,omitempty"`
 }
 
 // FaultEvent is one action of the timeline.
