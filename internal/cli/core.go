@@ -278,7 +278,7 @@ func (a *app) runCore(cmd *cobra.Command, plan *bench.Plan, bf benchFlags) error
 			}
 		}
 	}
-	return a.execute(cmd, t, plan, bf)
+	return a.execute(cmd, t, plan, bf, runHooks{})
 }
 
 func (a *app) serviceCmd() *cobra.Command {

@@ -23,9 +23,22 @@ type settingsEcho struct {
 	Workload   any              `json:"workload"`
 }
 
+// runHooks let a command add to the common run. Zero hooks run a plain core benchmark.
+type runHooks struct {
+	// logf prints the start lines; nil prints them on stdout (stderr with --json).
+	logf func(string, ...any)
+	// finish completes the Result after the run and before it is rendered (JetStream adds
+	// the streams' state). A scenario that captures the plan calls it after its own run.
+	finish func(ctx context.Context, res *result.Result)
+	// detach is called when a scenario captures the plan: it owns the run's resources now.
+	detach func()
+	// text replaces the nats bench-style text output (the latency command's blocks).
+	text func(w io.Writer, res *result.Result) error
+}
+
 // execute runs plan against t and renders the Result; the error carries the exit code.
-func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchFlags) error {
-	ctx := cmd.Context()
+func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchFlags, h runHooks) error {
+	ctx := runCtx(cmd)
 	plan.Settings = settingsEcho{
 		Connection: t.settings.Redacted(),
 		Embedded:   t.embedded != nil,
@@ -34,19 +47,21 @@ func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchF
 	}
 	plan.Latency = !bf.NoLatency
 	if a.capture != nil {
-		a.capture.add(plan, bf, nil)
+		if h.detach != nil {
+			h.detach()
+		}
+		a.capture.add(plan, bf, h.finish)
 		return nil
 	}
-	logTo := a.streams.Out
-	if a.out.JSON {
-		logTo = a.streams.Err
+	if h.logf == nil {
+		h.logf = a.logf()
 	}
 	runner := &bench.Runner{
 		Dial:     t.dialer(),
 		Grace:    t.grace(),
 		Interval: bf.Interval,
 		Warmup:   bf.Warmup,
-		Logf:     logf(logTo),
+		Logf:     h.logf,
 	}
 	if a.streams.IsTerminal && !a.out.NoProgress {
 		runner.Progress = progress.Bars{W: a.streams.Err}
@@ -64,20 +79,35 @@ func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchF
 			res.Servers[i].Embedded = true
 		}
 	}
-	err = a.render(res)
+	if h.finish != nil {
+		h.finish(ctx, res)
+	}
+	err = a.render(res, h.text)
 	if herr := a.saveHist(bf.Hist, res); herr != nil && err == nil {
 		err = herr
 	}
 	return err
 }
 
-// render prints res as text or JSON, saves it with -o, and maps the stop reason to an exit code.
-func (a *app) render(res *result.Result) error {
+// logf prints start lines where they do not mix with --json output.
+func (a *app) logf() func(string, ...any) {
+	if a.out.JSON {
+		return logf(a.streams.Err)
+	}
+	return logf(a.streams.Out)
+}
+
+// render prints res as text (text, or nats bench's form when nil) or JSON, saves it with -o,
+// and maps the stop reason to an exit code.
+func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) error) error {
+	if text == nil {
+		text = report.Text
+	}
 	var err error
 	if a.out.JSON {
 		err = result.Write(a.streams.Out, res)
 	} else {
-		err = report.Text(a.streams.Out, res)
+		err = text(a.streams.Out, res)
 	}
 	if err != nil {
 		return err

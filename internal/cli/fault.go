@@ -232,13 +232,5 @@ func (a *app) runCoreFaults(cmd *cobra.Command, plan *bench.Plan, bf benchFlags,
 	}
 	ff.attachFaults(plan, t, nil, a.logf())
 	attachCoreVerify(plan, ff)
-	return a.execute(cmd, t, plan, bf)
-}
-
-// logf prints setup and fault lines where execute prints its own.
-func (a *app) logf() func(string, ...any) {
-	if a.out.JSON {
-		return logf(a.streams.Err)
-	}
-	return logf(a.streams.Out)
+	return a.execute(cmd, t, plan, bf, runHooks{})
 }

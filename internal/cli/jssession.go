@@ -12,7 +12,6 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/internal/progress"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -64,11 +63,7 @@ func (a *app) openJSWith(cmd *cobra.Command, replicas int, eo embedded.Options) 
 		t.close()
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	logTo := a.streams.Out
-	if a.out.JSON {
-		logTo = a.streams.Err
-	}
-	return &jsSession{t: t, nc: nc, js: jsc, logf: logf(logTo)}, nil
+	return &jsSession{t: t, nc: nc, js: jsc, logf: a.logf()}, nil
 }
 
 func (s *jsSession) close() {
@@ -91,52 +86,24 @@ func setupCtx(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(runCtx(cmd), time.Minute)
 }
 
-// run executes plan like execute does, then adds the streams' state and the setup warnings to
+// runJS executes plan like any benchmark, adding the streams' state and the setup warnings to
 // the Result before rendering it.
 func (a *app) runJS(cmd *cobra.Command, s *jsSession, plan *bench.Plan, bf benchFlags) error {
-	ctx := runCtx(cmd)
-	plan.Settings = settingsEcho{
-		Connection: s.t.settings.Redacted(),
-		Embedded:   s.t.embedded != nil,
-		Bench:      bf,
-		Workload:   plan.Settings,
-	}
-	plan.Latency = !bf.NoLatency
 	plan.Corrected = bf.Rate > 0
-	if a.capture != nil {
-		s.detached = true
-		a.capture.add(plan, bf, s.finish)
-		return nil
-	}
-	runner := &bench.Runner{
-		Dial:     s.t.dialer(),
-		Grace:    s.t.grace(),
-		Interval: bf.Interval,
-		Warmup:   bf.Warmup,
-		Logf:     s.logf,
-	}
-	if a.streams.IsTerminal && !a.out.NoProgress {
-		runner.Progress = progress.Bars{W: a.streams.Err}
-	}
-	res, err := runner.Run(ctx, plan)
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
-			return exitCode(exitInterrupted)
-		}
-		return err
-	}
-	if s.t.embedded != nil {
-		for i := range res.Servers {
-			res.Servers[i].Embedded = true
-		}
+	return a.execute(cmd, s.t, plan, bf, runHooks{
+		logf:   s.logf,
+		finish: s.finishRun,
+		detach: func() { s.detached = true },
+	})
+}
+
+// finishRun completes the Result of a run this session executed itself.
+func (s *jsSession) finishRun(ctx context.Context, res *result.Result) {
+	if s.detached {
+		s.finish(ctx, res)
+		return
 	}
 	s.finishOn(ctx, res)
-	err = a.render(res)
-	if herr := a.saveHist(bf.Hist, res); herr != nil && err == nil {
-		err = herr
-	}
-	return err
 }
 
 // finish adds the streams' state and the setup warnings to res, then closes the session.

@@ -2,7 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -13,7 +13,7 @@ import (
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/latency"
 	"github.com/natsperf/natsperf/internal/pace"
-	"github.com/natsperf/natsperf/internal/progress"
+	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
@@ -28,13 +28,6 @@ type latencyFlags struct {
 	Duration time.Duration `json:"duration"`
 	Warmup   time.Duration `json:"warmup,omitempty"`
 	Hist     string        `json:"hist,omitempty"`
-}
-
-// latencySettings is what the Result echoes of a latency run.
-type latencySettings struct {
-	Connection connect.Settings `json:"connection"` // server A; server B is in Latency
-	Embedded   bool             `json:"embedded,omitempty"`
-	Latency    latencyFlags     `json:"latency"`
 }
 
 func (a *app) latencyCmd() *cobra.Command {
@@ -115,26 +108,22 @@ func (a *app) runLatency(cmd *cobra.Command, lf latencyFlags, started time.Time)
 	plan, link := latencyPlan(lf, func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return connect.Connect(ctx, b, name, opts...)
 	})
-	plan.Settings = latencySettings{Connection: t.settings.Redacted(), Embedded: t.embedded != nil, Latency: lf}
-	runner := &bench.Runner{Dial: t.dialer(), Grace: t.grace(), Warmup: lf.Warmup}
-	if a.streams.IsTerminal && !a.out.NoProgress {
-		runner.Progress = progress.Bars{W: a.streams.Err}
+	plan.Settings = lf
+	bf := benchFlags{
+		Clients: 1, Msgs: plan.Groups[0].Expected(), Size: lf.Size, Rate: lf.Rate,
+		Duration: lf.Duration, Warmup: lf.Warmup, Interval: time.Second, Hist: lf.Hist,
 	}
-	res, err := runner.Run(ctx, plan)
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
-			return exitCode(exitInterrupted)
-		}
-		return err
-	}
-	if t.embedded != nil {
-		for i := range res.Servers {
-			res.Servers[i].Embedded = true
-		}
-	}
-	pubRTT, subRTT := link.RTTs()
-	return a.renderLatency(res, latency.FromResult(res, started, pubRTT, subRTT, lf.Size, lf.Duration, lf.Rate), lf.Hist)
+	return a.execute(cmd, t, plan, bf, runHooks{
+		logf: func(string, ...any) {}, // latency-tests' layout has no start lines
+		text: func(w io.Writer, res *result.Result) error {
+			pubRTT, subRTT := link.RTTs()
+			rep := latency.FromResult(res, started, pubRTT, subRTT, lf.Size, lf.Duration, lf.Rate)
+			if err := rep.Write(w); err != nil {
+				return err
+			}
+			return report.StopLine(w, res)
+		},
+	})
 }
 
 // latencyPlan is one fixed-rate publisher (the runner's dialer: server A) and one subscriber
@@ -164,42 +153,4 @@ func latencyPlan(lf latencyFlags, dialB bench.Dialer) (*bench.Plan, *latency.Lin
 		},
 	}
 	return plan, link
-}
-
-// renderLatency prints latency-tests' blocks (or the Result as JSON), saves -o and --hist, and
-// maps the stop reason to an exit code. Lost messages are reported, not an error.
-func (a *app) renderLatency(res *result.Result, rep latency.Report, hist string) error {
-	var err error
-	if a.out.JSON {
-		err = result.Write(a.streams.Out, res)
-	} else {
-		err = rep.Write(a.streams.Out)
-		switch res.Stop.Reason {
-		case result.StopInterrupted:
-			fmt.Fprintf(a.streams.Out, "\nRun interrupted: the results above are partial.\n")
-		case result.StopFailed:
-			fmt.Fprintf(a.streams.Out, "\nRun failed: %s. The results above are partial.\n", res.Stop.Error)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if a.out.File != "" {
-		if err := result.WriteFile(a.out.File, res); err != nil {
-			return err
-		}
-		if !a.out.JSON {
-			fmt.Fprintf(a.streams.Out, "Result saved to %s\n", a.out.File)
-		}
-	}
-	if err := a.saveHist(hist, res); err != nil {
-		return err
-	}
-	switch res.Stop.Reason {
-	case result.StopInterrupted:
-		return exitCode(exitInterrupted)
-	case result.StopFailed:
-		return exitCode(exitFailed)
-	}
-	return nil
 }

@@ -191,6 +191,13 @@ func (p *printer) events(indent string, e result.Events) {
 	}
 }
 
+// StopLine writes why a run that did not complete ended, and nothing for a completed one.
+func StopLine(w io.Writer, r *result.Result) error {
+	p := &printer{w: w}
+	p.stop(r)
+	return p.err
+}
+
 func (p *printer) stop(r *result.Result) {
 	switch r.Stop.Reason {
 	case result.StopCompleted:
