@@ -76,6 +76,7 @@ nats-server with JetStream, so every command works on a fresh machine.`,
 	conn.register(root)
 	out := &outputFlags{}
 	out.register(root)
+	registerProfile(root)
 	app := &app{streams: s, conn: conn, out: out, capture: c}
 	root.AddCommand(
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),

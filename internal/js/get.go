@@ -86,8 +86,8 @@ func (g *getter) runSync(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
 	timer := newStoppedTimer()
 	var opts []jetstream.GetMsgOpt
-	if g.cfg.Filter != "" {
-		opts = append(opts, jetstream.WithGetMsgSubject(g.cfg.Filter))
+	if f := nextFor(g.cfg.Filter); f != "" {
+		opts = append(opts, jetstream.WithGetMsgSubject(f))
 	}
 	seq := g.first
 	misses := 0
@@ -130,6 +130,15 @@ func (g *getter) runSync(ctx context.Context, env *bench.Env) error {
 	return nil
 }
 
+// nextFor is a request's subject filter: none for every subject (">"), so the server reads by
+// sequence instead of matching each message against ">", as a plain direct get does.
+func nextFor(filter string) string {
+	if filter == ">" {
+		return ""
+	}
+	return filter
+}
+
 func filterNote(f string) string {
 	if f == "" {
 		return ""
@@ -159,7 +168,7 @@ func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
 		if env.Share > 0 {
 			n = int(min(int64(n), env.Share-i))
 		}
-		req, _ := json.Marshal(batchRequest{Seq: seq, Batch: n, NextFor: g.cfg.Filter})
+		req, _ := json.Marshal(batchRequest{Seq: seq, Batch: n, NextFor: nextFor(g.cfg.Filter)})
 		sent := clk.Now()
 		if err := g.conn.PublishRequest(subject, g.inbox, req); err != nil {
 			return connErr(g.conn, "direct get", err)
