@@ -135,3 +135,14 @@ func serverInfo(nc *nats.Conn) result.Server {
 	}
 	return info
 }
+
+// Explain words an operation's error, preferring why the connection was lost.
+func (c *Conn) Explain(op string, err error) error {
+	if lost := c.Err(); lost != nil && !errors.Is(lost, errClosedByUs) {
+		return fmt.Errorf("%s: %w", op, lost)
+	}
+	if errors.Is(err, nats.ErrReconnectBufExceeded) {
+		return fmt.Errorf("%s: connection lost and the reconnect buffer is full: %w", op, err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 )
 
@@ -83,7 +84,7 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 			cfg := core.PubConfig{
 				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep,
 				MultiSubject: sf.MultiSubject, MultiSubjectMax: sf.MultiSubjectMax,
-				Rate: bf.Rate, Duration: bf.Duration, IDs: core.NewPublisherIDs(),
+				Rate: bf.Rate, Duration: bf.Duration, IDs: stamp.NewIDs(),
 			}
 			kv := commonParams(bf)
 			kv["subject"], kv["multi-subject"], kv["multi-subject-max"] = args[0], strconv.FormatBool(sf.MultiSubject), units.Comma(int64(sf.MultiSubjectMax))
@@ -226,7 +227,7 @@ stamp in each message, on one clock.`,
 			pcfg := core.PubConfig{
 				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep,
 				MultiSubject: sf.MultiSubject, MultiSubjectMax: sf.MultiSubjectMax,
-				Rate: bf.Rate, Duration: bf.Duration, IDs: core.NewPublisherIDs(),
+				Rate: bf.Rate, Duration: bf.Duration, IDs: stamp.NewIDs(),
 			}
 			scfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: pend.Msgs, PendingBytes: int(pend.Bytes), Sleep: subSleep}
 			pf, sbf := bf, bf
@@ -348,7 +349,7 @@ in the percentiles instead of silently lowering the rate.`,
 			}
 			cfg := core.RequestConfig{
 				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep, Timeout: timeout,
-				Rate: bf.Rate, Duration: bf.Duration, IDs: core.NewPublisherIDs(),
+				Rate: bf.Rate, Duration: bf.Duration, IDs: stamp.NewIDs(),
 			}
 			kv := commonParams(bf)
 			kv["subject"] = args[0]

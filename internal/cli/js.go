@@ -13,6 +13,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/internal/verify"
 )
@@ -119,7 +120,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 				Mode: mode, Stream: sf.Stream, Subject: args[0], Size: int(bf.Size), Batch: batch, Dedup: dedup,
 				MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
 				Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
-				IDs: js.NewPublisherIDs(), Acked: acked, RideOut: ff.any(),
+				IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(),
 			}
 			if ff.Verify {
 				cfg.Verify = verify.NewAcks()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/internal/verify"
 )
@@ -65,7 +66,7 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 		Mode: mode, Stream: sf.Stream, Subject: subject, Size: int(bf.Size), Batch: j.Batch,
 		MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
 		Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
-		IDs: js.NewPublisherIDs(), Acked: acked, RideOut: ff.any(),
+		IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(),
 	}
 	if ff.Verify {
 		pcfg.Verify = verify.NewAcks()

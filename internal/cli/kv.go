@@ -8,6 +8,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 )
 
@@ -81,7 +82,7 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 				return err
 			}
 			acked := js.NewTally(0)
-			cfg := js.KVConfig{Bucket: bucket, Size: int(bf.Size), Randomize: randomize, Sleep: bf.Sleep, AckTimeout: timeout, Keys: keys, IDs: js.NewPublisherIDs(), Acked: acked}
+			cfg := js.KVConfig{Bucket: bucket, Size: int(bf.Size), Randomize: randomize, Sleep: bf.Sleep, AckTimeout: timeout, Keys: keys, IDs: stamp.NewIDs(), Acked: acked}
 			rep := streamReport{name: "KV_" + bucket}
 			if put {
 				rep.published, rep.size = acked, bf.Size

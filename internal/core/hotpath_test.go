@@ -98,7 +98,7 @@ func BenchmarkPublisherUnpaced(b *testing.B) {
 	}
 	defer nc.Close()
 	env := benchEnv(b, nc, int64(b.N), false)
-	p := NewPublisher(PubConfig{Subject: "bench.pub", Size: 16, IDs: NewPublisherIDs()})
+	p := NewPublisher(PubConfig{Subject: "bench.pub", Size: 16, IDs: stamp.NewIDs()})
 	if err := p.Prepare(context.Background(), env); err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 func startServer(t testing.TB, pausable bool) *embedded.Cluster {
@@ -51,7 +52,7 @@ func run(t testing.TB, url string, warmup time.Duration, p *bench.Plan) *result.
 // to back) sending n requests.
 func servicePlan(subject string, sleep time.Duration, rate float64, n int64) *bench.Plan {
 	serve := core.ServeConfig{Subject: subject, Sleep: sleep}
-	req := core.RequestConfig{Subject: subject, Size: 16, Timeout: 5 * time.Second, Rate: rate, IDs: core.NewPublisherIDs()}
+	req := core.RequestConfig{Subject: subject, Size: 16, Timeout: 5 * time.Second, Rate: rate, IDs: stamp.NewIDs()}
 	return &bench.Plan{
 		Command: "service request", Latency: true, Corrected: rate > 0,
 		Groups: []*bench.Group{
@@ -123,7 +124,7 @@ func TestStallShowsInCorrectedLatency(t *testing.T) {
 }
 
 func pubPlan(subject string, rate float64, d time.Duration, size int) *bench.Plan {
-	cfg := core.PubConfig{Subject: subject, Size: size, Rate: rate, Duration: d, IDs: core.NewPublisherIDs()}
+	cfg := core.PubConfig{Subject: subject, Size: size, Rate: rate, Duration: d, IDs: stamp.NewIDs()}
 	return &bench.Plan{
 		Command: "pub", Latency: true,
 		Groups: []*bench.Group{{Name: "pub", Kind: "publisher", Clients: 1, Producer: true, Rate: rate, // no Shares: bounded by the duration

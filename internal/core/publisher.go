@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -19,7 +20,7 @@ type PubConfig struct {
 	MultiSubjectMax int
 	Rate            float64       // total msgs/sec across publishers; 0: as fast as possible
 	Duration        time.Duration // stop after this long; 0: after the share
-	IDs             PublisherIDs
+	IDs             stamp.IDs
 }
 
 // Publisher publishes its share of messages on its own connection.
@@ -40,23 +41,20 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 		return err
 	}
 	p.conn = c
-	p.buf = make([]byte, p.cfg.Size)
-	for i := stamp.Size; i < len(p.buf); i++ {
-		p.buf[i] = byte('a' + i%26)
-	}
+	p.buf = stamp.Payload(p.cfg.Size)
 	if p.cfg.MultiSubject {
 		n := p.cfg.MultiSubjectMax
 		if env.Share > 0 && env.Share < int64(n) {
 			n = int(env.Share)
 		}
-		p.subjects = subjectsFor(p.cfg.Subject, max(n, 1))
+		p.subjects = loop.Subjects(p.cfg.Subject, max(n, 1))
 	}
 	return nil
 }
 
 // Run publishes until the share is sent, the duration is over, or ctx ends.
 func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
-	stopped, release := stopFlag(ctx)
+	stopped, release := loop.StopFlag(ctx)
 	defer release()
 	var err error
 	if p.cfg.Rate > 0 {
@@ -68,7 +66,7 @@ func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
 		return err
 	}
 	if ferr := p.conn.FlushTimeout(30 * time.Second); ferr != nil {
-		return connErr(p.conn, "flush", ferr)
+		return p.conn.Explain("flush", ferr)
 	}
 	env.Rec.End(env.Clock.Now())
 	return nil
@@ -99,7 +97,7 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 	}
 	var sleeper *time.Timer
 	if p.cfg.Sleep > 0 {
-		sleeper = newStoppedTimer()
+		sleeper = loop.NewTimer()
 	}
 	every := int64(clockEvery)
 	if sleeper != nil {
@@ -122,11 +120,11 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 			stamp.Put(buf, id, uint64(i+1), now)
 		}
 		if err := nc.Publish(p.subject(i), buf); err != nil {
-			return connErr(p.conn, "publish", err)
+			return p.conn.Explain("publish", err)
 		}
 		rec.Sent(now, len(buf))
 		if sleeper != nil {
-			if err := sleepCtx(ctx, sleeper, p.cfg.Sleep); err != nil {
+			if err := loop.Sleep(ctx, sleeper, p.cfg.Sleep); err != nil {
 				return err
 			}
 		}
@@ -151,7 +149,7 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 		}
 		share = pacer.Total(p.cfg.Duration)
 	}
-	timer := newStoppedTimer()
+	timer := loop.NewTimer()
 	rec.Begin(env.Start)
 	var sent uint64
 	for sent < share {
@@ -162,7 +160,7 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 		elapsed := time.Duration(now - env.Start)
 		due := min(pacer.Due(elapsed), share)
 		if sent >= due {
-			if err := pacedWait(ctx, timer, pacer.Wait(elapsed, sent)); err != nil {
+			if err := loop.Toward(ctx, timer, pacer.Wait(elapsed, sent)); err != nil {
 				return err
 			}
 			continue
@@ -176,7 +174,7 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 				stamp.Put(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)))
 			}
 			if err := nc.Publish(p.subject(int64(sent)), buf); err != nil {
-				return connErr(p.conn, "publish", err)
+				return p.conn.Explain("publish", err)
 			}
 			rec.Sent(now, len(buf))
 		}

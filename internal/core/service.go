@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -97,7 +98,7 @@ type RequestConfig struct {
 	Timeout  time.Duration // per request; a timeout is counted and the requester goes on
 	Rate     float64       // total requests/sec across requesters; 0: back to back
 	Duration time.Duration
-	IDs      PublisherIDs
+	IDs      stamp.IDs
 }
 
 // Requester sends synchronous requests, one at a time, and records each round trip.
@@ -142,7 +143,7 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	if q.cfg.Duration > 0 {
 		deadline = env.Start + int64(q.cfg.Duration)
 	}
-	timer := newStoppedTimer()
+	timer := loop.NewTimer()
 	if paced {
 		rec.Begin(env.Start)
 	} else {
@@ -159,11 +160,9 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 		intended := sent
 		if paced {
 			intended = env.Start + int64(pacer.Intended(i))
-			for wait := time.Duration(intended - sent); wait > 0; wait = time.Duration(intended - sent) {
-				if err := pacedWait(ctx, timer, wait); err != nil {
-					return err
-				}
-				sent = clk.Now()
+			var err error
+			if sent, err = loop.Until(ctx, timer, clk, intended); err != nil {
+				return err
 			}
 		}
 		if stamped {
@@ -179,7 +178,7 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 		case errors.Is(err, nats.ErrNoResponders):
 			return fmt.Errorf("no responders on %q: start `natsperf service serve %s` first", q.cfg.Subject, q.cfg.Subject)
 		default:
-			return connErr(q.conn, "request", err)
+			return q.conn.Explain("request", err)
 		}
 		if paced {
 			rec.OpCorrected(now, len(q.buf), now-intended, now-sent)
@@ -187,7 +186,7 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 			rec.Op(now, len(q.buf), now-sent)
 		}
 		if q.cfg.Sleep > 0 {
-			if err := sleepCtx(ctx, timer, q.cfg.Sleep); err != nil {
+			if err := loop.Sleep(ctx, timer, q.cfg.Sleep); err != nil {
 				return err
 			}
 		}

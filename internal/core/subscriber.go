@@ -7,6 +7,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/record"
 )
 
@@ -50,7 +51,7 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) error {
 	handler := s.handle
 	subject := s.cfg.Subject
 	if s.cfg.MultiSubject {
-		subject = wildcardFor(subject)
+		subject = loop.Wildcard(subject)
 	}
 	if s.cfg.Queue != "" {
 		s.sub, err = c.QueueSubscribe(subject, s.cfg.Queue, handler)

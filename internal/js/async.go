@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -68,7 +69,7 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	p.sent = make([]int64, p.window)
 	p.intended = make([]int64, p.window)
 	p.seqs = make([]uint64, p.window)
-	body := payload(p.cfg.Size)
+	body := stamp.Payload(p.cfg.Size)
 	for i := range p.msgs {
 		p.msgs[i].Data = append([]byte(nil), body...)
 		if p.cfg.Dedup {
@@ -135,7 +136,7 @@ func (p *asyncPub) settle() {
 
 // Run publishes the share window by window.
 func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
-	stopped, release := stopFlag(ctx)
+	stopped, release := loop.StopFlag(ctx)
 	defer release()
 	clk := env.Clock
 	id := p.cfg.IDs.For(env.Index)
@@ -145,7 +146,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 	if p.cfg.Duration > 0 && !p.paced {
 		deadline = env.Start + int64(p.cfg.Duration)
 	}
-	timer, ackTimer := newStoppedTimer(), newStoppedTimer()
+	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
 	var published int64
 	ended := false
 	for i := uint64(0); !ended && (share == 0 || i < share); {
@@ -161,11 +162,9 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 			intended := now
 			if p.paced {
 				intended = env.Start + int64(pacer.Intended(i))
-				if wait := time.Duration(intended - now); wait > 0 {
-					if err := sleepCtx(ctx, timer, wait); err != nil {
-						return err
-					}
-					now = clk.Now()
+				var err error
+				if now, err = loop.Until(ctx, timer, clk, intended); err != nil {
+					return err
 				}
 			}
 			m := &p.msgs[n]
@@ -183,14 +182,14 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 			i++
 			if _, err := p.js.PublishMsgAsync(m); err != nil {
 				if p.fatal(err) || p.conn.Err() != nil {
-					return connErr(p.conn, "publish", err)
+					return p.conn.Explain("publish", err)
 				}
 				count(&env.Rec.Events, err)
 				continue
 			}
 			published++
 			if p.cfg.Sleep > 0 {
-				if err := sleepCtx(ctx, timer, p.cfg.Sleep); err != nil {
+				if err := loop.Sleep(ctx, timer, p.cfg.Sleep); err != nil {
 					return err
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -57,7 +58,7 @@ func (p *batchPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if !s.CachedInfo().Config.AllowAtomicPublish {
 		return fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", p.cfg.Stream)
 	}
-	p.msg.Data = payload(p.cfg.Size)
+	p.msg.Data = stamp.Payload(p.cfg.Size)
 	p.mid = nats.Header{batchIDHeader: {""}, batchSeqHeader: {""}}
 	p.last = nats.Header{batchIDHeader: {""}, batchSeqHeader: {""}, batchCommitHeader: {"1"}}
 	if p.cfg.Dedup {
@@ -83,7 +84,7 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 	if p.cfg.Duration > 0 {
 		deadline = env.Start + int64(p.cfg.Duration)
 	}
-	timer := newStoppedTimer()
+	timer := loop.NewTimer()
 	rec.Begin(clk.Now())
 	for i := uint64(0); share == 0 || i < share; {
 		if err := ctx.Err(); err != nil {
@@ -141,7 +142,7 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 				return ctx.Err()
 			}
 			if p.fatal(err) || p.conn.Err() != nil {
-				return connErr(p.conn, "batch publish", err)
+				return p.conn.Explain("batch publish", err)
 			}
 			count(&rec.Events, err)
 			continue
@@ -158,7 +159,7 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 			}
 		}
 		if p.cfg.Sleep > 0 {
-			if err := sleepCtx(ctx, timer, p.cfg.Sleep); err != nil {
+			if err := loop.Sleep(ctx, timer, p.cfg.Sleep); err != nil {
 				return err
 			}
 		}
@@ -172,7 +173,7 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 func (p *batchPub) checkFirst(m *nats.Msg) error {
 	resp, err := p.conn.RequestMsg(m, p.cfg.AckTimeout)
 	if err != nil {
-		return connErr(p.conn, "first batch message", err)
+		return p.conn.Explain("first batch message", err)
 	}
 	if len(resp.Data) == 0 {
 		return nil

@@ -73,7 +73,7 @@ func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
 				return ctx.Err()
 			}
 			if fatal(err) {
-				return connErr(f.conn, "fetch", err)
+				return f.conn.Explain("fetch", err)
 			}
 			count(&env.Rec.Events, err)
 			continue
@@ -83,7 +83,7 @@ func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
 			if fatal(err) {
-				return connErr(f.conn, "fetch", err)
+				return f.conn.Explain("fetch", err)
 			}
 			if !isTimeout(err) {
 				count(&env.Rec.Events, err)

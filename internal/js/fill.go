@@ -16,7 +16,7 @@ const fillWindow = 1000
 // Fill publishes n stamped messages of size bytes to subject before a read benchmark. It is
 // setup: nothing is measured.
 func Fill(ctx context.Context, js jetstream.JetStream, subject string, n int64, size int) error {
-	buf := payload(size)
+	buf := stamp.Payload(size)
 	for i := int64(0); i < n; {
 		end := min(n, i+fillWindow)
 		for ; i < end; i++ {

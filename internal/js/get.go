@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/loop"
 )
 
 // GetConfig configures direct getters.
@@ -84,7 +85,7 @@ func (g *getter) Run(ctx context.Context, env *bench.Env) error {
 // runSync gets one message at a time, by sequence (or the next one on the filter).
 func (g *getter) runSync(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
-	timer := newStoppedTimer()
+	timer := loop.NewTimer()
 	var opts []jetstream.GetMsgOpt
 	if f := nextFor(g.cfg.Filter); f != "" {
 		opts = append(opts, jetstream.WithGetMsgSubject(f))
@@ -112,7 +113,7 @@ func (g *getter) runSync(ctx context.Context, env *bench.Env) error {
 				continue
 			}
 			if fatal(err) {
-				return connErr(g.conn, "direct get", err)
+				return g.conn.Explain("direct get", err)
 			}
 			count(&rec.Events, err)
 			continue
@@ -122,7 +123,7 @@ func (g *getter) runSync(ctx context.Context, env *bench.Env) error {
 		seq = msg.Sequence + 1
 		i++
 		if g.cfg.Sleep > 0 {
-			if err := sleepCtx(ctx, timer, g.cfg.Sleep); err != nil {
+			if err := loop.Sleep(ctx, timer, g.cfg.Sleep); err != nil {
 				return err
 			}
 		}
@@ -158,7 +159,7 @@ type batchRequest struct {
 func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
 	subject := "$JS.API.DIRECT.GET." + g.cfg.Stream
-	timer := newStoppedTimer()
+	timer := loop.NewTimer()
 	seq := g.first
 	for i := int64(0); env.Share == 0 || i < env.Share; {
 		if err := ctx.Err(); err != nil {
@@ -171,7 +172,7 @@ func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
 		req, _ := json.Marshal(batchRequest{Seq: seq, Batch: n, NextFor: nextFor(g.cfg.Filter)})
 		sent := clk.Now()
 		if err := g.conn.PublishRequest(subject, g.inbox, req); err != nil {
-			return connErr(g.conn, "direct get", err)
+			return g.conn.Explain("direct get", err)
 		}
 		got := 0
 		for {
@@ -182,7 +183,7 @@ func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
 					return ctx.Err()
 				}
 				if fatal(err) || g.conn.Err() != nil {
-					return connErr(g.conn, "direct get", err)
+					return g.conn.Explain("direct get", err)
 				}
 				count(&rec.Events, err)
 				break
@@ -211,7 +212,7 @@ func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
 			}
 		}
 		if g.cfg.Sleep > 0 {
-			if err := sleepCtx(ctx, timer, g.cfg.Sleep); err != nil {
+			if err := loop.Sleep(ctx, timer, g.cfg.Sleep); err != nil {
 				return err
 			}
 		}

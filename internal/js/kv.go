@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -78,7 +79,7 @@ func Keys(n int64) []string {
 
 // FillBucket puts keys[from:] with stamped values of size bytes, before a get benchmark.
 func FillBucket(ctx context.Context, js jetstream.JetStream, bucket string, keys []string, size int) error {
-	buf := payload(size)
+	buf := stamp.Payload(size)
 	for i := 0; i < len(keys); {
 		end := min(len(keys), i+fillWindow)
 		for ; i < end; i++ {
@@ -109,7 +110,7 @@ type KVConfig struct {
 	Sleep      time.Duration `json:"sleep,omitempty"`
 	AckTimeout time.Duration `json:"timeout"`
 	Keys       []string      `json:"-"` // shared, read only
-	IDs        PublisherIDs  `json:"-"`
+	IDs        stamp.IDs     `json:"-"`
 	Acked      *Tally        `json:"-"`
 }
 
@@ -140,7 +141,7 @@ func (k *kvClient) Prepare(ctx context.Context, env *bench.Env) error {
 	if k.kv, err = js.KeyValue(ctx, k.cfg.Bucket); err != nil {
 		return fmt.Errorf("bucket %s: %w", k.cfg.Bucket, err)
 	}
-	k.buf = payload(k.cfg.Size)
+	k.buf = stamp.Payload(k.cfg.Size)
 	k.offset = int64(env.Index) * env.Share
 	k.rng = rand.New(rand.NewPCG(rand.Uint64(), uint64(env.ID)))
 	return nil
@@ -159,7 +160,7 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
 	id := k.cfg.IDs.For(env.Index)
 	stamped := len(k.buf) >= stamp.Size
-	timer := newStoppedTimer()
+	timer := loop.NewTimer()
 	rec.Begin(clk.Now())
 	for i := int64(0); env.Share == 0 || i < env.Share; i++ {
 		if err := ctx.Err(); err != nil {
@@ -186,7 +187,7 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 				return ctx.Err()
 			}
 			if fatal(err) || errors.Is(err, jetstream.ErrBucketNotFound) {
-				return connErr(k.conn, "kv", err)
+				return k.conn.Explain("kv", err)
 			}
 			count(&rec.Events, err)
 			continue
@@ -196,7 +197,7 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 			k.cfg.Acked.Add(1)
 		}
 		if k.cfg.Sleep > 0 {
-			if err := sleepCtx(ctx, timer, k.cfg.Sleep); err != nil {
+			if err := loop.Sleep(ctx, timer, k.cfg.Sleep); err != nil {
 				return err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/verify"
@@ -42,7 +43,7 @@ type PubConfig struct {
 	Duration        time.Duration `json:"duration,omitempty"`
 	Sleep           time.Duration `json:"sleep,omitempty"`
 	AckTimeout      time.Duration `json:"ack_timeout"`
-	IDs             PublisherIDs  `json:"-"`
+	IDs             stamp.IDs     `json:"-"`
 	// Acked, when set, adds up the messages acknowledged by all publishers (for the storage
 	// estimate).
 	Acked *Tally `json:"-"`
@@ -51,22 +52,6 @@ type PubConfig struct {
 	// RideOut keeps publishing through "no responders" (the stream has no leader for a while:
 	// a fault run) instead of ending the client.
 	RideOut bool `json:"ride_out,omitempty"`
-}
-
-// PublisherIDs hands out the publisher ids written into stamps; the random base keeps two
-// natsperf processes publishing to one stream apart.
-type PublisherIDs uint32
-
-// NewPublisherIDs draws a random base.
-func NewPublisherIDs() PublisherIDs { return PublisherIDs(rand.Uint32N(2048) << 12) }
-
-// For returns the id of client index (0-based).
-func (p PublisherIDs) For(index int) uint32 {
-	id := (uint32(p) + uint32(index) + 1) & stamp.MaxPublisher
-	if id == 0 {
-		id = 1
-	}
-	return id
 }
 
 // NewPublisher returns a publisher client for cfg.Mode.
@@ -105,7 +90,7 @@ func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream
 		if env.Share > 0 && env.Share < int64(n) {
 			n = int(env.Share)
 		}
-		p.subjects = subjectsFor(p.cfg.Subject, n)
+		p.subjects = loop.Subjects(p.cfg.Subject, n)
 	}
 	p.runID = strconv.FormatUint(rand.Uint64(), 36) + "-" + strconv.Itoa(env.ID) + "-"
 	if p.cfg.Verify != nil {
@@ -167,7 +152,7 @@ func (p *syncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if err := p.prepare(ctx, env); err != nil {
 		return err
 	}
-	p.msg.Data = payload(p.cfg.Size)
+	p.msg.Data = stamp.Payload(p.cfg.Size)
 	if p.cfg.Dedup {
 		p.msg.Header, p.idBuf = idHeader()
 	}
@@ -186,7 +171,7 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 	if p.cfg.Duration > 0 {
 		deadline = env.Start + int64(p.cfg.Duration)
 	}
-	timer := newStoppedTimer()
+	timer := loop.NewTimer()
 	if paced {
 		rec.Begin(env.Start)
 	} else {
@@ -203,11 +188,9 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 		intended := sent
 		if paced {
 			intended = env.Start + int64(pacer.Intended(i))
-			if wait := time.Duration(intended - sent); wait > 0 {
-				if err := sleepCtx(ctx, timer, wait); err != nil {
-					return err
-				}
-				sent = clk.Now()
+			var err error
+			if sent, err = loop.Until(ctx, timer, clk, intended); err != nil {
+				return err
 			}
 		}
 		if stamped {
@@ -224,11 +207,11 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 				return ctx.Err()
 			}
 			if p.fatal(err) {
-				return connErr(p.conn, "publish", err)
+				return p.conn.Explain("publish", err)
 			}
 			count(&rec.Events, err)
 			if !paced && p.cfg.RideOut {
-				_ = sleepCtx(ctx, timer, rideOutPause) // no leader: do not spin on instant refusals
+				_ = loop.Sleep(ctx, timer, rideOutPause) // no leader: do not spin on instant refusals
 			}
 			continue
 		}
@@ -244,7 +227,7 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 			rec.Op(now, len(m.Data), now-sent)
 		}
 		if p.cfg.Sleep > 0 {
-			if err := sleepCtx(ctx, timer, p.cfg.Sleep); err != nil {
+			if err := loop.Sleep(ctx, timer, p.cfg.Sleep); err != nil {
 				return err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 func TestByteSize(t *testing.T) {
@@ -54,7 +55,7 @@ func TestLostNotWaitedFor(t *testing.T) {
 	}
 	defer srv.Shutdown()
 	link := NewLink("lat.lost")
-	pcfg := core.PubConfig{Size: 24, Rate: 1000, IDs: core.NewPublisherIDs()}
+	pcfg := core.PubConfig{Size: 24, Rate: 1000, IDs: stamp.NewIDs()}
 	plan := &bench.Plan{
 		Command: "latency", Latency: true,
 		Groups: []*bench.Group{

@@ -14,7 +14,10 @@
 // report the uncorrected latency beside the corrected one.
 package stamp
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/rand/v2"
+)
 
 // Size is the number of payload bytes a stamp takes; smaller payloads carry no stamp.
 const Size = 16
@@ -80,4 +83,29 @@ func GetExt(buf []byte) (publisher uint32, seq uint64, sendNanos, actualNanos in
 		}
 	}
 	return publisher, seq, sendNanos, actualNanos, true
+}
+
+// IDs hands out the publisher ids written into stamps. The random base keeps two natsperf
+// processes publishing to one receiver apart (1 in 2048 chance of a clash).
+type IDs uint32
+
+// NewIDs draws a random base.
+func NewIDs() IDs { return IDs(rand.Uint32N(2048) << 12) }
+
+// For returns the id of client index (0-based).
+func (p IDs) For(index int) uint32 {
+	id := (uint32(p) + uint32(index) + 1) & MaxPublisher
+	if id == 0 {
+		id = 1
+	}
+	return id
+}
+
+// Payload is a message body of size bytes: room for the stamp, then a readable filler.
+func Payload(size int) []byte {
+	b := make([]byte, size)
+	for i := Size; i < len(b); i++ {
+		b[i] = byte('a' + i%26)
+	}
+	return b
 }
