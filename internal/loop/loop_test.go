@@ -34,6 +34,10 @@ func TestSleepEndsWithTheContext(t *testing.T) {
 	}
 	stopped, release := StopFlag(ctx)
 	defer release()
+	deadline := time.Now().Add(5 * time.Second) // the flag is set by a goroutine of its own
+	for !stopped.Load() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 	if !stopped.Load() {
 		t.Fatal("stop flag not set for a cancelled context")
 	}
