@@ -1,44 +1,21 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
-// startServer runs an embedded nats-server for one test, configured by opts (may be nil).
+// startServer runs an embedded nats-server for one test, configured by configure (may be nil).
 func startServer(t *testing.T, configure func(*server.Options)) *server.Server {
-	t.Helper()
-	opts := &server.Options{
-		Host: "127.0.0.1", Port: -1, NoSigs: true, NoLog: true,
-		JetStream: true, StoreDir: t.TempDir(),
-		JetStreamMaxMemory: 64 << 20, JetStreamMaxStore: 256 << 20,
-	}
-	if configure != nil {
-		configure(opts)
-	}
-	s, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	t.Cleanup(func() {
-		s.Shutdown()
-		s.WaitForShutdown()
-	})
-	return s
+	return natstest.Server(t, configure)
 }
 
 // cliRun is one in-process natsperf invocation.
@@ -71,23 +48,7 @@ func runJSON(ctx context.Context, t *testing.T, args ...string) (*result.Result,
 	return res, r
 }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of log lines and bars.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = natstest.Buffer
 
 func group(t *testing.T, res *result.Result, name string) result.Group {
 	t.Helper()

@@ -19,25 +19,17 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
+	"github.com/natsperf/natsperf/internal/natstest"
 )
 
-// startServer runs an embedded nats-server on a random local port.
+// startServer runs an embedded nats-server on a random local port with opts' auth and TLS.
 func startServer(t *testing.T, opts *server.Options) *server.Server {
-	t.Helper()
-	if opts == nil {
-		opts = &server.Options{}
-	}
-	opts.Host, opts.Port, opts.NoSigs, opts.NoLog = "127.0.0.1", -1, true, true
-	s, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return s
+	return natstest.Server(t, func(o *server.Options) {
+		if opts != nil {
+			*o = *opts
+		}
+		o.Host, o.Port, o.NoSigs, o.NoLog = "127.0.0.1", -1, true, true
+	})
 }
 
 // hostPort is the server's client address without scheme.

@@ -1,11 +1,9 @@
 package js_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/cli"
 	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -24,26 +23,8 @@ const (
 	exitUsage  = 2
 )
 
-// startServer runs a nats-server with JetStream and small limits for one test.
-func startServer(t *testing.T, _ func(*server.Options)) *server.Server {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, NoSigs: true, NoLog: true,
-		JetStream: true, StoreDir: t.TempDir(),
-		JetStreamMaxMemory: 64 << 20, JetStreamMaxStore: 256 << 20,
-	})
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	t.Cleanup(func() {
-		s.Shutdown()
-		s.WaitForShutdown()
-	})
-	return s
+func startServer(t *testing.T, configure func(*server.Options)) *server.Server {
+	return natstest.Server(t, configure)
 }
 
 // cliRun is one in-process natsperf invocation.
@@ -75,23 +56,7 @@ func runJSON(ctx context.Context, t *testing.T, args ...string) (*result.Result,
 	return res, r
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = natstest.Buffer
 
 func group(t *testing.T, res *result.Result, name string) result.Group {
 	t.Helper()
