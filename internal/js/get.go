@@ -43,7 +43,6 @@ type getter struct {
 	first  uint64 // the stream's first sequence at setup
 	sub    *nats.Subscription
 	inbox  string
-	req    []byte
 }
 
 func (g *getter) Prepare(ctx context.Context, env *bench.Env) error {

@@ -205,14 +205,14 @@ func (s *Stream) FillSubject() (string, error) {
 			return f, nil
 		}
 	}
-	for _, f := range s.Info.Config.Subjects {
-		toks := strings.Split(f, ".")
-		for i, t := range toks {
-			if t == "*" || t == ">" {
-				toks[i] = "natsperf"
-			}
-		}
-		return strings.Join(toks, "."), nil
+	if len(s.Info.Config.Subjects) == 0 {
+		return "", fmt.Errorf("stream %s has no subjects to fill it through", s.Info.Config.Name)
 	}
-	return "", fmt.Errorf("stream %s has no subjects to fill it through", s.Info.Config.Name)
+	toks := strings.Split(s.Info.Config.Subjects[0], ".")
+	for i, t := range toks {
+		if t == "*" || t == ">" {
+			toks[i] = "natsperf"
+		}
+	}
+	return strings.Join(toks, "."), nil
 }

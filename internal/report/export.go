@@ -76,7 +76,7 @@ func JSON(w io.Writer, s *Set) error {
 	for _, c := range s.Cells {
 		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.Runs), Metrics: map[string]jsonStats{}}
 		for k, st := range CellStats(c, metrics) {
-			jc.Metrics[k] = jsonStats{N: st.N, Mean: st.Mean, StdDev: st.StdDev, Min: st.Min, Max: st.Max, Samples: st.Samples}
+			jc.Metrics[k] = jsonStats(st)
 		}
 		out.Cells = append(out.Cells, jc)
 	}
