@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -27,9 +28,22 @@ func main() {
 	batch := flag.Int("batch", 500, "async window / atomic batch / fetch / get batch size")
 	stream := flag.String("stream", "benchstream", "stream")
 	subject := flag.String("subject", "bare", "subject to publish to")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "jsbare:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	rate, err := runOp(*url, *op, *stream, *subject, *msgs, *size, *batch)
 	if err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "jsbare:", err)
 		os.Exit(1)
 	}
