@@ -174,6 +174,7 @@ func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
 			return g.conn.Explain("direct get", err)
 		}
 		got := 0
+		var last *nats.Msg // the batch's last message: the next request starts after it
 		for {
 			m, err := g.sub.NextMsg(g.cfg.AckTimeout)
 			now := clk.Now()
@@ -206,7 +207,11 @@ func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
 			rec.Op(now, len(m.Data), now-sent)
 			got++
 			i++
-			if s, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64); err == nil {
+			last = m
+		}
+		// Parsed once per batch, not per message: replies come in sequence order.
+		if last != nil {
+			if s, err := strconv.ParseUint(last.Header.Get(jetstream.SequenceHeader), 10, 64); err == nil {
 				seq = s + 1
 			}
 		}

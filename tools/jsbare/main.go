@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"time"
@@ -28,6 +29,7 @@ func main() {
 	batch := flag.Int("batch", 500, "async window / atomic batch / fetch / get batch size")
 	stream := flag.String("stream", "benchstream", "stream")
 	subject := flag.String("subject", "bare", "subject to publish to")
+	heap := flag.Int("heap", 0, "bytes of live heap to hold during the run (natsperf's recorders hold ~650 KB)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -41,12 +43,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	ballast := make([]int64, max(*heap, 0)/8) // pointer-free: only the GC pacing sees it
 	rate, err := runOp(*url, *op, *stream, *subject, *msgs, *size, *batch)
 	if err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "jsbare:", err)
 		os.Exit(1)
 	}
+	runtime.KeepAlive(ballast)
 	fmt.Printf("%.0f\n", rate)
 }
 
