@@ -10,7 +10,6 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
-	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -132,43 +131,17 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	share := uint64(env.Share)
-	pacer := pace.Constant{Rate: q.cfg.Rate, Count: env.Count, Index: env.Index}
-	paced := q.cfg.Rate > 0
-	if paced && !env.Bounded && q.cfg.Duration > 0 {
-		share = pacer.Total(q.cfg.Duration)
-	}
-	bounded := env.Bounded || paced
-	var deadline int64
-	if q.cfg.Duration > 0 {
-		deadline = env.Start + int64(q.cfg.Duration)
-	}
-	timer := loop.NewTimer()
-	if paced {
-		rec.Begin(env.Start)
-	} else {
-		rec.Begin(clk.Now())
-	}
-	for i := uint64(0); !bounded || i < share; i++ {
-		if err := ctx.Err(); err != nil {
+	sched := loop.NewSchedule(env, q.cfg.Rate, q.cfg.Duration)
+	rec.Begin(sched.Begin())
+	for {
+		i, intended, sent, ok, err := sched.Next(ctx)
+		if err != nil || !ok {
 			return err
-		}
-		sent := clk.Now()
-		if !paced && deadline != 0 && sent >= deadline {
-			break
-		}
-		intended := sent
-		if paced {
-			intended = env.Start + int64(pacer.Intended(i))
-			var err error
-			if sent, err = loop.Until(ctx, timer, clk, intended); err != nil {
-				return err
-			}
 		}
 		if stamped {
 			stamp.Put(q.buf, id, i+1, intended)
 		}
-		_, err := q.conn.Request(q.cfg.Subject, q.buf, timeout)
+		_, err = q.conn.Request(q.cfg.Subject, q.buf, timeout)
 		now := clk.Now()
 		switch {
 		case err == nil:
@@ -180,18 +153,11 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 		default:
 			return q.conn.Explain("request", err)
 		}
-		if paced {
-			rec.OpCorrected(now, len(q.buf), now-intended, now-sent)
-		} else {
-			rec.Op(now, len(q.buf), now-sent)
-		}
-		if q.cfg.Sleep > 0 {
-			if err := loop.Sleep(ctx, timer, q.cfg.Sleep); err != nil {
-				return err
-			}
+		rec.OpCorrected(now, len(q.buf), now-intended, now-sent)
+		if err := sched.Pause(ctx, q.cfg.Sleep); err != nil {
+			return err
 		}
 	}
-	return nil
 }
 
 // Close has nothing to release: the runner closes the connection.

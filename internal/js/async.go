@@ -141,7 +141,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 	clk := env.Clock
 	id := p.cfg.IDs.For(env.Index)
 	stamped := p.cfg.Size >= stamp.Size
-	share, pacer := p.share(env)
+	share, bounded, pacer := p.share(env)
 	var deadline int64
 	if p.cfg.Duration > 0 && !p.paced {
 		deadline = env.Start + int64(p.cfg.Duration)
@@ -149,8 +149,8 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
 	var published int64
 	ended := false
-	for i := uint64(0); !ended && (share == 0 || i < share); {
-		for n := 0; n < p.window && (share == 0 || i < share); n++ {
+	for i := uint64(0); !ended && (!bounded || i < share); {
+		for n := 0; n < p.window && (!bounded || i < share); n++ {
 			if stopped.Load() {
 				return ctx.Err()
 			}

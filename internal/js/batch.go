@@ -79,14 +79,14 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec, m := env.Clock, env.Rec, &p.msg
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(m.Data) >= stamp.Size
-	share := uint64(env.Share)
+	share, bounded := uint64(env.Share), env.Bounded
 	var deadline int64
 	if p.cfg.Duration > 0 {
 		deadline = env.Start + int64(p.cfg.Duration)
 	}
 	timer := loop.NewTimer()
 	rec.Begin(clk.Now())
-	for i := uint64(0); share == 0 || i < share; {
+	for i := uint64(0); !bounded || i < share; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

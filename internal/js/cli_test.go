@@ -514,3 +514,28 @@ func TestJSUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestMoreClientsThanMessages: clients whose share is 0 do nothing and end at once; they do
+// not run open-ended (a share of 0 is not "until stopped").
+func TestMoreClientsThanMessages(t *testing.T) {
+	s := startServer(t, nil)
+	for _, args := range [][]string{
+		{"js", "pub", "sync", "few.sync", "--create", "--stream", "fewsync"},
+		{"js", "pub", "async", "few.async", "--create", "--stream", "fewasync"},
+		{"js", "pub", "batch", "few.batch", "--create", "--stream", "fewbatch"},
+		{"kv", "put", "--bucket", "fewkv"},
+	} {
+		t.Run(strings.Join(args[:3], " "), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			res, r := runJSON(ctx, t, at(s, append(args, "--clients", "4", "--msgs", "2")...)...)
+			if r.code != 0 || res.Stop.Reason != result.StopCompleted {
+				t.Fatalf("exit %d, stop %+v: %s", r.code, res.Stop, r.err)
+			}
+			g := res.Groups[0]
+			if g.Aggregate.Msgs != 2 {
+				t.Fatalf("published %d messages, want 2 (per client %v)", g.Aggregate.Msgs, g.Clients)
+			}
+		})
+	}
+}

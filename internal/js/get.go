@@ -91,7 +91,7 @@ func (g *getter) runSync(ctx context.Context, env *bench.Env) error {
 	}
 	seq := g.first
 	misses := 0
-	for i := int64(0); env.Share == 0 || i < env.Share; {
+	for i := int64(0); !env.Bounded || i < env.Share; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -160,12 +160,12 @@ func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
 	subject := "$JS.API.DIRECT.GET." + g.cfg.Stream
 	timer := loop.NewTimer()
 	seq := g.first
-	for i := int64(0); env.Share == 0 || i < env.Share; {
+	for i := int64(0); !env.Bounded || i < env.Share; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		n := g.cfg.BatchSize
-		if env.Share > 0 {
+		if env.Bounded {
 			n = int(min(int64(n), env.Share-i))
 		}
 		req, _ := json.Marshal(batchRequest{Seq: seq, Batch: n, NextFor: nextFor(g.cfg.Filter)})

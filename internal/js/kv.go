@@ -160,16 +160,16 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
 	id := k.cfg.IDs.For(env.Index)
 	stamped := len(k.buf) >= stamp.Size
-	timer := loop.NewTimer()
-	rec.Begin(clk.Now())
-	for i := int64(0); env.Share == 0 || i < env.Share; i++ {
-		if err := ctx.Err(); err != nil {
+	sched := loop.NewSchedule(env, 0, 0)
+	rec.Begin(sched.Begin())
+	for {
+		seq, _, sent, ok, err := sched.Next(ctx)
+		if err != nil || !ok {
 			return err
 		}
+		i := int64(seq)
 		key := k.key(i)
-		sent := clk.Now()
 		n := len(k.buf)
-		var err error
 		if k.put {
 			if stamped {
 				stamp.Put(k.buf, id, uint64(i+1), sent)
@@ -196,13 +196,10 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 		if k.put && k.cfg.Acked != nil {
 			k.cfg.Acked.Add(1)
 		}
-		if k.cfg.Sleep > 0 {
-			if err := loop.Sleep(ctx, timer, k.cfg.Sleep); err != nil {
-				return err
-			}
+		if err := sched.Pause(ctx, k.cfg.Sleep); err != nil {
+			return err
 		}
 	}
-	return nil
 }
 
 func (k *kvClient) Close() {}

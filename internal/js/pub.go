@@ -94,7 +94,7 @@ func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream
 	}
 	p.runID = strconv.FormatUint(rand.Uint64(), 36) + "-" + strconv.Itoa(env.ID) + "-"
 	if p.cfg.Verify != nil {
-		share, _ := p.share(env)
+		share, _, _ := p.share(env)
 		p.acks = p.cfg.Verify.Publisher(p.cfg.IDs.For(env.Index), share+1)
 	}
 	return nil
@@ -116,13 +116,8 @@ func (p *pubBase) subject(i int64) string {
 }
 
 // share is how many messages the client publishes: its share, or rate x duration when paced.
-func (p *pubBase) share(env *bench.Env) (uint64, pace.Constant) {
-	pacer := pace.Constant{Rate: p.cfg.Rate, Count: env.Count, Index: env.Index}
-	share := uint64(env.Share)
-	if p.cfg.Rate > 0 && share == 0 && p.cfg.Duration > 0 {
-		share = pacer.Total(p.cfg.Duration)
-	}
-	return share, pacer
+func (p *pubBase) share(env *bench.Env) (uint64, bool, pace.Constant) {
+	return loop.Share(env, p.cfg.Rate, p.cfg.Duration)
 }
 
 // msgID writes the message id of sequence seq into buf and returns it as a string that shares
@@ -165,33 +160,12 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec, m := env.Clock, env.Rec, &p.msg
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(m.Data) >= stamp.Size
-	share, pacer := p.share(env)
-	paced := p.cfg.Rate > 0
-	var deadline int64
-	if p.cfg.Duration > 0 {
-		deadline = env.Start + int64(p.cfg.Duration)
-	}
-	timer := loop.NewTimer()
-	if paced {
-		rec.Begin(env.Start)
-	} else {
-		rec.Begin(clk.Now())
-	}
-	for i := uint64(0); share == 0 || i < share; i++ {
-		if err := ctx.Err(); err != nil {
+	sched := loop.NewSchedule(env, p.cfg.Rate, p.cfg.Duration)
+	rec.Begin(sched.Begin())
+	for {
+		i, intended, sent, ok, err := sched.Next(ctx)
+		if err != nil || !ok {
 			return err
-		}
-		sent := clk.Now()
-		if !paced && deadline != 0 && sent >= deadline {
-			break
-		}
-		intended := sent
-		if paced {
-			intended = env.Start + int64(pacer.Intended(i))
-			var err error
-			if sent, err = loop.Until(ctx, timer, clk, intended); err != nil {
-				return err
-			}
 		}
 		if stamped {
 			stamp.Put(m.Data, id, i+1, intended)
@@ -200,7 +174,7 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 		if p.cfg.Dedup {
 			m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBuf, i+1)
 		}
-		_, err := p.js.PublishMsg(ctx, m)
+		_, err = p.js.PublishMsg(ctx, m)
 		now := clk.Now()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -210,8 +184,8 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 				return p.conn.Explain("publish", err)
 			}
 			count(&rec.Events, err)
-			if !paced && p.cfg.RideOut {
-				_ = loop.Sleep(ctx, timer, rideOutPause) // no leader: do not spin on instant refusals
+			if !sched.Paced() && p.cfg.RideOut {
+				_ = sched.Pause(ctx, rideOutPause) // no leader: do not spin on instant refusals
 			}
 			continue
 		}
@@ -221,18 +195,11 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 		if p.acks != nil {
 			p.acks.Set(i + 1)
 		}
-		if paced {
-			rec.OpCorrected(now, len(m.Data), now-intended, now-sent)
-		} else {
-			rec.Op(now, len(m.Data), now-sent)
-		}
-		if p.cfg.Sleep > 0 {
-			if err := loop.Sleep(ctx, timer, p.cfg.Sleep); err != nil {
-				return err
-			}
+		rec.OpCorrected(now, len(m.Data), now-intended, now-sent)
+		if err := sched.Pause(ctx, p.cfg.Sleep); err != nil {
+			return err
 		}
 	}
-	return nil
 }
 
 // errNoAcks ends a publisher whose acks stopped coming.

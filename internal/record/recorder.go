@@ -146,8 +146,9 @@ func (r *Recorder) Op(now int64, n int, latency int64) {
 	}
 }
 
-// OpCorrected records one operation of a fixed-rate run: latency from the intended send time,
-// and uncorrected from the actual one.
+// OpCorrected records one operation with its latency from the intended send time and, when
+// the recorder keeps it (fixed-rate runs), the uncorrected one from the actual send. Outside
+// a fixed rate the two are the same and only the first is kept.
 func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
 	if r.count(now, n) && r.lat != nil {
 		r.latency(latency)

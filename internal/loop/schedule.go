@@ -1,0 +1,91 @@
+package loop
+
+import (
+	"context"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/record"
+)
+
+// Share is how many operations a client performs: its share of --msgs; or, at a fixed rate
+// with only a duration, its part of rate x duration. bounded is false for a client that runs
+// until its duration ends or it is stopped. A client whose share is 0 does nothing.
+func Share(env *bench.Env, rate float64, d time.Duration) (n uint64, bounded bool, pacer pace.Constant) {
+	pacer = pace.Constant{Rate: rate, Count: env.Count, Index: env.Index}
+	if rate > 0 && !env.Bounded && d > 0 {
+		return pacer.Total(d), true, pacer
+	}
+	return uint64(env.Share), env.Bounded, pacer
+}
+
+// Schedule hands a one-at-a-time sender (requests, sync publishes, gets, KV operations) its
+// operations: back to back until its share or duration is done, or on the fixed-rate schedule
+// with each operation's intended send time, so a slow reply is charged to the ones behind it.
+type Schedule struct {
+	clk      record.Clock
+	start    int64
+	pacer    pace.Constant
+	paced    bool
+	n        uint64
+	bounded  bool
+	deadline int64
+	timer    *time.Timer
+	i        uint64
+}
+
+// NewSchedule plans env's client at rate (0: back to back) for d (0: until its share is done).
+func NewSchedule(env *bench.Env, rate float64, d time.Duration) *Schedule {
+	s := &Schedule{clk: env.Clock, start: env.Start, paced: rate > 0, timer: NewTimer()}
+	s.n, s.bounded, s.pacer = Share(env, rate, d)
+	if d > 0 && !s.paced {
+		s.deadline = env.Start + int64(d)
+	}
+	return s
+}
+
+// Begin is when the client's measured work begins: the run's start at a fixed rate (so a late
+// first operation is charged), now otherwise.
+func (s *Schedule) Begin() int64 {
+	if s.paced {
+		return s.start
+	}
+	return s.clk.Now()
+}
+
+// Paced reports whether operations follow the fixed-rate schedule.
+func (s *Schedule) Paced() bool { return s.paced }
+
+// Next waits for the next operation's turn. It returns the operation's number (0-based), its
+// intended and actual send times (equal when not paced), and ok false once the client is done.
+func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok bool, err error) {
+	if s.bounded && s.i >= s.n {
+		return 0, 0, 0, false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, 0, 0, false, err
+	}
+	sent = s.clk.Now()
+	if s.deadline != 0 && sent >= s.deadline {
+		return 0, 0, 0, false, nil
+	}
+	intended = sent
+	if s.paced {
+		intended = s.start + int64(s.pacer.Intended(s.i))
+		if sent, err = Until(ctx, s.timer, s.clk, intended); err != nil {
+			return 0, 0, 0, false, err
+		}
+	}
+	i = s.i
+	s.i++
+	return i, intended, sent, true, nil
+}
+
+// Pause sleeps d between operations (--sleep), unless ctx ends first.
+func (s *Schedule) Pause(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	return Sleep(ctx, s.timer, d)
+}
