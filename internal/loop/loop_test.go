@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/record"
 )
 
@@ -51,5 +52,58 @@ func TestSubjects(t *testing.T) {
 		if got := Wildcard(in); got != want {
 			t.Errorf("Wildcard(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	clk := record.NewClock()
+	env := func(share int64, bounded bool, count, index int) *bench.Env {
+		return &bench.Env{Clock: clk, Start: clk.Now(), Share: share, Bounded: bounded, Count: count, Index: index}
+	}
+	tests := []struct {
+		name     string
+		env      *bench.Env
+		rate     float64
+		d        time.Duration
+		wantOps  int
+		paced    bool
+		maxTaken time.Duration
+	}{
+		{"share of 3", env(3, true, 1, 0), 0, 0, 3, false, time.Second},
+		{"share of 0 does nothing", env(0, true, 4, 3), 0, 0, 0, false, time.Second},
+		{"duration bounds an open-ended client", env(0, false, 1, 0), 0, 30 * time.Millisecond, -1, false, 2 * time.Second},
+		{"rate x duration split across 2 clients", env(0, false, 2, 1), 1000, 20 * time.Millisecond, 10, true, 2 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewSchedule(tt.env, tt.rate, tt.d)
+			start := time.Now()
+			ops, last := 0, int64(-1)
+			for {
+				i, intended, sent, ok, err := s.Next(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				if int(i) != ops || intended <= last || sent < intended {
+					t.Fatalf("op %d: i %d, intended %d after %d, sent %d", ops, i, intended, last, sent)
+				}
+				if tt.paced && intended != tt.env.Start+int64(s.pacer.Intended(i)) {
+					t.Fatalf("op %d not at its slot", i)
+				}
+				ops, last = ops+1, intended
+				if ops > 1_000_000 {
+					t.Fatal("schedule never ends")
+				}
+			}
+			if tt.wantOps >= 0 && ops != tt.wantOps {
+				t.Fatalf("%d operations, want %d", ops, tt.wantOps)
+			}
+			if took := time.Since(start); took > tt.maxTaken {
+				t.Fatalf("took %v", took)
+			}
+		})
 	}
 }
