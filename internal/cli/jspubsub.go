@@ -87,7 +87,9 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 	}
 	ccfg := js.ConsumeConfig{
 		Kind: kind, Stream: sf.Stream, Batch: j.Batch, IdleTimeout: bf.IdleTimeout, AckTimeout: sf.AckTimeout,
-		Consumer: js.ConsumerSpec{Name: "natsperf-pubsub", Acks: "explicit", Deliver: "all", StartSeq: st.Info.State.LastSeq + 1},
+		// A name of its own per run: a scenario's instances share a stream and each needs its own
+		// consumer. It is deleted after the run (and marked, for 'natsperf clean').
+		Consumer: js.ConsumerSpec{Name: "natsperf-pubsub-" + nuid.Next()[14:], Acks: "explicit", Deliver: "all", StartSeq: st.Info.State.LastSeq + 1},
 	}
 	// Only this run's subject: a stream shared with other publishers (a scenario's instances,
 	// or 'default.>' holding every app) must not count their messages as this run's.
