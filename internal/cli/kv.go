@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -139,8 +141,12 @@ func (s *jsSession) kvBucket(cmd *cobra.Command, spec js.BucketSpec, keys []stri
 	} else {
 		s.logf("Using KV bucket: %s", spec.Name)
 		if len(diffs) > 0 {
-			s.warn("KV bucket %s exists with another configuration and is used as it is: %s", spec.Name, joinComma(diffs))
+			s.warn("KV bucket %s exists with another configuration and is used as it is: %s", spec.Name, strings.Join(diffs, ", "))
 		}
+	}
+	if put && !b.Stream.Ours && !force {
+		// Putting keys 0..N-1 overwrites whatever a user kept under them.
+		return fmt.Errorf("refusing to put keys 0..%d into KV bucket %s: natsperf did not create it (no %s=%s metadata) and its values there would be overwritten; pass --force to use it anyway", len(keys)-1, spec.Name, js.MarkKey, js.MarkValue)
 	}
 	if purge {
 		if err := b.Stream.RefusePurge(force); err != nil {
@@ -170,15 +176,4 @@ func missingKey(ctx context.Context, b *js.Bucket, keys []string) bool {
 		}
 	}
 	return false
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, v := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
 }

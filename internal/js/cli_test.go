@@ -539,3 +539,28 @@ func TestMoreClientsThanMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestKVPutRefusesUserBucket: putting benchmark keys into a bucket natsperf did not create would
+// overwrite the user's values; it is refused unless --force, and the refusal changes nothing.
+func TestKVPutRefusesUserBucket(t *testing.T) {
+	s := startServer(t, nil)
+	js := jsConn(t, s)
+	ctx := context.Background()
+	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "userkv", Storage: jetstream.MemoryStorage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(ctx, "0", []byte("mine")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(ctx, t, nil, at(s, "kv", "put", "--bucket", "userkv", "--msgs", "5")...)
+	if r.code != exitFailed || !strings.Contains(r.err, "refusing to put keys") || !strings.Contains(r.err, "--force") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.err)
+	}
+	if e, err := kv.Get(ctx, "0"); err != nil || string(e.Value()) != "mine" {
+		t.Fatalf("the user's value changed: %v %q", err, e.Value())
+	}
+	if r := run(ctx, t, nil, at(s, "kv", "put", "--bucket", "userkv", "--msgs", "5", "--force")...); r.code != 0 {
+		t.Fatalf("--force: exit %d, stderr %q", r.code, r.err)
+	}
+}

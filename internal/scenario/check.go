@@ -141,13 +141,12 @@ func (w *Workload) Args(instance int) ([]string, error) {
 	}
 	for _, f := range w.Flags {
 		v := ExpandInstance(f.Value, instance)
-		switch v {
-		case "false":
-		case "true":
+		if v == "true" {
 			args = append(args, "--"+f.Name)
-		default:
-			args = append(args, "--"+f.Name+"="+v)
+			continue
 		}
+		// "false" too: --flow-control=false must turn off a flag that defaults to true.
+		args = append(args, "--"+f.Name+"="+v)
 	}
 	return args, nil
 }
