@@ -114,3 +114,14 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestWorkloadArgsBooleans(t *testing.T) {
+	w := Workload{Command: "js push --stream s${instance}", Flags: Flags{{Name: "flow-control", Value: "false"}, {Name: "purge", Value: "true"}, {Name: "msgs", Value: "10"}}}
+	args, err := w.Args(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(args, " "), "js push --stream s3 --flow-control=false --purge --msgs=10"; got != want {
+		t.Fatalf("args %q, want %q", got, want)
+	}
+}

@@ -85,7 +85,7 @@ type Workload struct {
 	line int
 }
 
-// Flag is one --name=value; a boolean false omits it, true gives --name.
+// Flag is one --name=value; true gives --name, false --name=false.
 type Flag struct {
 	Name, Value string
 	Line        int
