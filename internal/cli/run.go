@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -228,6 +229,13 @@ func (a *app) openIndex(dir string, sc *scenario.Scenario, set map[string]string
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, err
 	}
+	if old != nil {
+		// Pinning other axes only picks other cells; other variables would label the earlier
+		// runs with settings they did not have.
+		if k, ok := varChanged(old.Set, set, sc.Axes); ok {
+			return nil, usagef("%s was run with --set %s=%s, not %q: resume with the same variables, or choose another -o DIR", dir, k, old.Set[k], set[k])
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
@@ -248,12 +256,33 @@ func (a *app) openIndex(dir string, sc *scenario.Scenario, set map[string]string
 		ix.Cells = append(ix.Cells, ic)
 	}
 	if old != nil {
+		// Cells of the earlier run that this one does not pin stay in the index.
+		for _, oc := range old.Cells {
+			if !slices.ContainsFunc(ix.Cells, func(c scenario.IndexCell) bool { return c.Name == oc.Name }) {
+				ix.Cells = append(ix.Cells, oc)
+			}
+		}
 		if old.Scenario != sc.Name {
 			return nil, usagef("%s holds a run of scenario %q, not %q", dir, old.Scenario, sc.Name)
 		}
 		ix.Started = old.Started
 	}
 	return ix, scenario.WriteIndex(dir, ix)
+}
+
+// varChanged names a --set variable (not a matrix axis) whose value differs between runs.
+func varChanged(old, now map[string]string, axes []scenario.Axis) (string, bool) {
+	isAxis := func(k string) bool {
+		return slices.ContainsFunc(axes, func(a scenario.Axis) bool { return a.Name == k })
+	}
+	for _, m := range []map[string]string{old, now} {
+		for k := range m {
+			if !isAxis(k) && old[k] != now[k] {
+				return k, true
+			}
+		}
+	}
+	return "", false
 }
 
 // serveMetrics serves m on addr until stop is called.

@@ -78,6 +78,9 @@ func TestRunScenario(t *testing.T) {
 		if r := run(ctx, t, nil, "run", file, "-o", out, "--set", "storage=memory"); r.code != exitUsage {
 			t.Fatalf("exit %d, want %d", r.code, exitUsage)
 		}
+		if r := run(ctx, t, nil, "run", file, "-o", out, "--resume", "--set", "msgs=77"); r.code != exitUsage || !strings.Contains(r.err, "resume with the same variables") {
+			t.Fatalf("resume with another variable: exit %d, stderr %q", r.code, r.err)
+		}
 		r := run(ctx, t, nil, "run", file, "-o", out, "--resume")
 		if r.code != 0 || !strings.Contains(r.out, "(2 to do)") {
 			t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
