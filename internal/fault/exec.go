@@ -3,6 +3,7 @@ package fault
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -22,14 +23,18 @@ func runCommand(ctx context.Context, cmd string, timeout time.Duration) (string,
 	setGroup(c)
 	c.WaitDelay = time.Second // a grandchild holding the output open must not hang the run
 	err := c.Run()
+	killGroup(c) // what the command left running in the background does not outlive it
 	text := strings.Join(strings.Fields(out.String()), " ")
 	if len(text) > maxOutput {
 		text = text[:maxOutput] + "..."
 	}
-	if ctx.Err() == context.DeadlineExceeded {
+	exited := c.ProcessState != nil && c.ProcessState.Exited()
+	switch {
+	case !exited && ctx.Err() == context.DeadlineExceeded:
 		return text, fmt.Errorf("command still running after %s: killed", timeout)
-	}
-	if err != nil {
+	case errors.Is(err, exec.ErrWaitDelay):
+		return text, nil // sh finished; a background child held its output open and was stopped
+	case err != nil:
 		return text, fmt.Errorf("command: %w", err)
 	}
 	return text, nil
