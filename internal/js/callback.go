@@ -3,6 +3,7 @@ package js
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -64,13 +65,18 @@ func (c *callbackConsumer) Run(ctx context.Context, env *bench.Env) error {
 
 func (c *callbackConsumer) Close() { stopConsume(c.cc) }
 
+// orderedInactive is how long an ordered consumer outlives its client.
+const orderedInactive = 10 * time.Second
+
 // openOrdered creates the client's own ordered consumer.
 func openOrdered(ctx context.Context, js jetstream.JetStream, cfg ConsumeConfig, h *handler) (starter, error) {
 	dp, err := DeliverPolicy(cfg.Consumer.Deliver)
 	if err != nil {
 		return nil, err
 	}
-	occ := jetstream.OrderedConsumerConfig{DeliverPolicy: dp, Metadata: mark()}
+	// The server drops the consumer soon after the run instead of keeping it for minutes on a
+	// stream that may be the user's (and piling them up over a scenario's repetitions).
+	occ := jetstream.OrderedConsumerConfig{DeliverPolicy: dp, Metadata: mark(), InactiveThreshold: orderedInactive}
 	if cfg.Consumer.StartSeq > 0 {
 		occ.DeliverPolicy, occ.OptStartSeq = jetstream.DeliverByStartSequencePolicy, cfg.Consumer.StartSeq
 	}

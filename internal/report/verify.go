@@ -31,6 +31,9 @@ func (p *printer) verify(r *result.Result) {
 	} else {
 		p.line("verify: acked %s · stored %s · acked-but-missing %s · duplicates %s · unavailable %s",
 			units.Comma(v.Acked), units.Comma(v.Stored), units.Comma(v.AckedButMissing), units.Comma(v.Duplicates), seconds(v.Unavailable))
+		if v.Note != "" {
+			p.line("verify: note: %s", v.Note)
+		}
 		if v.AckedButMissing > 0 {
 			p.line("verify: LOST: %s acknowledged messages are not in stream %s", units.Comma(v.AckedButMissing), v.Stream)
 		}

@@ -25,7 +25,9 @@ type Verify struct {
 	// Unavailable is the longest time without a successful ack or delivery on any client.
 	Unavailable time.Duration `json:"unavailable_ns"`
 	// Error says why the stream could not be read back; the stored figures are then unknown.
-	Error      string            `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Note qualifies the figures, e.g. when the stream's own limits removed messages of the run.
+	Note       string            `json:"note,omitempty"`
 	Publishers []PublisherVerify `json:"publishers,omitempty"`
 }
 

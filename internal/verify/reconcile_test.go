@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,5 +119,32 @@ func TestReconcileOtherSubjectsOnly(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("took %s: an empty filter must not wait for the idle timeout", d)
+	}
+}
+
+// TestReconcileStreamLimits: a stream whose own limits dropped the run's first messages says so,
+// so the missing ones are not read as lost by a failure.
+func TestReconcileStreamLimits(t *testing.T) {
+	_, js := startJS(t)
+	ctx := context.Background()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "L", Subjects: []string{"l"}, Storage: jetstream.MemoryStorage, MaxMsgs: 3}); err != nil {
+		t.Fatal(err)
+	}
+	acks := NewAcks()
+	p := acks.Publisher(7, 5)
+	for seq := uint64(1); seq <= 5; seq++ {
+		b := make([]byte, 32)
+		stamp.Put(b, 7, seq, time.Now().UnixNano())
+		if _, err := js.Publish(ctx, "l", b); err != nil {
+			t.Fatal(err)
+		}
+		p.Set(seq)
+	}
+	v := Reconcile(ctx, Source{JS: js, Stream: "L", FromSeq: 1}, acks)
+	if v.Error != "" || v.Stored != 3 || v.AckedButMissing != 2 {
+		t.Fatalf("got %+v, want 3 stored and 2 missing", v)
+	}
+	if !strings.Contains(v.Note, "limits") {
+		t.Fatalf("no note about the stream's limits: %+v", v)
 	}
 }
