@@ -196,6 +196,9 @@ func (s *jsSession) pubStream(cmd *cobra.Command, sf streamFlags, cfg js.PubConf
 		return fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sf.Stream)
 	}
 	if sf.Purge {
+		if err := st.RefusePurge(sf.Force); err != nil {
+			return err
+		}
 		s.logf("Purging the stream")
 		if err := st.Purge(ctx, sf.Force); err != nil {
 			return err
@@ -346,6 +349,9 @@ func (s *jsSession) readStream(cmd *cobra.Command, sf streamFlags, cfg *js.Consu
 	}
 	live := sf.Purge || cfg.Consumer.Deliver == "new"
 	if sf.Purge {
+		if err := st.RefusePurge(sf.Force); err != nil {
+			return 0, err
+		}
 		s.logf("Purging the stream")
 		if err := st.Purge(ctx, sf.Force); err != nil {
 			return 0, err

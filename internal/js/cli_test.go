@@ -232,6 +232,9 @@ func TestJSPurgeRefusal(t *testing.T) {
 			if r.code != exitFailed || !strings.Contains(r.err, "refusing to purge stream orders") || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
 				t.Fatalf("exit %d, stderr %q", r.code, r.err)
 			}
+			if strings.Contains(r.out+r.err, "Purging") {
+				t.Fatalf("announced a purge it then refused: %q", r.out)
+			}
 			if got := streamMsgs(t, js, "orders"); got != 25 {
 				t.Fatalf("user stream holds %d messages after a refused purge, want 25", got)
 			}
