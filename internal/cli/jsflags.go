@@ -63,7 +63,9 @@ func (s *streamFlags) spec(f *pflag.FlagSet, subjects []string, create bool) js.
 	st, _ := js.ParseStorage(s.Storage)
 	asked := map[string]bool{}
 	for _, k := range []string{"storage", "replicas", "maxbytes", "dedup-window", "persistasync"} {
-		asked[k] = f.Changed(k) || (s.Create && k != "persistasync")
+		// With --create the defaults are asked for too; a command that always creates
+		// (pubsub --js) asks only for what was given.
+		asked[k] = f.Changed(k) || (f.Changed("create") && s.Create && k != "persistasync")
 	}
 	return js.StreamSpec{
 		Name: s.Stream, Subjects: subjects, Storage: st, Replicas: s.Replicas,
