@@ -48,6 +48,10 @@ type Group struct {
 	Producer bool
 	// Shared marks a queue group: messages are split among members, losses judged on the total.
 	Shared bool
+	// Estimated marks Shares that only say when to stop (a subscriber's default --msgs), not
+	// what the producers are known to send: losses are then judged by sequence gaps alone, and
+	// going idle before the share is how such a receiver normally ends.
+	Estimated bool
 	// New builds client i (0-based).
 	New func(i int) Client
 	// Rate is the group's target rate in messages per second across its clients (fixed-rate

@@ -104,12 +104,19 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 		}
 	}
 	closeAll := func() {
+		// In parallel: a client's Close may wait (boundedly) for its library to let go.
+		var wg sync.WaitGroup
 		for _, s := range slots {
-			s.client.Close()
-			for _, c := range s.conns {
-				c.close()
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.client.Close()
+				for _, c := range s.conns {
+					c.close()
+				}
+			}()
 		}
+		wg.Wait()
 	}
 
 	for _, g := range p.Groups {
@@ -270,7 +277,7 @@ func stopReason(ctx context.Context, slots []*slot) result.Stop {
 		switch {
 		case s.err == nil:
 		case errors.Is(s.err, ErrIdle):
-			idle = true
+			idle = idle || !s.group.Estimated
 		case errors.Is(s.err, context.Canceled):
 			// cancelled because another client failed; that one carries the reason
 		default:
@@ -305,7 +312,7 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			}
 			s.env.Rec.Finish()
 			recs = append(recs, s.env.Rec)
-			clients = append(clients, s.env.Rec.Client(s.env.ID, s.env.Share, g.Shared))
+			clients = append(clients, s.env.Rec.Client(s.env.ID, lossBase(g, s.env.Share), g.Shared))
 			for _, c := range s.conns {
 				if c.info.ID != "" && !seen[c.info.ID] {
 					seen[c.info.ID] = true
@@ -313,17 +320,37 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 				}
 			}
 		}
+		agg := record.Aggregate(recs, clients, lossBase(g, g.Expected()), g.Shared)
 		res.Groups = append(res.Groups, result.Group{
 			Name:       g.Name,
 			Kind:       g.Kind,
 			Expected:   g.Expected(),
 			TargetRate: g.Rate,
 			Clients:    clients,
-			Aggregate:  record.Aggregate(recs, clients, g.Expected(), g.Shared),
+			Aggregate:  agg,
 			Series:     record.Series(recs, epoch),
 		})
+		if seen := progress(recs); agg.Msgs == 0 && seen > 0 && r.Warmup > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: all %s messages fell within the --warmup of %v: nothing was measured", g.Kind, units.Comma(seen), r.Warmup))
+		}
 	}
 	return res
+}
+
+// lossBase is what losses are judged against: the share, unless it is only an estimate.
+func lossBase(g *Group, n int64) int64 {
+	if g.Estimated {
+		return 0
+	}
+	return n
+}
+
+func progress(recs []*record.Recorder) int64 {
+	var n int64
+	for _, r := range recs {
+		n += r.Progress()
+	}
+	return n
 }
 
 func host() result.Host {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 )
@@ -49,7 +50,7 @@ func commonParams(bf benchFlags) map[string]string {
 		"sleep":    bf.Sleep.String(),
 	}
 	if bf.Rate > 0 {
-		kv["rate"] = units.Comma(int64(bf.Rate)) + "/s"
+		kv["rate"] = strconv.FormatFloat(bf.Rate, 'f', -1, 64) + "/s"
 	}
 	if bf.Duration > 0 {
 		kv["duration"] = bf.Duration.String()
@@ -147,7 +148,7 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
 			}
 			plan := &bench.Plan{
 				Command: "sub", Title: "Core NATS subscriber benchmark", Params: params(kv), Settings: cfg,
-				Groups: []*bench.Group{subGroup(cfg, bf, bf.Msgs)},
+				Groups: []*bench.Group{estimated(subGroup(cfg, bf, bf.Msgs), !cmd.Flags().Changed("msgs"))},
 			}
 			return a.runCore(cmd, plan, bf)
 		},
@@ -233,10 +234,7 @@ stamp in each message, on one clock.`,
 			pf, sbf := bf, bf
 			pf.Clients, sbf.Clients = pubs, subs
 			pg := pubGroup(pcfg, pf)
-			total := bf.Msgs
-			if total == 0 && bf.Rate > 0 {
-				total = int64(bf.Rate * bf.Duration.Seconds())
-			}
+			total := sentInAll(bf, pubs)
 			sg := subGroup(scfg, sbf, total)
 			kv := commonParams(bf)
 			delete(kv, "clients")
@@ -315,7 +313,7 @@ served in total or Ctrl-C, then print what they served.`,
 				Command: "service serve", Title: "Core NATS service responder benchmark", Params: params(kv), Settings: cfg,
 				Groups: []*bench.Group{{
 					Name: "serve", Kind: "Core NATS service responder", Verb: "serving", Clients: bf.Clients,
-					Shares: split(bf.Msgs, bf.Clients), Shared: true,
+					Shares: split(bf.Msgs, bf.Clients), Shared: true, Estimated: !cmd.Flags().Changed("msgs"),
 					New: func(int) bench.Client { return core.NewResponder(cfg) },
 				}},
 			}
@@ -368,4 +366,28 @@ in the percentiles instead of silently lowering the rate.`,
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for each reply; a timeout is counted and the requester goes on")
 	registerHist(cmd.Flags(), &bf.Hist)
 	return cmd
+}
+
+// estimated marks g's shares as a default, not a count the user gave: see bench.Group.
+func estimated(g *bench.Group, yes bool) *bench.Group {
+	g.Estimated = yes
+	return g
+}
+
+// sentInAll is how many messages pubs publishers send together: --msgs, or at a fixed rate
+// for a duration what the schedule holds (the same arithmetic the publishers use).
+func sentInAll(bf benchFlags, pubs int) int64 {
+	if bf.Rate <= 0 || bf.Duration <= 0 {
+		return bf.Msgs
+	}
+	shares := split(bf.Msgs, pubs)
+	var n int64
+	for i := 0; i < pubs; i++ {
+		t := int64(pace.Constant{Rate: bf.Rate, Count: pubs, Index: i}.Total(bf.Duration))
+		if shares != nil {
+			t = min(t, shares[i])
+		}
+		n += t
+	}
+	return n
 }

@@ -108,6 +108,12 @@ func (b *benchFlags) validate(f *pflag.FlagSet) error {
 		}
 		return usagef("--msgs must be at least 1")
 	}
+	if b.Duration > 0 && b.Warmup >= b.Duration {
+		return usagef("--warmup %v must be shorter than --duration %v, or nothing is measured", b.Warmup, b.Duration)
+	}
+	if b.Rate > 0 && b.Duration > 0 && b.Rate*b.Duration.Seconds() < 1 {
+		return usagef("--rate %v for --duration %v sends no message", b.Rate, b.Duration)
+	}
 	return nil
 }
 

@@ -81,10 +81,7 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 	if err != nil {
 		return err
 	}
-	total := bf.Msgs
-	if total == 0 && bf.Rate > 0 {
-		total = int64(bf.Rate * bf.Duration.Seconds())
-	}
+	total := sentInAll(bf, pubs)
 	ccfg := js.ConsumeConfig{
 		Kind: kind, Stream: sf.Stream, Batch: j.Batch, IdleTimeout: bf.IdleTimeout, AckTimeout: sf.AckTimeout,
 		// A name of its own per run: a scenario's instances share a stream and each needs its own

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,7 @@ func Run(ctx context.Context, args []string, s Streams) int {
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	err := root.ExecuteContext(ctx)
+	pprof.StopCPUProfile() // --cpuprofile: cobra skips the post-run hook when a run fails
 	if err == nil {
 		return exitOK
 	}

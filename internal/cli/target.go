@@ -39,6 +39,10 @@ func (a *app) openTargetWith(ctx context.Context, eo embedded.Options) (*target,
 	if !specified {
 		c, err := embedded.Start(ctx, eo)
 		if err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
+				return nil, exitCode(exitInterrupted)
+			}
 			return nil, fmt.Errorf("start embedded server: %w", err)
 		}
 		t.embedded = c

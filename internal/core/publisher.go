@@ -7,7 +7,6 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
-	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -145,13 +144,9 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(buf) >= stamp.Size
 	extended := len(buf) >= stamp.ExtSize
-	pacer := pace.Constant{Rate: p.cfg.Rate, Count: env.Count, Index: env.Index}
-	share := uint64(env.Share)
-	if !env.Bounded {
-		if p.cfg.Duration <= 0 {
-			return fmt.Errorf("a fixed rate needs --msgs or --duration")
-		}
-		share = pacer.Total(p.cfg.Duration)
+	share, bounded, pacer := loop.Share(env, p.cfg.Rate, p.cfg.Duration)
+	if !bounded {
+		return fmt.Errorf("a fixed rate needs --msgs or --duration")
 	}
 	timer := loop.NewTimer()
 	rec.Begin(env.Start)
@@ -183,6 +178,8 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 			rec.Sent(now, len(buf))
 		}
 	}
+	// The schedule ends with the slot after the last message: N messages at R/s take N/R.
+	rec.End(env.Start + int64(pacer.Intended(sent)))
 	return nil
 }
 

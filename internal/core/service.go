@@ -70,14 +70,8 @@ func (r *Responder) Prepare(ctx context.Context, env *bench.Env) error {
 // Run serves until the share is handled, ctx ends (Ctrl-C: the usual end of `service serve`),
 // or the connection is lost.
 func (r *Responder) Run(ctx context.Context, env *bench.Env) error {
-	select {
-	case <-r.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-r.conn.Lost():
-		return r.conn.Err()
-	}
+	// The responders share the requests: the group's total, not one member's estimate, ends them.
+	return waitReceived(ctx, env, r.conn, r.done, -1, true)
 }
 
 // Close leaves the queue group and waits for the delivery goroutine.
@@ -136,16 +130,21 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	for {
 		i, intended, sent, ok, err := sched.Next(ctx)
 		if err != nil || !ok {
+			rec.End(sched.End())
 			return err
 		}
 		if stamped {
 			stamp.Put(q.buf, id, i+1, intended)
 		}
-		_, err = q.conn.Request(q.cfg.Subject, q.buf, timeout)
+		rctx, cancel := context.WithTimeout(ctx, timeout)
+		_, err = q.conn.RequestWithContext(rctx, q.cfg.Subject, q.buf)
+		cancel()
 		now := clk.Now()
 		switch {
 		case err == nil:
-		case errors.Is(err, nats.ErrTimeout):
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 			rec.Events.Timeouts.Add(1)
 			continue
 		case errors.Is(err, nats.ErrNoResponders):

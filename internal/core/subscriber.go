@@ -115,7 +115,10 @@ func waitExited(exited chan struct{}) {
 // waitReceived is how every receiver ends: its share arrived (done closed; for a queue-group
 // member, shared, the group's total), it went idle, its connection was lost, or ctx ended.
 func waitReceived(ctx context.Context, env *bench.Env, c *bench.Conn, done <-chan struct{}, idle time.Duration, shared bool) error {
-	if idle <= 0 {
+	switch {
+	case idle < 0:
+		idle = time.Duration(1<<63 - 1) // never idle: a service serves until told otherwise
+	case idle == 0:
 		idle = DefaultIdleTimeout
 	}
 	tick := time.NewTicker(min(max(idle/8, 5*time.Millisecond), 25*time.Millisecond))

@@ -165,6 +165,7 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 	for {
 		seq, _, sent, ok, err := sched.Next(ctx)
 		if err != nil || !ok {
+			rec.End(sched.End())
 			return err
 		}
 		i := int64(seq)

@@ -165,6 +165,7 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 	for {
 		i, intended, sent, ok, err := sched.Next(ctx)
 		if err != nil || !ok {
+			rec.End(sched.End())
 			return err
 		}
 		if stamped {

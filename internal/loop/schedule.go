@@ -14,10 +14,15 @@ import (
 // until its duration ends or it is stopped. A client whose share is 0 does nothing.
 func Share(env *bench.Env, rate float64, d time.Duration) (n uint64, bounded bool, pacer pace.Constant) {
 	pacer = pace.Constant{Rate: rate, Count: env.Count, Index: env.Index}
-	if rate > 0 && !env.Bounded && d > 0 {
-		return pacer.Total(d), true, pacer
+	n, bounded = uint64(env.Share), env.Bounded
+	if rate > 0 && d > 0 {
+		// Both limits hold: the schedule ends with the duration even when --msgs is larger.
+		if t := pacer.Total(d); !bounded || t < n {
+			n = t
+		}
+		bounded = true
 	}
-	return uint64(env.Share), env.Bounded, pacer
+	return n, bounded, pacer
 }
 
 // Schedule hands a one-at-a-time sender (requests, sync publishes, gets, KV operations) its
@@ -52,6 +57,15 @@ func (s *Schedule) Begin() int64 {
 		return s.start
 	}
 	return s.clk.Now()
+}
+
+// End is where a completed fixed-rate schedule ends: the slot after its last operation, so
+// N operations at R per second measure N/R seconds, not (N-1)/R. 0 otherwise (nothing to move).
+func (s *Schedule) End() int64 {
+	if !s.paced || !s.bounded || s.i < s.n {
+		return 0
+	}
+	return s.start + int64(s.pacer.Intended(s.i))
 }
 
 // Paced reports whether operations follow the fixed-rate schedule.

@@ -164,3 +164,30 @@ func BenchmarkSent(b *testing.B) {
 		r.Sent(clk.Now(), 16)
 	}
 }
+
+// TestQueueGroupAggregate: two members of a queue group each hear one publisher; the group
+// heard two, lost nothing of its total, and a member that got a single message (no rate)
+// does not count as a slow client in the spread.
+func TestQueueGroupAggregate(t *testing.T) {
+	clk := NewClock()
+	now := clk.Now()
+	var recs []*Recorder
+	for member, pub := range []uint32{11, 12} {
+		r := New(Options{Clock: clk})
+		buf := make([]byte, 16)
+		n := uint64(1 + member*9) // member 0 gets one message, member 1 ten
+		for seq := uint64(1); seq <= n; seq++ {
+			stamp.Put(buf, pub, seq, now)
+			r.Received(now+int64(seq)*1000, buf)
+		}
+		recs = append(recs, r)
+	}
+	clients := []result.Client{recs[0].Client(1, 5, true), recs[1].Client(2, 6, true)}
+	a := Aggregate(recs, clients, 11, true)
+	if a.Correctness.Publishers != 2 || a.Correctness.Lost != 0 || a.Correctness.Received != 11 {
+		t.Fatalf("correctness %+v, want 2 publishers, 11 received, none lost", a.Correctness)
+	}
+	if a.Rates.Min == 0 || a.Rates.Min != a.Rates.Max {
+		t.Fatalf("rates spread %+v counts the one-message client", a.Rates)
+	}
+}

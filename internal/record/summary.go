@@ -105,8 +105,9 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 				last = r.last
 			}
 		}
-		rates = append(rates, c.MsgsPerSec)
+		// A client with no rate (no message, or one: no interval) is not a slow client.
 		if c.MsgsPerSec > 0 {
+			rates = append(rates, c.MsgsPerSec)
 			perMsg = append(perMsg, 1e9/c.MsgsPerSec)
 		}
 	}
@@ -119,7 +120,22 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 	a.TimePerMsg = spread(perMsg)
 	a.Latency = mergedLatency(recs)
 	a.Correctness = mergedCorrectness(clients, expected, shared)
+	if a.Correctness != nil {
+		a.Correctness.Publishers = publishers(recs)
+	}
 	return a
+}
+
+// publishers counts the distinct publishers the clients heard from together (queue-group
+// members each hear from some of them).
+func publishers(recs []*Recorder) int {
+	seen := map[uint32]bool{}
+	for _, r := range recs {
+		for id := range r.trackers {
+			seen[id] = true
+		}
+	}
+	return len(seen)
 }
 
 func mergedLatency(recs []*Recorder) *result.Latency {
@@ -153,9 +169,6 @@ func mergedCorrectness(clients []result.Client, expected int64, shared bool) *re
 		c.Lost += cl.Correctness.Lost
 		c.Duplicated += cl.Correctness.Duplicated
 		c.OutOfOrder += cl.Correctness.OutOfOrder
-		if cl.Correctness.Publishers > c.Publishers {
-			c.Publishers = cl.Correctness.Publishers
-		}
 	}
 	if !seen {
 		return nil

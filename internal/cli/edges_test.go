@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+// TestServeEndsAtTheGroupsTotal: responders share the requests unevenly in their queue group;
+// they end when the group has served --msgs, not when each served its half.
+func TestServeEndsAtTheGroupsTotal(t *testing.T) {
+	s := startServer(t, nil)
+	served := make(chan *result.Result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go func() {
+		res, _ := runJSON(ctx, t, "service", "serve", "grp", "-s", s.ClientURL(), "--clients", "2", "--msgs", "1000")
+		served <- res
+	}()
+	waitForSubs(t, s, "grp")
+	if _, r := runJSON(context.Background(), t, "service", "request", "grp", "-s", s.ClientURL(), "--clients", "4", "--msgs", "1000"); r.code != 0 {
+		t.Fatalf("request exit %d", r.code)
+	}
+	res := <-served
+	if res.Stop.Reason != result.StopCompleted || group(t, res, "serve").Aggregate.Msgs != 1000 {
+		t.Fatalf("serve stop %+v after %d requests", res.Stop, group(t, res, "serve").Aggregate.Msgs)
+	}
+}
+
+// TestSubWithoutMsgsCountsNoFalseLoss: a subscriber left at the default --msgs, fed by a
+// duration-bound publisher, ends when the messages stop and reports no loss it cannot know.
+func TestSubWithoutMsgsCountsNoFalseLoss(t *testing.T) {
+	s := startServer(t, nil)
+	done := make(chan *result.Result, 1)
+	go func() {
+		res, _ := runJSON(context.Background(), t, "sub", "dflt", "-s", s.ClientURL(), "--idle-timeout", "300ms")
+		done <- res
+	}()
+	waitForSubs(t, s, "dflt")
+	if r := run(context.Background(), t, nil, "pub", "dflt", "-s", s.ClientURL(), "--rate", "2000", "--duration", "500ms"); r.code != 0 {
+		t.Fatalf("pub exit %d: %s", r.code, r.err)
+	}
+	res := <-done
+	g := group(t, res, "sub")
+	if g.Aggregate.Msgs != 1000 || g.Aggregate.Correctness.Lost != 0 || res.Stop.Reason != result.StopCompleted {
+		t.Fatalf("got %d msgs, correctness %+v, stop %+v", g.Aggregate.Msgs, g.Aggregate.Correctness, res.Stop)
+	}
+}
+
+func TestFixedRateEdges(t *testing.T) {
+	s := startServer(t, nil)
+	tests := []struct {
+		name     string
+		args     []string
+		group    string
+		msgs     int64
+		rate     float64
+		maxTaken time.Duration
+	}{
+		{"duration caps a larger --msgs", []string{"pub", "e1", "--rate", "20", "--msgs", "1000", "--duration", "500ms"}, "pub", 10, 20, 3 * time.Second},
+		{"a short run measures its rate, not N/(N-1) of it", []string{"pub", "e2", "--rate", "10", "--duration", "1s"}, "pub", 10, 10, 4 * time.Second},
+		{"subscribers expect what the schedule sends", []string{"pubsub", "e3", "--rate", "2.5", "--duration", "1s"}, "sub", 3, 0, 6 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			res, r := runJSON(context.Background(), t, append(tt.args, "-s", s.ClientURL())...)
+			if r.code != 0 || !res.Complete() {
+				t.Fatalf("exit %d stop %+v: %s", r.code, res.Stop, r.err)
+			}
+			if took := time.Since(start); took > tt.maxTaken {
+				t.Fatalf("took %v", took)
+			}
+			g := group(t, res, tt.group)
+			if g.Aggregate.Msgs != tt.msgs {
+				t.Fatalf("%d msgs, want %d", g.Aggregate.Msgs, tt.msgs)
+			}
+			if tt.rate > 0 && math.Abs(g.Aggregate.MsgsPerSec-tt.rate) > tt.rate*0.05 {
+				t.Fatalf("%.2f msgs/sec measured at a fixed %v/s", g.Aggregate.MsgsPerSec, tt.rate)
+			}
+		})
+	}
+	if r := run(context.Background(), t, nil, "pub", "e4", "-s", s.ClientURL(), "--rate", "0.5", "--duration", "1s"); r.code != exitUsage {
+		t.Fatalf("a rate and duration that send nothing: exit %d", r.code)
+	}
+	if r := run(context.Background(), t, nil, "pub", "e5", "-s", s.ClientURL(), "--duration", "1s", "--warmup", "2s"); r.code != exitUsage {
+		t.Fatalf("a warm-up longer than the run: exit %d", r.code)
+	}
+}
