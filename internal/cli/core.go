@@ -111,7 +111,7 @@ func validateSubjects(sf subjectFlags) error {
 func pubGroup(cfg core.PubConfig, bf benchFlags) *bench.Group {
 	return &bench.Group{
 		Name: "pub", Kind: "Core NATS publisher", Verb: "publishing", Clients: bf.Clients,
-		Shares: split(bf.Msgs, bf.Clients), Producer: true,
+		Shares: senderShares(bf, bf.Clients), Producer: true,
 		New: func(int) bench.Client { return core.NewPublisher(cfg) },
 	}
 }
@@ -355,7 +355,7 @@ in the percentiles instead of silently lowering the rate.`,
 				Command: "service request", Title: "Core NATS service requester benchmark", Params: params(kv), Settings: cfg,
 				Groups: []*bench.Group{{
 					Name: "request", Kind: "Core NATS service requester", Verb: "requesting", Clients: bf.Clients,
-					Shares: split(bf.Msgs, bf.Clients), Producer: true,
+					Shares: senderShares(bf, bf.Clients), Producer: true,
 					New: func(int) bench.Client { return core.NewRequester(cfg) },
 				}},
 			}
@@ -374,20 +374,29 @@ func estimated(g *bench.Group, yes bool) *bench.Group {
 	return g
 }
 
-// sentInAll is how many messages pubs publishers send together: --msgs, or at a fixed rate
-// for a duration what the schedule holds (the same arithmetic the publishers use).
-func sentInAll(bf benchFlags, pubs int) int64 {
+// senderShares is what each of n senders sends: its part of --msgs, capped at a fixed rate
+// for a duration by what its schedule holds (the arithmetic the senders use), so the start
+// lines and the expected totals are the real counts. nil: open-ended.
+func senderShares(bf benchFlags, n int) []int64 {
+	shares := split(bf.Msgs, n)
 	if bf.Rate <= 0 || bf.Duration <= 0 {
-		return bf.Msgs
+		return shares
 	}
-	shares := split(bf.Msgs, pubs)
-	var n int64
-	for i := 0; i < pubs; i++ {
-		t := int64(pace.Constant{Rate: bf.Rate, Count: pubs, Index: i}.Total(bf.Duration))
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(pace.Constant{Rate: bf.Rate, Count: n, Index: i}.Total(bf.Duration))
 		if shares != nil {
-			t = min(t, shares[i])
+			out[i] = min(out[i], shares[i])
 		}
-		n += t
+	}
+	return out
+}
+
+// sentInAll is how many messages pubs publishers send together (0: open-ended).
+func sentInAll(bf benchFlags, pubs int) int64 {
+	var n int64
+	for _, s := range senderShares(bf, pubs) {
+		n += s
 	}
 	return n
 }

@@ -142,7 +142,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			plan := &bench.Plan{
 				Command: "js pub " + mode, Title: pubKinds[mode] + " benchmark", Params: params(kv),
 				Settings: map[string]any{"stream": sf, "publisher": cfg, "faults": ff},
-				Groups:   []*bench.Group{jsPubGroup(cfg, bf.Clients, bf.Msgs)},
+				Groups:   []*bench.Group{jsPubGroup(cfg, bf.Clients, senderShares(bf, bf.Clients))},
 			}
 			ref := &streamRef{nc: s.nc, js: s.js, name: sf.Stream}
 			ff.attachFaults(plan, s.t, ref, s.logf)
@@ -162,10 +162,10 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 	return cmd
 }
 
-func jsPubGroup(cfg js.PubConfig, clients int, msgs int64) *bench.Group {
+func jsPubGroup(cfg js.PubConfig, clients int, shares []int64) *bench.Group {
 	return &bench.Group{
 		Name: "pub", Kind: pubKinds[cfg.Mode], Verb: "publishing", Clients: clients,
-		Shares: split(msgs, clients), Producer: true,
+		Shares: shares, Producer: true,
 		New: func(int) bench.Client { return js.NewPublisher(cfg) },
 	}
 }

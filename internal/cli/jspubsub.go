@@ -111,7 +111,7 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 		s.after = append(s.after, func(ctx context.Context) { _ = stream.DeleteConsumer(ctx, name) })
 	}
 	cancel()
-	pg := jsPubGroup(pcfg, pubs, bf.Msgs)
+	pg := jsPubGroup(pcfg, pubs, senderShares(bf, pubs))
 	sg := &bench.Group{Name: "sub", Kind: consumerKinds[kind], Verb: "expecting", Clients: subs, Shares: each(total, subs)}
 	if kind != js.Ordered {
 		sg.Shares, sg.Shared = split(total, subs), true

@@ -149,7 +149,7 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 		return fmt.Errorf("a fixed rate needs --msgs or --duration")
 	}
 	timer := loop.NewTimer()
-	rec.Begin(env.Start)
+	rec.Begin(env.Start + int64(pacer.Intended(0))) // its first slot: senders interleave
 	var sent uint64
 	for sent < share {
 		if ctx.Err() != nil {

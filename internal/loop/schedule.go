@@ -50,11 +50,11 @@ func NewSchedule(env *bench.Env, rate float64, d time.Duration) *Schedule {
 	return s
 }
 
-// Begin is when the client's measured work begins: the run's start at a fixed rate (so a late
+// Begin is when the client's measured work begins: its first slot at a fixed rate (so a late
 // first operation is charged), now otherwise.
 func (s *Schedule) Begin() int64 {
 	if s.paced {
-		return s.start
+		return s.start + int64(s.pacer.Intended(0))
 	}
 	return s.clk.Now()
 }
