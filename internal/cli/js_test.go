@@ -1,4 +1,4 @@
-package js_test
+package cli
 
 import (
 	"context"
@@ -11,63 +11,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/cli"
-	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 )
-
-// Exit codes of cli.Run.
-const (
-	exitFailed = 1
-	exitUsage  = 2
-)
-
-func startServer(t *testing.T, configure func(*server.Options)) *server.Server {
-	return natstest.Server(t, configure)
-}
-
-// cliRun is one in-process natsperf invocation.
-type cliRun struct {
-	code     int
-	out, err string
-}
-
-// run calls the CLI in-process with buffers and an empty environment.
-func run(ctx context.Context, t *testing.T, _ map[string]string, args ...string) cliRun {
-	t.Helper()
-	var out, errb syncBuffer
-	home := t.TempDir()
-	code := cli.Run(ctx, args, cli.Streams{
-		Out: &out, Err: &errb,
-		Env: connect.Env{Getenv: func(string) string { return "" }, Home: home},
-	})
-	return cliRun{code: code, out: out.String(), err: errb.String()}
-}
-
-// runJSON runs with --json and decodes the Result.
-func runJSON(ctx context.Context, t *testing.T, args ...string) (*result.Result, cliRun) {
-	t.Helper()
-	r := run(ctx, t, nil, append(args, "--json")...)
-	res, err := result.Read(strings.NewReader(r.out))
-	if err != nil {
-		t.Fatalf("natsperf %s: exit %d, stderr %q: %v", strings.Join(args, " "), r.code, r.err, err)
-	}
-	return res, r
-}
-
-type syncBuffer = natstest.Buffer
-
-func group(t *testing.T, res *result.Result, name string) result.Group {
-	t.Helper()
-	for _, g := range res.Groups {
-		if g.Name == name {
-			return g
-		}
-	}
-	t.Fatalf("no group %q in result (have %d groups)", name, len(res.Groups))
-	return result.Group{}
-}
 
 // at points natsperf args at s; js commands create streams small enough for the test server.
 func at(s *server.Server, args ...string) []string {
