@@ -11,7 +11,6 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 // Consumer kinds.
@@ -109,13 +108,7 @@ func (h *handler) handle(msg jetstream.Msg) {
 	}
 	now := h.clk.Now()
 	data := msg.Data()
-	// Messages published before the run (a filled or replayed stream) count for throughput
-	// only: their stamps give their age, not a latency.
-	if _, _, sent, ok := stamp.Get(data); ok && sent >= h.start {
-		h.rec.Received(now, data)
-	} else {
-		h.rec.Sent(now, len(data))
-	}
+	h.rec.ReceivedSince(now, data, h.start) // what an earlier run stored counts for throughput only
 	h.n++
 	last := h.n == h.share && h.cfg.Group == nil
 	switch h.ack {

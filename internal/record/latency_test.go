@@ -172,3 +172,24 @@ func BenchmarkRecordOnly(b *testing.B) {
 		r.Received(now+int64(i), buf)
 	}
 }
+
+// TestReceivedSince: a reader of stored messages counts what an earlier run stored for
+// throughput only, and what this run published for latency and delivery too.
+func TestReceivedSince(t *testing.T) {
+	clk := NewClock()
+	r := New(Options{Clock: clk, Latency: true})
+	start := clk.Now()
+	buf := make([]byte, 32)
+	stamp.Put(buf, 4, 1, start-int64(time.Hour)) // stored an hour ago
+	r.ReceivedSince(start+10, buf, start)
+	stamp.Put(buf, 5, 1, start+100) // published during the run
+	r.ReceivedSince(start+1100, buf, start)
+	r.ReceivedSince(start+1200, []byte("foreign"), start)
+	c := r.Client(1, 0, false)
+	if c.Msgs != 3 || c.Latency == nil || c.Latency.Count != 1 || c.Latency.Max > 1010 {
+		t.Fatalf("msgs %d, latency %+v: want 3 counted, one latency of 1us", c.Msgs, c.Latency)
+	}
+	if c.Correctness == nil || c.Correctness.Publishers != 1 || c.Correctness.Unstamped != 0 {
+		t.Fatalf("correctness %+v: want only this run's publisher", c.Correctness)
+	}
+}

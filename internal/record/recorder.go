@@ -117,12 +117,28 @@ func (r *Recorder) Received(now int64, data []byte) {
 		r.count(now, len(data))
 		return
 	}
+	r.stamped(now, len(data), pub, seq, sent, actual)
+}
+
+// ReceivedSince is Received for readers of stored messages: a message stamped before from (a
+// replay of what an earlier run stored), or not stamped by natsperf, counts for throughput
+// only; its stamp would give its age, not a latency, and its publisher is not this run's.
+func (r *Recorder) ReceivedSince(now int64, data []byte, from int64) {
+	pub, seq, sent, actual, ok := stamp.GetExt(data)
+	if !ok || sent < from {
+		r.count(now, len(data))
+		return
+	}
+	r.stamped(now, len(data), pub, seq, sent, actual)
+}
+
+func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actual int64) {
 	if pub != r.lastPub || r.lastTrk == nil {
 		r.lastTrk = r.tracker(pub)
 		r.lastPub = pub
 	}
 	r.lastTrk.observe(seq)
-	if r.count(now, len(data)) && r.lat != nil {
+	if r.count(now, n) && r.lat != nil {
 		r.latency(now - sent)
 		if actual != 0 {
 			r.uncorrected(now - actual)
