@@ -10,7 +10,6 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 // Publisher is core NATS' fixed-rate publisher that, once connected, waits for the link.
@@ -71,10 +70,8 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) (err error) {
 	s.exited = make(chan struct{})
 	rec, clk, share := env.Rec, env.Clock, env.Share
 	s.sub, err = c.Subscribe(s.link.Subject, func(m *nats.Msg) {
-		now := clk.Now()
-		rec.Received(now, m.Data)
-		if _, _, sent, _, ok := stamp.GetExt(m.Data); ok && now-sent > s.maxLat.Load() {
-			s.maxLat.Store(now - sent)
+		if l := rec.Received(clk.Now(), m.Data); l > s.maxLat.Load() {
+			s.maxLat.Store(l)
 		}
 		if rec.Progress() == share {
 			close(s.done)

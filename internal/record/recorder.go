@@ -108,16 +108,17 @@ func (r *Recorder) Sent(now int64, n int) {
 }
 
 // Received records one message that arrived at now. A stamped payload also gives its
-// end-to-end latency and its publisher's sequence number; an extended stamp (fixed-rate
-// publisher) also gives the uncorrected latency, from the actual send.
-func (r *Recorder) Received(now int64, data []byte) {
+// end-to-end latency, returned (or -1), and its publisher's sequence number; an extended stamp
+// (fixed-rate publisher) also gives the uncorrected latency, from the actual send.
+func (r *Recorder) Received(now int64, data []byte) (latency int64) {
 	pub, seq, sent, actual, ok := stamp.GetExt(data)
 	if !ok {
 		r.unstamp++
 		r.count(now, len(data))
-		return
+		return -1
 	}
 	r.stamped(now, len(data), pub, seq, sent, actual)
+	return now - sent
 }
 
 // ReceivedSince is Received for readers of stored messages: a message stamped before from (a

@@ -119,10 +119,7 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 	a.Rates = spread(rates)
 	a.TimePerMsg = spread(perMsg)
 	a.Latency = mergedLatency(recs)
-	a.Correctness = mergedCorrectness(clients, expected, shared)
-	if a.Correctness != nil {
-		a.Correctness.Publishers = publishers(recs)
-	}
+	a.Correctness = mergedCorrectness(recs, clients, expected, shared)
 	return a
 }
 
@@ -156,7 +153,7 @@ func mergedLatency(recs []*Recorder) *result.Latency {
 	return l
 }
 
-func mergedCorrectness(clients []result.Client, expected int64, shared bool) *result.Correctness {
+func mergedCorrectness(recs []*Recorder, clients []result.Client, expected int64, shared bool) *result.Correctness {
 	var c result.Correctness
 	seen := false
 	for _, cl := range clients {
@@ -173,6 +170,7 @@ func mergedCorrectness(clients []result.Client, expected int64, shared bool) *re
 	if !seen {
 		return nil
 	}
+	c.Publishers = publishers(recs)
 	if shared && expected > 0 {
 		if missing := expected - (c.Received - c.Duplicated) - c.Unstamped; missing > 0 {
 			c.Lost = missing
