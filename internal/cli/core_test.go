@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -46,13 +47,14 @@ func TestSubAndPubAsTwoRuns(t *testing.T) {
 	tests := []struct {
 		name     string
 		subArgs  []string
+		subs     int
 		pubs     int
 		perSub   []int64
 		wantLost int64
 	}{
-		{"fan-out to 2", []string{"--clients", "2"}, 1, []int64{3000, 3000}, 0},
-		{"2 publishers to 1", nil, 2, []int64{3000}, 0},
-		{"queue group of 3 shares", []string{"--clients", "3", "--queue", "q"}, 1, nil, 0},
+		{"fan-out to 2", []string{"--clients", "2"}, 2, 1, []int64{3000, 3000}, 0},
+		{"2 publishers to 1", nil, 1, 2, []int64{3000}, 0},
+		{"queue group of 3 shares", []string{"--clients", "3", "--queue", "q"}, 3, 1, nil, 0},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +64,7 @@ func TestSubAndPubAsTwoRuns(t *testing.T) {
 				res, _ := runJSON(context.Background(), t, append([]string{"sub", subject, "-s", s.ClientURL(), "--msgs", "3000", "--idle-timeout", "2s"}, tt.subArgs...)...)
 				subDone <- res
 			}()
-			waitForSubs(t, s, subject)
+			waitForSubs(t, s, subject, tt.subs)
 			_, r := runJSON(context.Background(), t, "pub", subject, "-s", s.ClientURL(), "--msgs", "3000", "--clients", fmt.Sprint(tt.pubs), "--size", "64")
 			if r.code != 0 {
 				t.Fatalf("pub exit %d: %s", r.code, r.err)
@@ -89,19 +91,18 @@ func TestSubAndPubAsTwoRuns(t *testing.T) {
 	}
 }
 
-// waitForSubs waits until the server has subscribers on subject.
-func waitForSubs(t *testing.T, s interface{ NumSubscriptions() uint32 }, _ string) {
+// waitForSubs waits until n subscriptions on subject are known to the server, so a publisher
+// started next loses nothing. (Counting all subscriptions raced with subscribers that were
+// faster than the count's baseline.)
+func waitForSubs(t *testing.T, s *server.Server, subject string, n int) {
 	t.Helper()
-	base := s.NumSubscriptions()
 	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if s.NumSubscriptions() > base {
-			time.Sleep(50 * time.Millisecond) // the other subscribers of the run
-			return
+	for s.GlobalAccount().Interest(subject) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d subscribers on %s never appeared (%d did)", n, subject, s.GlobalAccount().Interest(subject))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatal("subscribers never appeared")
 }
 
 func TestPubSubInOneProcess(t *testing.T) {
@@ -136,7 +137,7 @@ func TestServiceQueueGroup(t *testing.T) {
 		res, _ := runJSON(ctx, t, "service", "serve", "svc", "-s", s.ClientURL(), "--clients", "2", "--msgs", "1000000")
 		served <- res
 	}()
-	waitForSubs(t, s, "svc")
+	waitForSubs(t, s, "svc", 2)
 	res, r := runJSON(context.Background(), t, "service", "request", "svc", "-s", s.ClientURL(), "--clients", "4", "--msgs", "2000", "--size", "16")
 	if r.code != 0 || !res.Complete() {
 		t.Fatalf("request exit %d stop %+v", r.code, res.Stop)

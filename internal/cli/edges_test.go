@@ -20,7 +20,7 @@ func TestServeEndsAtTheGroupsTotal(t *testing.T) {
 		res, _ := runJSON(ctx, t, "service", "serve", "grp", "-s", s.ClientURL(), "--clients", "2", "--msgs", "1000")
 		served <- res
 	}()
-	waitForSubs(t, s, "grp")
+	waitForSubs(t, s, "grp", 2)
 	if _, r := runJSON(context.Background(), t, "service", "request", "grp", "-s", s.ClientURL(), "--clients", "4", "--msgs", "1000"); r.code != 0 {
 		t.Fatalf("request exit %d", r.code)
 	}
@@ -39,7 +39,7 @@ func TestSubWithoutMsgsCountsNoFalseLoss(t *testing.T) {
 		res, _ := runJSON(context.Background(), t, "sub", "dflt", "-s", s.ClientURL(), "--idle-timeout", "300ms")
 		done <- res
 	}()
-	waitForSubs(t, s, "dflt")
+	waitForSubs(t, s, "dflt", 1)
 	if r := run(context.Background(), t, nil, "pub", "dflt", "-s", s.ClientURL(), "--rate", "2000", "--duration", "500ms"); r.code != 0 {
 		t.Fatalf("pub exit %d: %s", r.code, r.err)
 	}

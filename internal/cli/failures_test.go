@@ -101,7 +101,7 @@ func TestIdleTimeoutReportsMissing(t *testing.T) {
 		res, _ := runJSON(context.Background(), t, "sub", "idle", "-s", s.ClientURL(), "--msgs", "1000", "--idle-timeout", "300ms")
 		done <- res
 	}()
-	waitForSubs(t, s, "idle")
+	waitForSubs(t, s, "idle", 1)
 	if r := run(context.Background(), t, nil, "pub", "idle", "-s", s.ClientURL(), "--msgs", "600"); r.code != 0 {
 		t.Fatalf("pub exit %d", r.code)
 	}
@@ -148,7 +148,7 @@ func TestServerDiesMidRun(t *testing.T) {
 			if side == "subscriber" {
 				args = []string{"sub", "die", "-s", s.ClientURL(), "--msgs", "1000000", "--connect-timeout", "1s", "-o", file}
 				go func() {
-					waitForSubs(t, s, "die")
+					waitForSubs(t, s, "die", 1)
 					_ = run(context.Background(), t, nil, "pub", "die", "-s", s.ClientURL(), "--rate", "2000", "--duration", "10s", "--connect-timeout", "1s")
 				}()
 			}
