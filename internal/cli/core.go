@@ -55,6 +55,9 @@ func commonParams(bf benchFlags) map[string]string {
 	if bf.Duration > 0 {
 		kv["duration"] = bf.Duration.String()
 	}
+	if bf.Msgs == 0 { // the duration bounds the run; msgs=0 would read as "nothing"
+		delete(kv, "msgs")
+	}
 	if bf.Warmup > 0 {
 		kv["warmup"] = bf.Warmup.String()
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,5 +89,24 @@ func TestFixedRateEdges(t *testing.T) {
 	}
 	if r := run(context.Background(), t, nil, "pub", "e5", "-s", s.ClientURL(), "--duration", "1s", "--warmup", "2s"); r.code != exitUsage {
 		t.Fatalf("a warm-up longer than the run: exit %d", r.code)
+	}
+}
+
+// TestDurationStartLineSaysDuration: a run bounded by --duration names its duration on the
+// start line instead of a meaningless msgs=0.
+func TestDurationStartLineSaysDuration(t *testing.T) {
+	s := startServer(t, nil)
+	r := run(context.Background(), t, nil, "pub", "dstart", "-s", s.ClientURL(), "--duration", "200ms", "--no-progress")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	var line string
+	for _, l := range strings.Split(r.out, "\n") { // stdout without --json
+		if strings.Contains(l, "Starting Core NATS publisher benchmark") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "duration=200ms") || strings.Contains(line, "msgs=0") {
+		t.Fatalf("start line %q: want duration=200ms and no msgs=0", line)
 	}
 }
