@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -19,9 +20,11 @@ metric: old and new (mean ±spread over the repetitions), and the delta when a M
 on the repetitions finds it significant (p < 0.05), "~" when it does not, as benchstat does.
 With fewer than 4 repetitions a side no difference can be significant: the delta is shown and
 said to be untested. --fail-on-regression PCT exits 1 when a rate or latency percentile is worse
-by more than PCT percent and the difference is significant or untestable.`,
+by more than PCT percent and the difference is significant or untestable. --json prints the
+rows as one JSON document (natsperf.compare/v1, see docs/reports.md).`,
 		Example: `  natsperf compare results/before results/after
-  natsperf compare old.json new.json --fail-on-regression 10`,
+  natsperf compare old.json new.json --fail-on-regression 10
+  natsperf compare old.json new.json --json`,
 		Args: exactArgs(2, "OLD and NEW"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			old, err := report.Load(args[:1])
@@ -43,7 +46,11 @@ by more than PCT percent and the difference is significant or untestable.`,
 			if len(rows) == 0 {
 				return usagef("%s and %s have no cells in common", args[0], args[1])
 			}
-			if err := compare.Write(a.streams.Out, rows); err != nil {
+			write := compare.Write
+			if a.out.JSON {
+				write = func(w io.Writer, rows []compare.Row) error { return compare.WriteJSON(w, args[0], args[1], rows, pct) }
+			}
+			if err := write(a.streams.Out, rows); err != nil {
 				return err
 			}
 			n := 0
@@ -59,6 +66,7 @@ by more than PCT percent and the difference is significant or untestable.`,
 			return nil
 		},
 	}
+	hideConnectionFlags(cmd)
 	cmd.Flags().Float64Var(&failOn, "fail-on-regression", 0, "exit 1 when a rate or latency is worse by more than this percentage")
 	return cmd
 }

@@ -29,7 +29,32 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&c.s.TLSFirst, "tlsfirst", false, "do the TLS handshake before the server's INFO")
 	f.BoolVar(&c.s.TLSInsecure, "tls-insecure", false, "skip verification of the server's certificate")
 	f.DurationVar(&c.s.ConnectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "how long to wait for a server to answer")
+	f.VisitAll(func(fl *pflag.Flag) { _ = f.SetAnnotation(fl.Name, connAnnotation, nil) }) // register runs first on the root
 }
+
+// hideConnectionFlags leaves the connection flags out of cmd's help: commands that only read
+// files (report, compare) have no use for them. The flags are the root's persistent ones, shared
+// by every command, so they are hidden only while cmd's help is printed.
+func hideConnectionFlags(cmd *cobra.Command) {
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		var hidden []*pflag.Flag
+		c.Root().PersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if _, conn := f.Annotations[connAnnotation]; conn && !f.Hidden {
+				f.Hidden = true
+				hidden = append(hidden, f)
+			}
+		})
+		defer func() {
+			for _, f := range hidden {
+				f.Hidden = false
+			}
+		}()
+		c.Root().HelpFunc()(c, args)
+	})
+}
+
+// connAnnotation marks the flags connFlags.register adds.
+const connAnnotation = "natsperf-connection"
 
 // outputFlags choose how results are shown and saved.
 type outputFlags struct {

@@ -55,6 +55,7 @@ or hgrm (each cell's merged latency distribution). Printed on stdout, or saved w
 			return nil
 		},
 	}
+	hideConnectionFlags(cmd)
 	cmd.Flags().StringVar(&format, "format", "md", "md, html, csv, json or hgrm")
 	cmd.Flags().StringVar(&title, "title", "", "report title (default: natsperf report)")
 	return cmd

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -98,4 +99,82 @@ func stat(m report.Metric, s report.Stats) string {
 		return report.Format(m, s.Mean)
 	}
 	return fmt.Sprintf("%s ±%.0f%%", report.Format(m, s.Mean), s.StdDev/math.Abs(s.Mean)*100)
+}
+
+// JSONSchema names the document WriteJSON prints.
+const JSONSchema = "natsperf.compare/v1"
+
+// jsonDoc is `compare --json`: the rows with every figure the text shows, keys in snake_case.
+type jsonDoc struct {
+	Schema string  `json:"schema"`
+	Old    string  `json:"old"`
+	New    string  `json:"new"`
+	Alpha  float64 `json:"alpha"`
+	// FailOnRegression is the threshold in percent; absent when none was given.
+	FailOnRegression *float64  `json:"fail_on_regression,omitempty"`
+	Regressions      int       `json:"regressions"`
+	Rows             []jsonRow `json:"rows"`
+}
+
+type jsonRow struct {
+	Cell   string    `json:"cell"`
+	Metric string    `json:"metric"` // "pub.rate"
+	Label  string    `json:"label"`  // "pub msgs/s per client"
+	Unit   string    `json:"unit,omitempty"`
+	Higher bool      `json:"higher_is_better"`
+	Old    jsonStats `json:"old"`
+	New    jsonStats `json:"new"`
+	// DeltaPct is new against old in percent; null when old is 0 and new is not.
+	DeltaPct    *float64 `json:"delta_pct"`
+	P           float64  `json:"p"`
+	Testable    bool     `json:"testable"`
+	Significant bool     `json:"significant"`
+	Regression  bool     `json:"regression"`
+}
+
+type jsonStats struct {
+	N       int       `json:"n"`
+	Mean    float64   `json:"mean"`
+	StdDev  float64   `json:"stddev"`
+	Min     float64   `json:"min"`
+	Max     float64   `json:"max"`
+	Samples []float64 `json:"samples"`
+}
+
+// WriteJSON prints rows as one JSON document; oldName and newName are the inputs as given,
+// pct the regression threshold (< 0: none).
+func WriteJSON(w io.Writer, oldName, newName string, rows []Row, pct float64) error {
+	doc := jsonDoc{Schema: JSONSchema, Old: oldName, New: newName, Alpha: Alpha, Rows: make([]jsonRow, 0, len(rows))}
+	if pct >= 0 {
+		doc.FailOnRegression = &pct
+	}
+	for _, r := range rows {
+		jr := jsonRow{
+			Cell: r.Cell, Metric: r.Metric.Key, Label: r.Metric.Label, Unit: r.Metric.Unit, Higher: r.Metric.Higher,
+			Old: statsJSON(r.Old), New: statsJSON(r.New), P: r.P,
+			Testable: r.Testable, Significant: r.Significant, Regression: r.Regression,
+		}
+		if !math.IsInf(r.Delta, 0) && !math.IsNaN(r.Delta) {
+			d := r.Delta
+			jr.DeltaPct = &d
+		}
+		if r.Regression {
+			doc.Regressions++
+		}
+		doc.Rows = append(doc.Rows, jr)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("encode comparison: %w", err)
+	}
+	return nil
+}
+
+func statsJSON(s report.Stats) jsonStats {
+	samples := s.Samples
+	if samples == nil {
+		samples = []float64{}
+	}
+	return jsonStats{N: s.N, Mean: s.Mean, StdDev: s.StdDev, Min: s.Min, Max: s.Max, Samples: samples}
 }
