@@ -3,11 +3,21 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/scenario"
 )
 
 // TestCompareJSON: compare --json prints a JSON document whose figures are the Results' own.
@@ -86,5 +96,101 @@ func TestFileCommandsHideConnectionFlags(t *testing.T) {
 	}
 	if r := run(context.Background(), t, nil, "pub", "--help"); !strings.Contains(r.out, "--server") || !strings.Contains(r.out, "--creds") {
 		t.Errorf("pub --help lost the connection flags:\n%s", r.out)
+	}
+}
+
+const metricsScenario = `name: metrics
+target: {embedded: {nodes: 1}}
+workloads:
+  - name: core
+    command: pubsub metrics.x --pub 1 --sub 1
+    flags: {rate: 400, duration: 8s, interval: 100ms}
+`
+
+// TestMetricsEndpointLints scrapes the real --metrics-addr endpoint while a scenario runs:
+// client_golang's linter finds nothing, latency is a summary (not a gauge with a quantile
+// label), only counters end in _total, and the message counter never exceeds what the Result
+// then says the group handled.
+func TestMetricsEndpointLints(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(file, []byte(metricsScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- Run(context.Background(), []string{"run", file, "-o", out, "--metrics-addr", "127.0.0.1:0"}, Streams{
+			Out: &stdout, Err: &stderr,
+			Env: connect.Env{Getenv: func(string) string { return "" }, Home: t.TempDir()},
+		})
+	}()
+	addrRE := regexp.MustCompile(`Prometheus metrics on (http://\S+/metrics)`)
+	var url, body string
+	quantileRE := regexp.MustCompile(`(?m)^natsperf_latency_seconds\{[^}]*group="core1/sub"[^}]*quantile="0.99"\} (\S+)$`)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && !quantileRE.MatchString(body) {
+		time.Sleep(50 * time.Millisecond)
+		if url == "" {
+			if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
+				url = m[1]
+			}
+			continue
+		}
+		resp, err := http.Get(url)
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body = string(b)
+	}
+	if !quantileRE.MatchString(body) {
+		t.Fatalf("no latency quantiles scraped from %q within the deadline:\n%s\nstderr: %s", url, body, stderr.String())
+	}
+	if q, err := strconv.ParseFloat(quantileRE.FindStringSubmatch(body)[1], 64); err != nil || q <= 0 || q > 10 {
+		t.Errorf("core1/sub p99 %v s (%v): want a latency between 0 and 10s", q, err)
+	}
+	problems, err := promlint.New(strings.NewReader(body)).Lint()
+	if err != nil {
+		t.Fatalf("lint: %v\n%s", err, body)
+	}
+	for _, p := range problems {
+		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+	}
+	typeRE := regexp.MustCompile(`(?m)^# TYPE (\S+) (\S+)$`)
+	types := map[string]string{}
+	for _, m := range typeRE.FindAllStringSubmatch(body, -1) {
+		types[m[1]] = m[2]
+		if strings.HasSuffix(m[1], "_total") && m[2] != "counter" {
+			t.Errorf("%s is a %s: _total is for counters", m[1], m[2])
+		}
+	}
+	if types["natsperf_latency_seconds"] != "summary" {
+		t.Errorf("natsperf_latency_seconds is %q, want summary", types["natsperf_latency_seconds"])
+	}
+	msgsRE := regexp.MustCompile(`(?m)^natsperf_messages_total\{[^}]*group="core1/sub"[^}]*\} (\S+)$`)
+	m := msgsRE.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no natsperf_messages_total for core1/sub:\n%s", body)
+	}
+	scraped, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || scraped <= 0 {
+		t.Fatalf("natsperf_messages_total %q", m[1])
+	}
+	if c := <-code; c != 0 {
+		t.Fatalf("run exit %d\n%s\n%s", c, stdout.String(), stderr.String())
+	}
+	ix, err := scenario.ReadIndex(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := result.ReadFile(filepath.Join(out, ix.Cells[0].Runs[0].Result))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final := group(t, res, "core1/sub").Aggregate.Msgs; scraped > float64(final) {
+		t.Errorf("scraped %v messages mid-run, more than the Result's final %d", scraped, final)
 	}
 }

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,15 +34,17 @@ func TestSinkWritesAndMetrics(t *testing.T) {
 	if err != nil || len(lines) != 6 || lines[5].Src != "pod1/sub/2" || lines[0].Msgs != 100 {
 		t.Fatalf("lines %+v, %v", lines, err)
 	}
-	var b strings.Builder
-	if _, err := m.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
+	w := httptest.NewRecorder()
+	m.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	b := w.Body
 	for _, want := range []string{
-		`natsperf_messages_total{cell="storage=file",run="001-r1",group="pod1/sub"} 600`,
-		`natsperf_rate_msgs_per_second{cell="storage=file",run="001-r1",group="pod1/sub"} 200`,
-		`natsperf_latency_seconds{cell="storage=file",run="001-r1",group="pod1/sub",quantile="0.99"} 0.002`,
-		"natsperf_runs_total 4",
+		`natsperf_messages_total{cell="storage=file",group="pod1/sub",run="001-r1"} 600`,
+		`natsperf_rate_msgs_per_second{cell="storage=file",group="pod1/sub",run="001-r1"} 200`,
+		"# TYPE natsperf_latency_seconds summary",
+		`natsperf_latency_seconds{cell="storage=file",group="pod1/sub",run="001-r1",quantile="0.99"} 0.002`,
+		`natsperf_latency_seconds_count{cell="storage=file",group="pod1/sub",run="001-r1"} 6`, // every interval, not the last
+		"# TYPE natsperf_runs_completed_total counter",
+		"natsperf_runs_planned 4",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("metrics lack %q:\n%s", want, b.String())

@@ -1,22 +1,23 @@
 package live
 
 import (
-	"fmt"
-	"io"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/record"
 )
 
-// Metrics holds what the Prometheus endpoint serves. The text exposition format is written by
-// hand: a dozen lines do not justify client_golang and its dependency tree.
+// Metrics holds what the Prometheus endpoint serves. client_golang writes the exposition (types,
+// escaping, content negotiation); the figures are kept here and turned into constant metrics
+// at each scrape. Nothing of this is on the hot path: the sink's goroutine feeds it once per
+// closed interval per client.
 type Metrics struct {
 	mu       sync.Mutex
 	cell     string
@@ -25,6 +26,7 @@ type Metrics struct {
 	done     int
 	total    int
 	groups   map[string]*groupStats
+	handler  http.Handler
 }
 
 type groupStats struct {
@@ -34,11 +36,32 @@ type groupStats struct {
 	curLat      *hdrhistogram.Histogram
 	lastMsgs    int64 // the last complete interval
 	lastLat     *hdrhistogram.Histogram
+	// latCount and latSum (seconds) are every latency recorded since the run started: the
+	// summary's _count and _sum, cumulative as Prometheus expects them to be.
+	latCount uint64
+	latSum   float64
 }
+
+var (
+	groupLabels  = []string{"cell", "run", "group"}
+	runsDoneDesc = prometheus.NewDesc("natsperf_runs_completed_total", "Runs of the scenario finished.", nil, nil)
+	runsDesc     = prometheus.NewDesc("natsperf_runs_planned", "Runs the scenario holds.", nil, nil)
+	msgsDesc     = prometheus.NewDesc("natsperf_messages_total", "Messages handled in the current run (intervals closed so far).", groupLabels, nil)
+	bytesDesc    = prometheus.NewDesc("natsperf_bytes_total", "Payload bytes handled in the current run.", groupLabels, nil)
+	rateDesc     = prometheus.NewDesc("natsperf_rate_msgs_per_second", "Messages per second over the last complete interval.", groupLabels, nil)
+	latDesc      = prometheus.NewDesc("natsperf_latency_seconds",
+		"Latency: quantiles over the last complete interval; count and sum over the run so far.", groupLabels, nil)
+)
+
+var quantiles = []float64{0.5, 0.9, 0.99, 0.999}
 
 // NewMetrics returns empty metrics for total runs.
 func NewMetrics(total int) *Metrics {
-	return &Metrics{total: total, groups: map[string]*groupStats{}}
+	m := &Metrics{total: total, groups: map[string]*groupStats{}}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(m)
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError})
+	return m
 }
 
 // StartRun resets the per-run figures.
@@ -62,6 +85,10 @@ func (m *Metrics) observe(s record.Slice) {
 	if i := strings.LastIndexByte(group, '/'); i > 0 {
 		group = group[:i]
 	}
+	var h *hdrhistogram.Histogram
+	if s.Lat != "" {
+		h, _ = histo.Decode(s.Lat) // decoded outside the lock; a bad one is skipped
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.groups[group]
@@ -71,6 +98,11 @@ func (m *Metrics) observe(s record.Slice) {
 	}
 	g.msgs += s.Msgs
 	g.bytes += s.Bytes
+	if h != nil {
+		n := h.TotalCount()
+		g.latCount += uint64(n)
+		g.latSum += h.Mean() * float64(n) / 1e9
+	}
 	if s.Start > g.cur { // a newer interval: the one being filled is complete
 		if g.cur != 0 {
 			g.lastMsgs = g.curMsgs
@@ -81,67 +113,47 @@ func (m *Metrics) observe(s record.Slice) {
 	}
 	if s.Start == g.cur {
 		g.curMsgs += s.Msgs
-		if s.Lat != "" {
-			if h, err := histo.Decode(s.Lat); err == nil {
-				g.curLat.Merge(h)
-			}
+		if h != nil {
+			g.curLat.Merge(h)
 		}
 	}
 }
 
-var quantiles = []float64{0.5, 0.9, 0.99, 0.999}
+// Describe implements prometheus.Collector.
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{runsDoneDesc, runsDesc, msgsDesc, bytesDesc, rateDesc, latDesc} {
+		ch <- d
+	}
+}
 
-// WriteTo writes the Prometheus text exposition format.
-func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
+// Collect implements prometheus.Collector: one scrape's worth of constant metrics.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "# HELP natsperf_runs_completed Runs of the scenario finished.\n# TYPE natsperf_runs_completed gauge\nnatsperf_runs_completed %d\n", m.done)
-	fmt.Fprintf(&b, "# HELP natsperf_runs_total Runs the scenario holds.\n# TYPE natsperf_runs_total gauge\nnatsperf_runs_total %d\n", m.total)
-	names := make([]string, 0, len(m.groups))
-	for n := range m.groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	labels := func(g string) string {
-		return fmt.Sprintf(`cell="%s",run="%s",group="%s"`, esc(m.cell), esc(m.run), esc(g))
-	}
-	b.WriteString("# HELP natsperf_messages_total Messages handled in the current run (intervals closed so far).\n# TYPE natsperf_messages_total counter\n")
-	for _, n := range names {
-		fmt.Fprintf(&b, "natsperf_messages_total{%s} %d\n", labels(n), m.groups[n].msgs)
-	}
-	b.WriteString("# HELP natsperf_bytes_total Payload bytes handled in the current run.\n# TYPE natsperf_bytes_total counter\n")
-	for _, n := range names {
-		fmt.Fprintf(&b, "natsperf_bytes_total{%s} %d\n", labels(n), m.groups[n].bytes)
-	}
-	b.WriteString("# HELP natsperf_rate_msgs_per_second Messages per second over the last complete interval.\n# TYPE natsperf_rate_msgs_per_second gauge\n")
-	for _, n := range names {
+	ch <- prometheus.MustNewConstMetric(runsDoneDesc, prometheus.CounterValue, float64(m.done))
+	ch <- prometheus.MustNewConstMetric(runsDesc, prometheus.GaugeValue, float64(m.total))
+	for name, g := range m.groups {
+		lv := []string{m.cell, m.run, name}
+		ch <- prometheus.MustNewConstMetric(msgsDesc, prometheus.CounterValue, float64(g.msgs), lv...)
+		ch <- prometheus.MustNewConstMetric(bytesDesc, prometheus.CounterValue, float64(g.bytes), lv...)
 		rate := 0.0
 		if m.interval > 0 {
-			rate = float64(m.groups[n].lastMsgs) / m.interval.Seconds()
+			rate = float64(g.lastMsgs) / m.interval.Seconds()
 		}
-		fmt.Fprintf(&b, "natsperf_rate_msgs_per_second{%s} %g\n", labels(n), rate)
-	}
-	b.WriteString("# HELP natsperf_latency_seconds Latency percentiles over the last complete interval.\n# TYPE natsperf_latency_seconds gauge\n")
-	for _, n := range names {
-		h := m.groups[n].lastLat
-		if h.TotalCount() == 0 {
+		ch <- prometheus.MustNewConstMetric(rateDesc, prometheus.GaugeValue, rate, lv...)
+		if g.latCount == 0 {
 			continue
 		}
-		for _, q := range quantiles {
-			fmt.Fprintf(&b, "natsperf_latency_seconds{%s,quantile=\"%g\"} %g\n", labels(n), q, float64(h.ValueAtPercentile(q*100))/1e9)
+		var q map[float64]float64
+		if g.lastLat.TotalCount() > 0 { // no complete interval yet: count and sum only
+			q = make(map[float64]float64, len(quantiles))
+			for _, p := range quantiles {
+				q[p] = float64(g.lastLat.ValueAtPercentile(p*100)) / 1e9
+			}
 		}
+		ch <- prometheus.MustNewConstSummary(latDesc, g.latCount, g.latSum, q, lv...)
 	}
-	k, err := io.WriteString(w, b.String())
-	return int64(k), err
 }
 
 // ServeHTTP serves /metrics.
-func (m *Metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	_, _ = m.WriteTo(w)
-}
-
-func esc(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
-}
+func (m *Metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
