@@ -12,14 +12,14 @@ import (
 
 // PubConfig configures core NATS publishers.
 type PubConfig struct {
-	Subject         string
-	Size            int
-	Sleep           time.Duration // pause after each publish (nats bench --sleep)
-	MultiSubject    bool
-	MultiSubjectMax int
-	Rate            float64       // total msgs/sec across publishers; 0: as fast as possible
-	Duration        time.Duration // stop after this long; 0: after the share
-	IDs             stamp.IDs
+	Subject         string        `json:"subject"`
+	Size            int           `json:"size"`
+	Sleep           time.Duration `json:"sleep"` // pause after each publish (nats bench --sleep)
+	MultiSubject    bool          `json:"multisubject"`
+	MultiSubjectMax int           `json:"multisubject_max"`
+	Rate            float64       `json:"rate"`     // total msgs/sec across publishers; 0: as fast as possible
+	Duration        time.Duration `json:"duration"` // stop after this long; 0: after the share
+	IDs             stamp.IDs     `json:"-"`
 }
 
 // Publisher publishes its share of messages on its own connection.

@@ -18,8 +18,8 @@ const ServiceQueue = "natsperf-service"
 
 // ServeConfig configures service responders.
 type ServeConfig struct {
-	Subject string
-	Sleep   time.Duration // simulated processing time per request
+	Subject string        `json:"subject"`
+	Sleep   time.Duration `json:"sleep"` // simulated processing time per request
 }
 
 // Responder answers requests with their own payload until it has served its share or ctx ends.
@@ -85,13 +85,13 @@ func (r *Responder) Close() {
 
 // RequestConfig configures service requesters.
 type RequestConfig struct {
-	Subject  string
-	Size     int
-	Sleep    time.Duration // pause between requests
-	Timeout  time.Duration // per request; a timeout is counted and the requester goes on
-	Rate     float64       // total requests/sec across requesters; 0: back to back
-	Duration time.Duration
-	IDs      stamp.IDs
+	Subject  string        `json:"subject"`
+	Size     int           `json:"size"`
+	Sleep    time.Duration `json:"sleep"`   // pause between requests
+	Timeout  time.Duration `json:"timeout"` // per request; a timeout is counted and the requester goes on
+	Rate     float64       `json:"rate"`    // total requests/sec across requesters; 0: back to back
+	Duration time.Duration `json:"duration"`
+	IDs      stamp.IDs     `json:"-"`
 }
 
 // Requester sends synchronous requests, one at a time, and records each round trip.

@@ -13,17 +13,18 @@ import (
 
 // SubConfig configures core NATS subscribers.
 type SubConfig struct {
-	Subject      string
-	Queue        string // queue group name; "" for fan-out
-	MultiSubject bool
+	Subject      string `json:"subject"`
+	Queue        string `json:"queue,omitempty"` // queue group name; "" for fan-out
+	MultiSubject bool   `json:"multisubject"`
 	// IdleTimeout ends a subscriber that received nothing for this long once messages have
 	// started (or once the in-process publishers are done).
-	IdleTimeout time.Duration
+	IdleTimeout time.Duration `json:"idle_timeout"`
 	// PendingMsgs and PendingBytes bound the client library's buffer; beyond them it drops
 	// messages (counted). -1 means unlimited, as nats bench runs.
-	PendingMsgs, PendingBytes int
+	PendingMsgs  int `json:"pending_msgs"`
+	PendingBytes int `json:"pending_bytes"`
 	// Sleep is simulated processing time per message, spent in the delivery callback.
-	Sleep time.Duration
+	Sleep time.Duration `json:"sleep"`
 }
 
 // Subscriber receives messages on its own connection until it has its share.

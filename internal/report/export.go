@@ -72,7 +72,7 @@ func JSON(w io.Writer, s *Set) error {
 		Axes    []string   `json:"axes,omitempty"`
 		Metrics []Metric   `json:"metrics"`
 		Cells   []jsonCell `json:"cells"`
-	}{Schema: "natsperf.report/v1", Axes: s.Axes, Metrics: metrics}
+	}{Schema: "natsperf.report/v2", Axes: s.Axes, Metrics: metrics}
 	for _, c := range s.Cells {
 		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.Runs), Metrics: map[string]jsonStats{}}
 		for k, st := range CellStats(c, metrics) {

@@ -12,10 +12,10 @@ import (
 
 // Metric is one figure a report tabulates and compare tests.
 type Metric struct {
-	Key    string // "sub.rate"
-	Label  string // "sub msgs/s per client"
-	Unit   string // "msgs/s", "ns", "B", ""
-	Higher bool   // higher is better
+	Key    string `json:"key"`              // "sub.rate"
+	Label  string `json:"label"`            // "sub msgs/s per client"
+	Unit   string `json:"unit"`             // "msgs/s", "ns", "B", ""
+	Higher bool   `json:"higher_is_better"` // higher is better
 }
 
 // Metrics lists the figures of the roles present, in table order.

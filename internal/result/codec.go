@@ -52,7 +52,7 @@ func Read(r io.Reader) (*Result, error) {
 	if err := dec.Decode(&res); err != nil {
 		return nil, fmt.Errorf("decode result: %w", err)
 	}
-	if res.Schema != Schema {
+	if res.Schema != Schema && res.Schema != SchemaV1 {
 		return nil, fmt.Errorf("decode result: schema %q is not %q", res.Schema, Schema)
 	}
 	return &res, nil

@@ -9,7 +9,12 @@ import (
 )
 
 // Schema names this document format. Bump the version on any incompatible change.
-const Schema = "natsperf.result/v1"
+// The JSON Schema of this version is schema/result.schema.json.
+const Schema = "natsperf.result/v2"
+
+// SchemaV1 is the previous version, which Read still accepts: it differs only in the core
+// workloads' settings keys (settings.workload.Subject, IDs, ... before v2 made them snake_case).
+const SchemaV1 = "natsperf.result/v1"
 
 // Stop reasons.
 const (

@@ -10,8 +10,12 @@ import (
 	"time"
 )
 
-// IndexSchema names the run directory's index format.
-const IndexSchema = "natsperf.run-index/v1"
+// IndexSchema names the run directory's index format. v2 wrote the axes' keys in snake_case
+// ("name", "values"); ReadIndex still accepts v1 ("Name", "Values"), which decodes the same.
+const (
+	IndexSchema   = "natsperf.run-index/v2"
+	IndexSchemaV1 = "natsperf.run-index/v1"
+)
 
 // IndexFile is the index's name in a run directory.
 const IndexFile = "index.json"
@@ -60,7 +64,7 @@ func ReadIndex(dir string) (*Index, error) {
 	if err := json.Unmarshal(b, &ix); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, IndexFile), err)
 	}
-	if ix.Schema != IndexSchema {
+	if ix.Schema != IndexSchema && ix.Schema != IndexSchemaV1 {
 		return nil, fmt.Errorf("%s: schema %q is not %s", filepath.Join(dir, IndexFile), ix.Schema, IndexSchema)
 	}
 	return &ix, nil

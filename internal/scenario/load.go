@@ -19,8 +19,8 @@ type Scenario struct {
 
 // Axis is one matrix dimension.
 type Axis struct {
-	Name   string
-	Values []string // value names
+	Name   string   `json:"name"`
+	Values []string `json:"values"` // value names
 }
 
 // Cell is one point of the matrix with its substituted scenario.
