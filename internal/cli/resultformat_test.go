@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/natsperf/natsperf/internal/scenario"
 )
@@ -118,6 +121,57 @@ func TestJSONKeysSnakeCase(t *testing.T) {
 			}
 			sort.Strings(keys)
 			t.Errorf("%s: keys not in snake_case:\n  %s", name, strings.Join(keys, "\n  "))
+		}
+	}
+}
+
+// resultSchema compiles schema/result.schema.json with formats (date-time) asserted.
+func resultSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	sch, err := c.Compile(filepath.Join("..", "..", "schema", "result.schema.json"))
+	if err != nil {
+		t.Fatalf("schema/result.schema.json: %v", err)
+	}
+	return sch
+}
+
+// TestResultSchema validates the Results of real runs of many commands (and a scenario) against
+// schema/result.schema.json, and checks the schema is strict: a camelCase key anywhere, an
+// unknown field or a v1 document fails it.
+func TestResultSchema(t *testing.T) {
+	sch := resultSchema(t)
+	docs := realDocs(t)
+	validate := func(b []byte) error {
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		return sch.Validate(inst)
+	}
+	for name, b := range docs {
+		if name == "index" || name == "report" {
+			continue
+		}
+		if err := validate(b); err != nil {
+			t.Errorf("%s: the Result does not match schema/result.schema.json (a new field belongs in the schema and docs/result-format.md):\n%v", name, err)
+		}
+	}
+	// The pubsub --verify run has verify, the js runs streams: the schema's strict parts are used.
+	for _, tc := range []struct{ name, from, to string }{
+		{"camelCase in a workload's settings", `"subject":`, `"Subject":`},
+		{"camelCase in a client", `"msgs_per_sec":`, `"msgsPerSec":`},
+		{"an unknown top-level field", `"command":`, `"extra": 1, "command":`},
+		{"a v1 document", `"natsperf.result/v2"`, `"natsperf.result/v1"`},
+		{"a time that is not RFC 3339", `"start": "`, `"start": "x`},
+	} {
+		b := []byte(strings.Replace(string(docs["pubsub"]), tc.from, tc.to, 1))
+		if bytes.Equal(b, docs["pubsub"]) {
+			t.Fatalf("%s: %q not found in the pubsub Result", tc.name, tc.from)
+		}
+		if err := validate(b); err == nil {
+			t.Errorf("%s: the schema accepts it", tc.name)
 		}
 	}
 }
