@@ -1,8 +1,11 @@
 package live
 
 import (
+	"math"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +52,15 @@ func TestSinkWritesAndMetrics(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("metrics lack %q:\n%s", want, b.String())
 		}
+	}
+	// Six recorded latencies of 2ms: the sum is 12ms, to HdrHistogram's 3 significant digits.
+	sumRE := regexp.MustCompile(`(?m)^natsperf_latency_seconds_sum\{[^}]*group="pod1/sub"[^}]*\} (\S+)$`)
+	m2 := sumRE.FindStringSubmatch(b.String())
+	if m2 == nil {
+		t.Fatalf("no latency sum:\n%s", b.String())
+	}
+	if sum, err := strconv.ParseFloat(m2[1], 64); err != nil || math.Abs(sum-0.012) > 0.012*1e-3 {
+		t.Errorf("latency sum %s, want 0.012 (6 x 2ms)", m2[1])
 	}
 }
 
