@@ -195,7 +195,11 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)
 		return ir
 	}
-	fmt.Fprintf(a.streams.Out, "  %s\n", report.OneLine(res))
+	line := report.OneLine(res)
+	if res.Stop.Reason != result.StopCompleted && res.Stop.Error != "" && res.Stop.Error != res.Stop.Reason {
+		line += ": " + oneLine(res.Stop.Error) // a failed cell says why on its progress line
+	}
+	fmt.Fprintf(a.streams.Out, "  %s\n", line)
 	return ir
 }
 
