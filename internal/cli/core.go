@@ -300,8 +300,8 @@ func (a *app) serveCmd() *cobra.Command {
 		Use:   "serve SUBJECT",
 		Short: "Answer requests on SUBJECT with --clients responders in a queue group",
 		Long: `Start --clients responders in the queue group "natsperf-service". Each echoes the request
-payload back after --sleep (simulated processing time). They run until --msgs requests are
-served in total or Ctrl-C, then print what they served.`,
+payload back after --sleep (simulated processing time). They serve until Ctrl-C (or SIGTERM),
+or until --msgs requests are served in total when --msgs is given, then print what they served.`,
 		Example: `  natsperf service serve foo --clients 2 -s nats://127.0.0.1:4222
   natsperf service serve foo --sleep 1ms -s nats://127.0.0.1:4222`,
 		Args: exactArgs(1, "one SUBJECT"),
@@ -312,11 +312,14 @@ served in total or Ctrl-C, then print what they served.`,
 			cfg := core.ServeConfig{Subject: args[0], Sleep: bf.Sleep}
 			kv := commonParams(bf)
 			kv["subject"] = args[0]
+			if !cmd.Flags().Changed("msgs") {
+				kv["msgs"] = "until stopped"
+			}
 			plan := &bench.Plan{
 				Command: "service serve", Title: "Core NATS service responder benchmark", Params: params(kv), Settings: cfg,
 				Groups: []*bench.Group{{
 					Name: "serve", Kind: "Core NATS service responder", Verb: "serving", Clients: bf.Clients,
-					Shares: split(bf.Msgs, bf.Clients), Shared: true, Estimated: !cmd.Flags().Changed("msgs"),
+					Shares: serveShares(bf, cmd.Flags().Changed("msgs")), Shared: true,
 					New: func(int) bench.Client { return core.NewResponder(cfg) },
 				}},
 			}
@@ -369,6 +372,15 @@ in the percentiles instead of silently lowering the rate.`,
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for each reply; a timeout is counted and the requester goes on")
 	registerHist(cmd.Flags(), &bf.Hist)
 	return cmd
+}
+
+// serveShares: responders started by hand serve until stopped; --msgs, when given, is the
+// total the queue group serves before it ends.
+func serveShares(bf benchFlags, msgsGiven bool) []int64 {
+	if !msgsGiven {
+		return nil
+	}
+	return split(bf.Msgs, bf.Clients)
 }
 
 // estimated marks g's shares as a default, not a count the user gave: see bench.Group.
