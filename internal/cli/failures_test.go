@@ -26,7 +26,7 @@ func TestBadInput(t *testing.T) {
 		{"no subject", []string{"pub", "-s", url}, exitUsage, "one SUBJECT"},
 		{"zero clients", []string{"pub", "foo", "--clients", "0", "-s", url}, exitUsage, "--clients"},
 		{"huge size", []string{"pub", "foo", "--size", "1gb", "-s", url}, exitUsage, "--size"},
-		{"unknown command", []string{"frobnicate"}, exitFailed, "unknown command"},
+		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
 		{"malformed URL", []string{"pub", "foo", "-s", "nats://:::"}, exitUsage, ""},
 		{"missing creds file", []string{"pub", "foo", "-s", url, "--creds", "/nonexistent/x.creds"}, exitUsage, "--creds"},
 		{"missing TLS CA", []string{"pub", "foo", "-s", url, "--tlsca", "/nonexistent/ca.pem"}, exitUsage, "--tlsca"},

@@ -49,6 +49,8 @@ func (a *app) jsPubCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pub",
 		Short: "Publish to a stream: sync (one at a time), async (windows of acks) or batch (atomic batches)",
+		Example: `  natsperf js pub sync jsfoo --msgs 1000
+  natsperf js pub async jsfoo --create --storage memory --msgs 10000`,
 	}
 	for _, mode := range []string{js.Sync, js.Async, js.Batch} {
 		cmd.AddCommand(a.jsPubModeCmd(mode))
@@ -418,6 +420,8 @@ func (a *app) jsGetCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get",
 		Short: "Direct gets by sequence, one at a time (sync) or in batches (batch), without a consumer",
+		Example: `  natsperf js get sync --msgs 1000
+  natsperf js get batch --clients 2 --msgs 10000`,
 	}
 	for _, batch := range []bool{false, true} {
 		cmd.AddCommand(a.jsGetModeCmd(batch))

@@ -73,7 +73,7 @@ nats-server with JetStream, so every command works on a fresh machine.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	conn := &connFlags{}
 	conn.register(root)
 	out := &outputFlags{}
@@ -88,6 +88,12 @@ nats-server with JetStream, so every command works on a fresh machine.`,
 	)
 	// Cobra's own completion command, with its help pointing at the shells it supports.
 	root.CompletionOptions.DisableDefaultCmd = false
+	root.SetOut(s.Out) // the completion command captures its writer when it is created
+	root.SetErr(s.Err)
+	root.InitDefaultCompletionCmd() // now, so guardGroups covers 'completion' too
+	registerProgress(root, out)
+	root.SetGlobalNormalizationFunc(natsBenchNames) // nats bench's flag spellings (usage.go)
+	guardGroups(root)
 	return root
 }
 
