@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"time"
@@ -272,6 +274,7 @@ func (a *app) runCore(cmd *cobra.Command, plan *bench.Plan, bf benchFlags) error
 		return err
 	}
 	defer t.close()
+	warnPrivate(a.streams.Err, t, plan.Command)
 	if bf.Rate > 0 {
 		plan.Corrected = plan.Command == "service request"
 		for _, g := range plan.Groups {
@@ -414,4 +417,23 @@ func sentInAll(bf benchFlags, pubs int) int64 {
 		n += s
 	}
 	return n
+}
+
+// warnPrivate says, for a command that needs a second process (a publisher, a responder, a
+// requester), that the embedded server it just started is reachable by nobody else: a user
+// who ran 'sub' and 'pub' in two terminals without -s otherwise waits forever or reads
+// "no responders" and blames the subject.
+func warnPrivate(w io.Writer, t *target, command string) {
+	if t.embedded == nil {
+		return
+	}
+	other, ok := map[string]string{
+		"sub":             "publish to it, so this subscriber waits until Ctrl-C",
+		"service serve":   "send requests to it, so these responders wait until Ctrl-C",
+		"service request": "answer on it, so every request finds no responders",
+	}[command]
+	if !ok {
+		return
+	}
+	fmt.Fprintf(w, "natsperf: this embedded server is private to this process: no other natsperf can %s. For two terminals, run 'natsperf server' and pass -s nats://127.0.0.1:4222 to both commands.\n", other)
 }

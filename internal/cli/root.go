@@ -66,10 +66,15 @@ func newRootCapture(s *Streams, c *capture) *cobra.Command {
 		Long: `natsperf runs the nats bench workloads with real per-message latency and delivery
 checks. With no server given (no --server, NATS_URL or --context) it starts an embedded
 nats-server with JetStream, so every command works on a fresh machine.`,
-		Example: `  natsperf pub foo --size 16 --msgs 1000000
-  natsperf sub foo --clients 4 & natsperf pub foo -s nats://127.0.0.1:4222
+		Example: `  natsperf pub foo --size 16 --msgs 100000           # on an embedded server, nothing to install
   natsperf pubsub foo --pub 1 --sub 5 --size 16
-  natsperf service serve foo --clients 2 & natsperf service request foo --clients 50`,
+  # Two processes need a server both reach: 'natsperf server' (an embedded one on :4222)
+  natsperf server &
+  natsperf sub foo -s nats://127.0.0.1:4222 --clients 4 --msgs 100000 &
+  natsperf pub foo -s nats://127.0.0.1:4222 --clients 4 --msgs 100000
+  natsperf service serve foo -s nats://127.0.0.1:4222 --clients 2 &
+  natsperf service request foo -s nats://127.0.0.1:4222 --clients 50 --msgs 10000
+  natsperf bench foo --pub 1 --sub 5 --size 16        # the older nats bench syntax`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
