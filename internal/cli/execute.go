@@ -120,6 +120,9 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 			fmt.Fprintf(a.streams.Out, "\nResult saved to %s\n", a.out.File)
 		}
 	}
+	if err := a.saveCSV(res); err != nil {
+		return err
+	}
 	switch res.Stop.Reason {
 	case result.StopInterrupted:
 		return exitCode(exitInterrupted)

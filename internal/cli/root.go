@@ -85,11 +85,13 @@ nats-server with JetStream, so every command works on a fresh machine.`,
 	out.register(root)
 	registerProfile(root)
 	app := &app{streams: s, conn: conn, out: out, capture: c}
+	root.PersistentFlags().StringVar(&app.csvFile, "csv", "", "also write nats bench's per-client CSV (#RunID, ClientID, MsgCount, ...) to this file")
 	root.AddCommand(
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
 		app.jsCmd(), app.kvCmd(), app.cleanCmd(),
 		app.serverCmd(), versionCmd(s),
 		app.runCmd(), app.reportCmd(), app.compareCmd(),
+		app.benchCmd(),
 	)
 	// Cobra's own completion command, with its help pointing at the shells it supports.
 	root.CompletionOptions.DisableDefaultCmd = false
@@ -108,6 +110,7 @@ type app struct {
 	conn    *connFlags
 	out     *outputFlags
 	capture *capture // set while a scenario collects plans (capture.go)
+	csvFile string   // --csv: nats bench's per-client CSV (csv.go)
 }
 
 // args checks positional arguments with a usage error.
