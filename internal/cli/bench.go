@@ -13,7 +13,7 @@ import (
 // still in guides (seed 001). It only translates: the arguments become one natsperf command
 // (pubsub, pub, sub, js ..., service ..., kv ...), which then runs as if typed.
 type benchCompat struct {
-	pubs, subs                                 int
+	pubs, subs                                  int
 	js, kv, request, reply, syncpub, pull, push bool
 }
 
