@@ -76,8 +76,8 @@ func (a *app) pubCmd() *cobra.Command {
 its own connection. Every message of 16 bytes or more starts with a stamp (publisher, sequence,
 send time) so a 'natsperf sub' can measure end-to-end latency and count lost messages.`,
 		Example: `  natsperf pub foo --size 16 --msgs 1000000
-  natsperf pub foo --clients 4 --msgs 1m --size 16kb
-  natsperf pub foo --rate 10000 --duration 10s     # fixed rate, for latency
+  natsperf pub foo --clients 4 --msgs 100k --size 16kb
+  natsperf pub foo --rate 10000 --duration 3s      # fixed rate, for latency
   natsperf pub foo --multisubject --multisubject-max 100`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -135,8 +135,10 @@ Measurement starts at the first message. Once messages have started, a subscribe
 nothing for --idle-timeout ends and reports what arrived and what is missing. Run it against a
 server (-s), then start a publisher in another terminal: 'natsperf server' runs one.`,
 		Example: `  natsperf server &                                   # an embedded server on :4222
-  natsperf sub foo -s nats://127.0.0.1:4222 --size 16 --msgs 1000000
-  natsperf sub foo -s nats://127.0.0.1:4222 --clients 4 --queue workers`,
+  natsperf sub foo -s nats://127.0.0.1:4222 --size 16 --msgs 1000000 &
+  natsperf pub foo -s nats://127.0.0.1:4222 --size 16 --msgs 1000000
+  natsperf sub bar -s nats://127.0.0.1:4222 --clients 4 --queue workers &   # share 100,000
+  natsperf pub bar -s nats://127.0.0.1:4222 --clients 2`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := bf.validate(cmd.Flags()); err != nil {
@@ -198,7 +200,7 @@ expects all of them (with --queue, the subscribers share them). Latency is end t
 stamp in each message, on one clock.`,
 		Example: `  natsperf pubsub foo --pub 1 --sub 1 --size 16 --msgs 1000000
   natsperf pubsub foo --pub 1 --sub 5 --size 16
-  natsperf pubsub foo --pub 2 --sub 2 --rate 20000 --duration 10s`,
+  natsperf pubsub foo --pub 2 --sub 2 --rate 20000 --duration 3s`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := bf.validate(cmd.Flags()); err != nil {
@@ -290,8 +292,9 @@ func (a *app) serviceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "service",
 		Short: "Request-reply benchmarks: serve answers requests, request sends them",
-		Example: `  natsperf service serve foo --clients 2 -s nats://127.0.0.1:4222
-  natsperf service request foo --clients 50 --no-progress -s nats://127.0.0.1:4222`,
+		Example: `  natsperf server &                                   # an embedded server on :4222
+  natsperf service serve foo --clients 2 -s nats://127.0.0.1:4222 &
+  natsperf service request foo --clients 50 --msgs 10000 --no-progress -s nats://127.0.0.1:4222`,
 	}
 	cmd.AddCommand(a.serveCmd(), a.requestCmd())
 	return cmd
@@ -305,8 +308,8 @@ func (a *app) serveCmd() *cobra.Command {
 		Long: `Start --clients responders in the queue group "natsperf-service". Each echoes the request
 payload back after --sleep (simulated processing time). They serve until Ctrl-C (or SIGTERM),
 or until --msgs requests are served in total when --msgs is given, then print what they served.`,
-		Example: `  natsperf service serve foo --clients 2 -s nats://127.0.0.1:4222
-  natsperf service serve foo --sleep 1ms -s nats://127.0.0.1:4222`,
+		Example: `  natsperf service serve foo --clients 2 -s nats://127.0.0.1:4222      # until Ctrl-C
+  natsperf service serve foo --sleep 1ms -s nats://127.0.0.1:4222 --msgs 10000`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := bf.validate(cmd.Flags()); err != nil {
@@ -343,9 +346,10 @@ func (a *app) requestCmd() *cobra.Command {
 recording each round trip in a latency histogram. With --rate the requests follow a fixed
 schedule and latency counts from each request's intended send time, so a slow service shows
 in the percentiles instead of silently lowering the rate.`,
-		Example: `  natsperf service request foo -s nats://127.0.0.1:4222
-  natsperf service request foo --clients 50 --size 16 --no-progress -s nats://127.0.0.1:4222
-  natsperf service request foo --rate 2000 --duration 10s -s nats://127.0.0.1:4222`,
+		Example: `  natsperf service serve foo -s nats://127.0.0.1:4222 &               # responders, until Ctrl-C
+  natsperf service request foo -s nats://127.0.0.1:4222 --msgs 10000
+  natsperf service request foo --clients 50 --size 16 --msgs 10000 --no-progress -s nats://127.0.0.1:4222
+  natsperf service request foo --rate 2000 --duration 3s -s nats://127.0.0.1:4222`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := bf.validate(cmd.Flags()); err != nil {

@@ -27,7 +27,7 @@ creates (metadata created-by=natsperf) and never purges or deletes anything it d
 unless --force; 'natsperf clean' removes what it created. A read benchmark whose stream is
 missing or holds fewer messages than asked creates and fills it first (setup, not measured).`,
 		Example: `  natsperf js pub async jsfoo --create --storage memory
-  natsperf js pub batch jsfoo --batch 100 --purge
+  natsperf js pub batch jsfoo --batch 100 --purge --msgs 10000
   natsperf js ordered --clients 4
   natsperf js consume --clients 4 --acks explicit
   natsperf js fetch --clients 2 --acks none
@@ -77,7 +77,7 @@ func (a *app) jsPubModeCmd(mode string) *cobra.Command {
 --msgs is the total, split across --clients. Latency is each message's own publish-to-ack time
 (for batch: to the commit's ack). A missing stream is created with --create (always on the
 embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as it is.`,
-		Example: "  natsperf js pub " + mode + " jsfoo --create --storage memory --size 16",
+		Example: "  natsperf js pub " + mode + " jsfoo --create --storage memory --size 16 --msgs 10000",
 		Args:    exactArgs(1, "one SUBJECT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()
@@ -254,7 +254,7 @@ for publishers (another 'natsperf js pub'). Latency is end to end, from the stam
 published after the consumers started; replayed messages count for throughput only. A client
 that gets nothing for --idle-timeout ends with partial results (from the start when the
 messages were already there).`,
-		Example: "  natsperf js " + kind + " --clients 2 --msgs 100000",
+		Example: "  natsperf js " + kind + " --clients 2 --msgs 10000",
 		Args:    exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()
@@ -445,7 +445,7 @@ func (a *app) jsGetModeCmd(batched bool) *cobra.Command {
 natsperf creates do). --msgs is per client: every client reads all of them from the stream's
 first message, as nats bench does. A missing or short stream natsperf created is filled first.
 Latency is each get's round trip (batch: from the request to each message).`,
-		Example: "  natsperf js get " + mode + " --clients 2",
+		Example: "  natsperf js get " + mode + " --clients 2 --msgs 10000",
 		Args:    exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()

@@ -18,8 +18,8 @@ func (a *app) kvCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kv",
 		Short: "JetStream Key-Value benchmarks: synchronous put and get",
-		Example: `  natsperf kv put
-  natsperf kv get --clients 16 --randomize 100000`,
+		Example: `  natsperf kv put --msgs 10000
+  natsperf kv get --clients 16 --randomize 10000 --msgs 10000`,
 	}
 	cmd.AddCommand(a.kvOpCmd(true), a.kvOpCmd(false))
 	return cmd
@@ -43,7 +43,7 @@ func (a *app) kvOpCmd(put bool) *cobra.Command {
 --randomize N a random one of N keys. A missing bucket is created (marked created-by=natsperf);
 for get, a bucket natsperf created that lacks the keys is filled first (setup, not measured).
 Latency is each operation's round trip; a get of a missing key counts as an error.`,
-		Example: "  natsperf kv " + use + " --clients 4 --randomize 1000",
+		Example: "  natsperf kv " + use + " --clients 4 --randomize 1000 --msgs 10000",
 		Args:    exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()
