@@ -14,15 +14,15 @@ pids=() names=() outs=()
 finish() {
   local failed=0 i code
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    echo "\$ ${names[i]} &   (background, last lines)"; tail -3 "${outs[i]}" | sed 's/^/    /'
     if kill -0 "${pids[i]}" 2>/dev/null; then
       kill -TERM "${pids[i]}"
       wait "${pids[i]}"; code=$?
       [ "$code" = 0 ] || [ "$code" = 130 ] || { echo "FAIL: '${names[i]}' exited $code after SIGTERM"; failed=1; }
     else
       wait "${pids[i]}"; code=$?
-      [ "$code" = 0 ] || { echo "FAIL: '${names[i]}' exited $code"; tail -5 "${outs[i]}" "${outs[i]}.err"; failed=1; }
+      [ "$code" = 0 ] || { echo "FAIL: '${names[i]}' exited $code"; tail -5 "${outs[i]}.err"; failed=1; }
     fi
+    echo "\$ ${names[i]} &   (background, exit $code, last lines)"; tail -3 "${outs[i]}" | sed 's/^/    /'
   done
   rm -rf "$work"
   return $failed
@@ -36,6 +36,9 @@ extract() {
        inblock && (n == 1 || tour == 1) { print }' "$repo/README.md"
 }
 
+if (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then
+  echo "README tour: 127.0.0.1:4222 is taken; the tour's 'natsperf server' needs it"; exit 1
+fi
 for f in go.mod go.sum cmd internal examples; do ln -s "$repo/$f" "$work/$f"; done
 cd "$work" || exit 1
 start=$SECONDS
