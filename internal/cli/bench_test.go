@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,4 +134,25 @@ func atoi(t *testing.T, s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// TestNatsBenchFlagNames: nats bench's spellings work on natsperf's own commands.
+func TestNatsBenchFlagNames(t *testing.T) {
+	s := startServer(t, nil)
+	res, r := runJSON(context.Background(), t, "pub", "nb", "-s", s.ClientURL(), "--msgs", "100", "--multisubject", "--multisubjectmax", "7", "--pubsleep", "1us", "--progress=false")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	var set struct {
+		Workload struct {
+			MultiSubjectMax int `json:"multisubject_max"`
+			Sleep           int64
+		} `json:"workload"`
+	}
+	if err := json.Unmarshal(res.Settings, &set); err != nil {
+		t.Fatal(err)
+	}
+	if set.Workload.MultiSubjectMax != 7 || set.Workload.Sleep != 1000 {
+		t.Fatalf("--multisubjectmax 7 --pubsleep 1us became %+v", set.Workload)
+	}
 }
