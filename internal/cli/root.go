@@ -101,6 +101,7 @@ nats-server with JetStream, so every command works on a fresh machine.`,
 	registerProgress(root, out)
 	root.SetGlobalNormalizationFunc(natsBenchNames) // nats bench's flag spellings (usage.go)
 	guardGroups(root)
+	guardHelp(root)
 	return root
 }
 

@@ -67,6 +67,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"pubb", "foo"}, "pub"},
 		{[]string{"pub", "foo", "--msg", "10"}, "--msgs"},
 		{[]string{"js", "ordred"}, "ordered"},
+		{[]string{"help", "pubb"}, "pub"},
+		{[]string{"help", "service", "reqest"}, "request"},
 	} {
 		r := run(context.Background(), t, nil, tc.args...)
 		lines := strings.Split(strings.TrimSpace(r.err), "\n")

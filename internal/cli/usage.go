@@ -27,6 +27,27 @@ func guardGroups(c *cobra.Command) {
 	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 }
 
+// guardHelp makes 'natsperf help TYPO' the same usage error as 'natsperf TYPO' (cobra's help
+// command shows the nearest command's help and exits 0).
+func guardHelp(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	for _, h := range root.Commands() {
+		if h.Name() != "help" {
+			continue
+		}
+		show := h.Run
+		h.Run = nil
+		h.RunE = func(cmd *cobra.Command, args []string) error {
+			c, rest, err := root.Find(args)
+			if err == nil && len(rest) > 0 && c.HasSubCommands() {
+				return unknownCommand(c, rest[0])
+			}
+			show(cmd, args)
+			return nil
+		}
+	}
+}
+
 func unknownCommand(cmd *cobra.Command, name string) error {
 	cmd.SuggestionsMinimumDistance = 2
 	var names []string
