@@ -192,6 +192,13 @@ func (s *jsSession) pubStream(cmd *cobra.Command, sf streamFlags, cfg js.PubConf
 	if !st.Takes(probe) {
 		return fmt.Errorf("stream %s does not store subject %s (its subjects: %s)", sf.Stream, probe, strings.Join(st.Info.Config.Subjects, ", "))
 	}
+	warning, err := st.RefusePublish(sf.Force)
+	if err != nil {
+		return err
+	}
+	if warning != "" {
+		s.warn("%s", warning)
+	}
 	if cfg.Mode == js.Batch && !st.Info.Config.AllowAtomicPublish {
 		return fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sf.Stream)
 	}
