@@ -88,8 +88,8 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			if err := validateSubjects(subj); err != nil {
 				return err
 			}
-			if strings.ContainsAny(args[0], "*> ") {
-				return usagef("SUBJECT must be a literal subject, got %q", args[0])
+			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
+				return err
 			}
 			if !f.Changed("batch") && mode == js.Batch {
 				batch = 100
@@ -460,6 +460,11 @@ Latency is each get's round trip (batch: from the request to each message).`,
 			}
 			if batch < 1 {
 				return usagef("--batch must be at least 1")
+			}
+			if filter != "" {
+				if err := checkSubject("--filter", filter); err != nil {
+					return err
+				}
 			}
 			if bf.Msgs == 0 {
 				return usagef("--msgs must be at least 1")
