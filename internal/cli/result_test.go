@@ -226,3 +226,33 @@ func TestSecretsNeverInScenarioOutput(t *testing.T) {
 		t.Fatalf("walked %d files: %v", files, err)
 	}
 }
+
+// TestSecretsNeverInOutputFromContext: a nats CLI context whose URL carries a token or a
+// password leaks neither into the output nor into the -o file.
+func TestSecretsNeverInOutputFromContext(t *testing.T) {
+	const token = "ctx-url-t0ken"
+	s := startServer(t, func(o *server.Options) { o.Authorization = token })
+	home := t.TempDir()
+	dir := filepath.Join(home, ".config", "nats", "context")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctxJSON := `{"url":"` + withUserinfo(s.ClientURL(), token) + `"}`
+	if err := os.WriteFile(filepath.Join(dir, "tok.json"), []byte(ctxJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "r.json")
+	var out, errb syncBuffer
+	code := Run(context.Background(), []string{"pub", "ctx", "--msgs", "50", "--json", "--context", "tok", "-o", file}, Streams{
+		Out: &out, Err: &errb, Env: envWithHome(home),
+	})
+	saved, _ := os.ReadFile(file)
+	if code != 0 || len(saved) == 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for where, text := range map[string]string{"stdout": out.String(), "stderr": errb.String(), "file": string(saved)} {
+		if strings.Contains(text, token) {
+			t.Errorf("%s holds the context's token", where)
+		}
+	}
+}
