@@ -226,6 +226,8 @@ func TestBadInputFiles(t *testing.T) {
 		return p
 	}
 	cyclic := scenarioFile("cyclic", "vars:\n  a: ${b}\n  b: ${a}\nworkloads:\n  - command: pub x${a}\n")
+	badSubject := scenarioFile("subject", "workloads:\n  - command: pub foo.>.bar\n")
+	wildPub := scenarioFile("wildpub", "workloads:\n  - command: pubsub foo.*\n")
 	dupKey := scenarioFile("dup", "name: x\nworkloads:\n  - command: pub x\n    flags: {msgs: 10, msgs: 20}\n")
 	tests := []struct {
 		name string
@@ -237,6 +239,8 @@ func TestBadInputFiles(t *testing.T) {
 		{"negative msgs", []string{"report", negative}, "negative msgs -5"},
 		{"negative client bytes", []string{"report", negClient, "--format", "csv"}, "negative bytes -1"},
 		{"groups null", []string{"report", nullGroups}, "has no groups"},
+		{"workload subject", []string{"run", badSubject, "--dry-run"}, "workloads[0].command: SUBJECT \"foo.>.bar\" is not a valid NATS subject"},
+		{"workload wildcard publish", []string{"run", wildPub, "--dry-run"}, "publishing needs a literal subject"},
 		{"cyclic variables", []string{"run", cyclic, "--dry-run"}, "vars.a: refers to itself (a -> b -> a)"},
 		{"duplicate keys", []string{"run", dupKey, "--dry-run"}, "workloads[0].flags.msgs: duplicate key (first at line 4)"},
 	}
