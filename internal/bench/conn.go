@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/result"
 )
@@ -128,7 +129,7 @@ func serverInfo(nc *nats.Conn) result.Server {
 		ID:      nc.ConnectedServerId(),
 		Version: nc.ConnectedServerVersion(),
 		Cluster: nc.ConnectedClusterName(),
-		URL:     nc.ConnectedUrlRedacted(),
+		URL:     connect.RedactURL(nc.ConnectedUrl()),
 	}
 	if m, err := nc.Request("$JS.API.INFO", nil, time.Second); err == nil {
 		info.JetStream = !strings.Contains(string(m.Data), `"error"`)

@@ -98,7 +98,19 @@ func checkWorkloadArgs(args []string) error {
 			return err
 		}
 	}
-	return nil
+	return checkWorkloadSubject(cmd.Use, cmd.Flags().Args())
+}
+
+// checkWorkloadSubject checks a workload's SUBJECT at load time, as the command will when it
+// runs: receivers may subscribe with wildcards, everything else publishes to it.
+func checkWorkloadSubject(use string, args []string) error {
+	if !strings.Contains(use, "SUBJECT") || len(args) != 1 {
+		return nil
+	}
+	if strings.HasPrefix(use, "sub ") || strings.HasPrefix(use, "serve ") {
+		return checkSubject("SUBJECT", args[0])
+	}
+	return checkPublishSubject("SUBJECT", args[0])
 }
 
 // part is one workload instance's plan in a cell.

@@ -87,6 +87,9 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 			if err := validateSubjects(sf); err != nil {
 				return err
 			}
+			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
+				return err
+			}
 			cfg := core.PubConfig{
 				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep,
 				MultiSubject: sf.MultiSubject, MultiSubjectMax: sf.MultiSubjectMax,
@@ -145,6 +148,9 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
 				return err
 			}
 			if err := pend.validate(); err != nil {
+				return err
+			}
+			if err := checkSubject("SUBJECT", args[0]); err != nil {
 				return err
 			}
 			cfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: pend.Msgs, PendingBytes: int(pend.Bytes), Sleep: bf.Sleep}
@@ -211,6 +217,12 @@ stamp in each message, on one clock.`,
 			}
 			if pubs < 1 || subs < 1 {
 				return usagef("--pub and --sub must each be at least 1 (got %d and %d)", pubs, subs)
+			}
+			if pubs > maxClients || subs > maxClients {
+				return usagef("--pub %d and --sub %d: each may be at most %d, as --clients", pubs, subs, maxClients)
+			}
+			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
+				return err
 			}
 			if err := pend.validate(); err != nil {
 				return err
@@ -315,6 +327,9 @@ or until --msgs requests are served in total when --msgs is given, then print wh
 			if err := bf.validate(cmd.Flags()); err != nil {
 				return err
 			}
+			if err := checkSubject("SUBJECT", args[0]); err != nil {
+				return err
+			}
 			cfg := core.ServeConfig{Subject: args[0], Sleep: bf.Sleep}
 			kv := commonParams(bf)
 			kv["subject"] = args[0]
@@ -357,6 +372,9 @@ in the percentiles instead of silently lowering the rate.`,
 			}
 			if timeout <= 0 {
 				return usagef("--timeout must be positive")
+			}
+			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
+				return err
 			}
 			cfg := core.RequestConfig{
 				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep, Timeout: timeout,

@@ -114,7 +114,12 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 	}
 	if a.out.File != "" {
 		if err := result.WriteFile(a.out.File, res); err != nil {
-			return err
+			// The run cannot be repeated for free: keep its Result where the user sees it.
+			if !a.out.JSON {
+				fmt.Fprintf(a.streams.Err, "natsperf: cannot save the Result to %s; here it is:\n", a.out.File)
+				_ = result.Write(a.streams.Err, res)
+			}
+			return fmt.Errorf("-o %s: %w", a.out.File, err)
 		}
 		if !a.out.JSON {
 			fmt.Fprintf(a.streams.Out, "\nResult saved to %s\n", a.out.File)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -88,6 +89,12 @@ type benchFlags struct {
 const (
 	defaultMsgs = 100_000
 	defaultSize = 128
+	// maxClients bounds --clients, --pub and --sub: each client is a connection of its own.
+	maxClients = 100_000
+	// A fixed rate is a schedule in nanoseconds: above a billion a second no two messages are
+	// apart, and below one in a thousand seconds a run's first gap outlasts any sensible run.
+	maxRate = 1e9
+	minRate = 1e-3
 )
 
 // register adds the flags; receivers get --idle-timeout, senders --rate and --duration.
@@ -102,7 +109,7 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	f.BoolVar(&b.NoLatency, "no-latency", false, "do not record latency histograms")
 	if sender {
 		f.Float64Var(&b.Rate, "rate", 0, "fixed rate in messages per second, total across clients (0: as fast as possible); latency is then measured from each message's intended send time")
-		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages)")
+		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages; with --msgs too: whichever ends first)")
 	}
 	if receiver {
 		f.DurationVar(&b.IdleTimeout, "idle-timeout", 3*time.Second, "once messages have started, end a receiver that gets nothing for this long")
@@ -113,16 +120,21 @@ func (b *benchFlags) validate(f *pflag.FlagSet) error {
 	switch {
 	case b.Clients < 1:
 		return usagef("--clients must be at least 1, got %d", b.Clients)
-	case b.Clients > 100_000:
-		return usagef("--clients %d is more than natsperf supports (100000)", b.Clients)
+	case b.Clients > maxClients:
+		return usagef("--clients %d is more than natsperf supports (%d)", b.Clients, maxClients)
 	case b.Size > 64<<20:
 		return usagef("--size %d is larger than NATS' 64 MiB maximum payload", b.Size)
 	case b.Sleep < 0, b.Duration < 0, b.Warmup < 0, b.IdleTimeout < 0:
 		return usagef("durations must not be negative")
-	case b.Rate < 0:
-		return usagef("--rate must not be negative")
+	case math.IsNaN(b.Rate) || b.Rate < 0 || b.Rate > maxRate || (b.Rate > 0 && b.Rate < minRate):
+		return usagef("--rate must be 0 (as fast as possible) or %g to %g messages per second, got %v", minRate, maxRate, b.Rate)
+	case b.Rate > 0 && b.Sleep > 0:
+		return usagef("--rate and --sleep both pace the senders: give one of them")
 	case b.Interval < 10*time.Millisecond:
 		return usagef("--interval must be at least 10ms")
+	}
+	if err := checkOutputFile("--hist", b.Hist); err != nil {
+		return err
 	}
 	if f.Changed("duration") && !f.Changed("msgs") {
 		b.Msgs = 0 // the duration bounds the run

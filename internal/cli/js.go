@@ -90,8 +90,8 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			if err := validateSubjects(subj); err != nil {
 				return err
 			}
-			if strings.ContainsAny(args[0], "*> ") {
-				return usagef("SUBJECT must be a literal subject, got %q", args[0])
+			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
+				return err
 			}
 			if !f.Changed("batch") && mode == js.Batch {
 				batch = 100
@@ -193,6 +193,13 @@ func (s *jsSession) pubStream(cmd *cobra.Command, sf streamFlags, cfg js.PubConf
 	}
 	if !st.Takes(probe) {
 		return fmt.Errorf("stream %s does not store subject %s (its subjects: %s)", sf.Stream, probe, strings.Join(st.Info.Config.Subjects, ", "))
+	}
+	warning, err := st.RefusePublish(sf.Force)
+	if err != nil {
+		return err
+	}
+	if warning != "" {
+		s.warn("%s", warning)
 	}
 	if cfg.Mode == js.Batch && !st.Info.Config.AllowAtomicPublish {
 		return fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sf.Stream)
@@ -457,6 +464,11 @@ Latency is each get's round trip (batch: from the request to each message).`,
 			}
 			if batch < 1 {
 				return usagef("--batch must be at least 1")
+			}
+			if filter != "" {
+				if err := checkSubject("--filter", filter); err != nil {
+					return err
+				}
 			}
 			if bf.Msgs == 0 {
 				return usagef("--msgs must be at least 1")

@@ -391,7 +391,7 @@ func TestJSExistingConfigDifference(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %s", r.code, r.err)
 	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "storage memory (asked file)") {
+	if len(res.Warnings) != 2 || !strings.Contains(res.Warnings[0], "storage memory (asked file)") || !hasWarning(res, "natsperf did not create") {
 		t.Fatalf("warnings %q", res.Warnings)
 	}
 	if st := streamState(t, res, "mem"); st.Storage != "memory" || st.Messages != 100 {
@@ -511,4 +511,93 @@ func TestKVPutRefusesUserBucket(t *testing.T) {
 	if r := run(ctx, t, nil, at(s, "kv", "put", "--bucket", "userkv", "--msgs", "5", "--force")...); r.code != 0 {
 		t.Fatalf("--force: exit %d, stderr %q", r.code, r.err)
 	}
+}
+
+// TestJSPubRefusesUserData: publishing into a stream natsperf did not create is refused when it
+// could push the user's messages out (limits that discard old ones) or overwrite their keys (a
+// KV bucket's stream), and the refusal changes nothing; --force allows it with a warning, and
+// a stream that cannot lose anything gets only the warning.
+func TestJSPubRefusesUserData(t *testing.T) {
+	s := startServer(t, nil)
+	js := jsConn(t, s)
+	ctx := context.Background()
+	limited := func(name string, set func(*jetstream.StreamConfig)) {
+		cfg := jetstream.StreamConfig{Name: name, Subjects: []string{strings.ToLower(name) + ".>"}, Storage: jetstream.MemoryStorage, Discard: jetstream.DiscardOld}
+		set(&cfg)
+		if _, err := js.CreateStream(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 100; i++ {
+			if _, err := js.Publish(ctx, strings.ToLower(name)+".user", []byte("user data")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	limited("LIMITED", func(c *jetstream.StreamConfig) { c.MaxMsgs = 100 })
+	limited("BYBYTES", func(c *jetstream.StreamConfig) { c.MaxBytes = 1 << 20 })
+	limited("BYAGE", func(c *jetstream.StreamConfig) { c.MaxAge = time.Hour })
+	limited("PERSUBJECT", func(c *jetstream.StreamConfig) { c.MaxMsgsPerSubject = 100 })
+	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "CONFIG", Storage: jetstream.MemoryStorage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(ctx, "0", []byte("mine")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, stream, want string
+		args               []string
+	}{
+		{"max_msgs", "LIMITED", "refusing to publish into stream LIMITED", []string{"js", "pub", "async", "limited.x", "--stream", "LIMITED", "--msgs", "100"}},
+		{"max_bytes", "BYBYTES", "refusing to publish into stream BYBYTES", []string{"js", "pub", "sync", "bybytes.x", "--stream", "BYBYTES", "--msgs", "10"}},
+		{"max_age", "BYAGE", "refusing to publish into stream BYAGE", []string{"js", "pub", "async", "byage.x", "--stream", "BYAGE", "--msgs", "10"}},
+		{"max_msgs_per_subject", "PERSUBJECT", "refusing to publish into stream PERSUBJECT", []string{"js", "pub", "async", "persubject.user", "--stream", "PERSUBJECT", "--msgs", "10"}},
+		{"pubsub --js", "LIMITED", "refusing to publish into stream LIMITED", []string{"pubsub", "limited.y", "--js", "--stream", "LIMITED", "--msgs", "100"}},
+		{"a KV bucket's stream", "KV_CONFIG", "refusing to publish into stream KV_CONFIG", []string{"js", "pub", "async", "$KV.CONFIG.0", "--stream", "KV_CONFIG", "--msgs", "10"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := streamMsgs(t, js, tt.stream)
+			r := run(ctx, t, nil, at(s, tt.args...)...)
+			if r.code != exitFailed || !strings.Contains(r.err, tt.want) || !strings.Contains(r.err, "--force") || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.err)
+			}
+			st, err := js.Stream(ctx, tt.stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.CachedInfo().State; got.Msgs != before || got.FirstSeq != 1 {
+				t.Fatalf("refused run changed the stream: %d msgs from seq %d, had %d from 1", got.Msgs, got.FirstSeq, before)
+			}
+		})
+	}
+	if e, err := kv.Get(ctx, "0"); err != nil || string(e.Value()) != "mine" || e.Revision() != 1 {
+		t.Fatalf("the user's key changed: %v", err)
+	}
+	t.Run("force", func(t *testing.T) {
+		res, r := runJSON(ctx, t, at(s, "js", "pub", "async", "limited.x", "--stream", "LIMITED", "--msgs", "50", "--force")...)
+		if r.code != 0 || streamState(t, res, "LIMITED").Messages != 100 || !hasWarning(res, "LIMITED") {
+			t.Fatalf("exit %d, warnings %q, stderr %q", r.code, res.Warnings, r.err)
+		}
+		st, err := js.Stream(ctx, "LIMITED")
+		if err != nil || st.CachedInfo().State.FirstSeq != 51 {
+			t.Fatalf("after --force with 50 messages the user's oldest 50 are gone: %v %+v", err, st.CachedInfo().State)
+		}
+	})
+	t.Run("unlimited stream warns", func(t *testing.T) {
+		userStream(t, js, "OPEN", "open", 10)
+		res, r := runJSON(ctx, t, at(s, "js", "pub", "async", "open", "--stream", "OPEN", "--msgs", "20")...)
+		if r.code != 0 || streamState(t, res, "OPEN").Messages != 30 || !hasWarning(res, "natsperf did not create") {
+			t.Fatalf("exit %d, warnings %q, stderr %q", r.code, res.Warnings, r.err)
+		}
+	})
+}
+
+func hasWarning(res *result.Result, part string) bool {
+	for _, w := range res.Warnings {
+		if strings.Contains(w, part) {
+			return true
+		}
+	}
+	return false
 }

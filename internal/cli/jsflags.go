@@ -37,9 +37,10 @@ func (s *streamFlags) register(f *pflag.FlagSet) {
 }
 
 func (s *streamFlags) validate() error {
+	if err := checkStreamName("--stream", s.Stream); err != nil {
+		return err
+	}
 	switch {
-	case s.Stream == "":
-		return usagef("--stream must not be empty")
 	case s.Replicas < 1 || s.Replicas > 5:
 		return usagef("--replicas must be 1 to 5, got %d", s.Replicas)
 	case s.MaxBytes < 0:
@@ -108,6 +109,11 @@ func (c *consumerFlags) register(f *pflag.FlagSet, durable, push bool) {
 }
 
 func (c *consumerFlags) validate() error {
+	if c.Filter != "" {
+		if err := checkSubject("--filter", c.Filter); err != nil {
+			return err
+		}
+	}
 	if c.Batch < 1 {
 		return usagef("--batch must be at least 1, got %d", c.Batch)
 	}

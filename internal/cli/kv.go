@@ -54,8 +54,8 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 			switch {
 			case err != nil:
 				return usageError{err}
-			case bucket == "":
-				return usagef("--bucket must not be empty")
+			case checkBucketName(bucket) != nil:
+				return checkBucketName(bucket)
 			case replicas < 1 || replicas > 5:
 				return usagef("--replicas must be 1 to 5, got %d", replicas)
 			case history < 1 || history > 64:

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"math"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -68,12 +69,20 @@ func (lf *latencyFlags) validate() error {
 		return usagef("--size %d: the latency command needs at least %d bytes per message for its stamp (publisher, sequence, send time); latency-tests' 8-byte default is not enough", lf.Size, stamp.Size)
 	case lf.Size > 64<<20:
 		return usagef("--size %d is larger than NATS' 64 MiB maximum payload", lf.Size)
-	case lf.Rate <= 0:
-		return usagef("--rate must be positive")
+	case math.IsNaN(lf.Rate) || lf.Rate < minRate || lf.Rate > maxRate:
+		return usagef("--rate must be positive, %g to %g messages per second, got %v", minRate, maxRate, lf.Rate)
 	case lf.Duration <= 0:
 		return usagef("--duration must be positive")
 	case lf.Warmup < 0 || lf.Warmup >= lf.Duration:
 		return usagef("--warmup must be at least 0 and shorter than --duration")
+	}
+	if err := checkOutputFile("--hist", lf.Hist); err != nil {
+		return err
+	}
+	if lf.Subject != "" {
+		if err := checkPublishSubject("--subject", lf.Subject); err != nil {
+			return err
+		}
 	}
 	if n := (pace.Constant{Rate: lf.Rate}).Total(lf.Duration); n < 1 {
 		return usagef("--rate %v for --duration %v sends no message", lf.Rate, lf.Duration)

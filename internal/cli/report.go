@@ -36,6 +36,9 @@ or hgrm (each cell's merged latency distribution). Printed on stdout, or saved w
 			if write == nil {
 				return usagef("--format must be md, html, csv, json or hgrm, got %q", format)
 			}
+			if err := checkOutputFile("-o", a.out.File); err != nil {
+				return err
+			}
 			s, err := report.Load(args)
 			if err != nil {
 				return usageError{err}
@@ -49,6 +52,8 @@ or hgrm (each cell's merged latency distribution). Printed on stdout, or saved w
 				return err
 			}
 			if err := os.WriteFile(a.out.File, b.Bytes(), 0o644); err != nil {
+				fmt.Fprintf(a.streams.Err, "natsperf: cannot save the report to %s; here it is:\n", a.out.File)
+				_, _ = a.streams.Err.Write(b.Bytes())
 				return fmt.Errorf("write report: %w", err)
 			}
 			fmt.Fprintf(a.streams.Err, "Report saved to %s\n", a.out.File)

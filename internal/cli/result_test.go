@@ -72,20 +72,40 @@ func TestSecretsNeverInOutput(t *testing.T) {
 			}, []string{pass}},
 		{"token", func(o *server.Options) { o.Authorization = token },
 			func(url string) []string { return []string{"-s", url, "--token", token} }, []string{token}},
+		{"token in the URL", func(o *server.Options) { o.Authorization = token },
+			func(url string) []string { return []string{"-s", withUserinfo(url, token)} }, []string{token}},
+		{"token in every URL of a list", func(o *server.Options) { o.Authorization = token },
+			func(url string) []string {
+				return []string{"-s", withUserinfo(url, token) + "," + withUserinfo(url, token)}
+			}, []string{token}},
+		{"user and password in NATS_URL", func(o *server.Options) { o.Username, o.Password = user, pass },
+			func(url string) []string { return []string{"env:" + withUserinfo(url, user+":"+pass)} }, []string{pass}},
+		{"token in NATS_URL", func(o *server.Options) { o.Authorization = token },
+			func(url string) []string { return []string{"env:" + withUserinfo(url, token)} }, []string{token}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startServer(t, tt.configure)
 			file := filepath.Join(t.TempDir(), "r.json")
+			hist := filepath.Join(t.TempDir(), "r.hgrm")
 			for _, format := range []string{"--json", "--no-progress"} {
-				args := append([]string{"pub", "sec", "--msgs", "100", "-o", file, format}, tt.args(s.ClientURL())...)
-				r := run(context.Background(), t, nil, args...)
+				args := []string{"pubsub", "sec", "--msgs", "100", "-o", file, "--hist", hist, format}
+				var env map[string]string
+				for _, a := range tt.args(s.ClientURL()) {
+					if u, ok := strings.CutPrefix(a, "env:"); ok {
+						env = map[string]string{"NATS_URL": u}
+						continue
+					}
+					args = append(args, a)
+				}
+				r := run(context.Background(), t, env, args...)
 				if r.code != 0 {
 					t.Fatalf("exit %d: %s", r.code, r.err)
 				}
 				saved, _ := os.ReadFile(file)
+				savedHist, _ := os.ReadFile(hist)
 				for _, secret := range tt.secrets {
-					for where, text := range map[string]string{"stdout": r.out, "stderr": r.err, "file": string(saved)} {
+					for where, text := range map[string]string{"stdout": r.out, "stderr": r.err, "file": string(saved), "hist": string(savedHist)} {
 						if strings.Contains(text, secret) {
 							t.Errorf("%s %s contains the secret", format, where)
 						}
@@ -96,6 +116,27 @@ func TestSecretsNeverInOutput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// withUserinfo puts userinfo (a token, a user, or user:password) into a nats:// URL.
+func withUserinfo(url, userinfo string) string {
+	return strings.Replace(url, "nats://", "nats://"+userinfo+"@", 1)
+}
+
+// TestSecretsNeverInErrors: a URL with a secret that cannot be reached is named, redacted,
+// in the error, whatever the form of its userinfo.
+func TestSecretsNeverInErrors(t *testing.T) {
+	const secret = "t0ken-in-error"
+	for _, servers := range []string{
+		"nats://" + secret + "@127.0.0.1:1",
+		"nats://u:" + secret + "@127.0.0.1:1,nats://" + secret + "@127.0.0.1:2",
+		"nats://" + secret + "@127.0.0.1:bad",
+	} {
+		r := run(context.Background(), t, nil, "pub", "sec", "--msgs", "1", "-s", servers, "--connect-timeout", "500ms", "--json")
+		if r.code == 0 || strings.Contains(r.out+r.err, secret) {
+			t.Errorf("%s: exit %d, output leaks the secret:\n%s%s", servers, r.code, r.out, r.err)
+		}
 	}
 }
 
@@ -147,5 +188,71 @@ func TestContextFile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSecretsNeverInScenarioOutput: a scenario whose target URL carries a token writes no file
+// (Results, index.json, anything else under -o) and prints nothing that holds it.
+func TestSecretsNeverInScenarioOutput(t *testing.T) {
+	const token = "scen-t0ken-secret"
+	s := startServer(t, func(o *server.Options) { o.Authorization = token })
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	yaml := "name: sec\ntarget: {servers: \"" + withUserinfo(s.ClientURL(), token) + "\"}\nworkloads:\n  - name: p\n    command: pub sec.x\n    flags: {msgs: 50}\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := run(context.Background(), t, nil, "run", file, "-o", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s%s", r.code, r.out, r.err)
+	}
+	if strings.Contains(r.out+r.err, token) {
+		t.Errorf("output leaks the token:\n%s%s", r.out, r.err)
+	}
+	files := 0
+	err := filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err == nil && strings.Contains(string(b), token) {
+			t.Errorf("%s holds the token", path)
+		}
+		return err
+	})
+	if err != nil || files < 2 {
+		t.Fatalf("walked %d files: %v", files, err)
+	}
+}
+
+// TestSecretsNeverInOutputFromContext: a nats CLI context whose URL carries a token or a
+// password leaks neither into the output nor into the -o file.
+func TestSecretsNeverInOutputFromContext(t *testing.T) {
+	const token = "ctx-url-t0ken"
+	s := startServer(t, func(o *server.Options) { o.Authorization = token })
+	home := t.TempDir()
+	dir := filepath.Join(home, ".config", "nats", "context")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctxJSON := `{"url":"` + withUserinfo(s.ClientURL(), token) + `"}`
+	if err := os.WriteFile(filepath.Join(dir, "tok.json"), []byte(ctxJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "r.json")
+	var out, errb syncBuffer
+	code := Run(context.Background(), []string{"pub", "ctx", "--msgs", "50", "--json", "--context", "tok", "-o", file}, Streams{
+		Out: &out, Err: &errb, Env: envWithHome(home),
+	})
+	saved, _ := os.ReadFile(file)
+	if code != 0 || len(saved) == 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for where, text := range map[string]string{"stdout": out.String(), "stderr": errb.String(), "file": string(saved)} {
+		if strings.Contains(text, token) {
+			t.Errorf("%s holds the context's token", where)
+		}
 	}
 }

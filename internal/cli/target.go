@@ -31,6 +31,12 @@ func (a *app) openTargetWith(ctx context.Context, eo embedded.Options) (*target,
 	if a.capture != nil {
 		return a.capture.target, nil // the scenario's, shared by its workloads
 	}
+	if err := checkOutputFile("-o", a.out.File); err != nil {
+		return nil, err
+	}
+	if err := checkOutputFile("--csv", a.csvFile); err != nil {
+		return nil, err
+	}
 	resolved, specified, err := connect.Resolve(a.conn.s, a.streams.Env)
 	if err != nil {
 		return nil, usageError{err}

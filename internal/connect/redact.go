@@ -33,6 +33,11 @@ func redactServers(list string) string {
 	return strings.Join(parts, ",")
 }
 
+// RedactURL hides the userinfo of one URL: user, user:password or token alike. nats.go's
+// ConnectedUrlRedacted keeps a token (a URL user without a password), so every URL a
+// Result or message shows goes through this.
+func RedactURL(raw string) string { return redactURL(raw) }
+
 // redactURL hides the userinfo of one URL. It works on the raw string rather
 // than url.Parse because the URLs that most need it in error messages are the
 // ones that do not parse. Everything before the last '@' after the scheme is

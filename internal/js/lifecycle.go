@@ -216,3 +216,52 @@ func (s *Stream) FillSubject() (string, error) {
 	}
 	return strings.Join(toks, "."), nil
 }
+
+// RefusePublish decides whether a run may publish into the stream. A stream natsperf created is
+// always fine. Someone else's is refused without force when publishing could destroy what it
+// holds: a KV bucket's or object store's stream (their keys and objects would be overwritten),
+// or a stream holding messages whose limits discard the oldest to make room. Otherwise, or with
+// force, the returned warning says whose stream the run writes into.
+func (s *Stream) RefusePublish(force bool) (warning string, err error) {
+	if s.Ours {
+		return "", nil
+	}
+	c, held := s.Info.Config, s.Info.State.Msgs
+	noMark := fmt.Sprintf("(no %s=%s metadata)", MarkKey, MarkValue)
+	var risk string
+	switch {
+	case strings.HasPrefix(c.Name, "KV_"):
+		risk = fmt.Sprintf("it holds KV bucket %s, whose keys would be overwritten", strings.TrimPrefix(c.Name, "KV_"))
+	case strings.HasPrefix(c.Name, "OBJ_"):
+		risk = fmt.Sprintf("it holds object store %s, whose objects would be overwritten", strings.TrimPrefix(c.Name, "OBJ_"))
+	case held > 0 && c.Discard == jetstream.DiscardOld && len(EvictingLimits(c)) > 0:
+		risk = fmt.Sprintf("its %s messages could be removed by its limits (%s, discard old) as the run adds its own",
+			units.Comma(int64(held)), strings.Join(EvictingLimits(c), ", "))
+	}
+	if risk == "" {
+		return fmt.Sprintf("Publishing into stream %s, which natsperf did not create %s: the run adds its messages to the %s it holds", c.Name, noMark, units.Comma(int64(held))), nil
+	}
+	if !force {
+		return "", fmt.Errorf("refusing to publish into stream %s: natsperf did not create it %s and %s; pass --force to publish anyway", c.Name, noMark, risk)
+	}
+	return fmt.Sprintf("Publishing into stream %s with --force: natsperf did not create it %s and %s", c.Name, noMark, risk), nil
+}
+
+// EvictingLimits names the limits of a stream that remove old messages as new ones arrive (or,
+// for max_age, as time passes during the run).
+func EvictingLimits(c jetstream.StreamConfig) []string {
+	var out []string
+	if c.MaxMsgs > 0 {
+		out = append(out, "max_msgs "+units.Comma(c.MaxMsgs))
+	}
+	if c.MaxBytes > 0 {
+		out = append(out, "max_bytes "+units.FormatSize(c.MaxBytes))
+	}
+	if c.MaxMsgsPerSubject > 0 {
+		out = append(out, "max_msgs_per_subject "+units.Comma(c.MaxMsgsPerSubject))
+	}
+	if c.MaxAge > 0 {
+		out = append(out, "max_age "+c.MaxAge.String())
+	}
+	return out
+}

@@ -73,6 +73,9 @@ func Load(paths []string) (*Set, error) {
 						continue
 					}
 					res, err := result.ReadFile(filepath.Join(p, r.Result))
+					if err == nil {
+						err = checkResult(filepath.Join(p, r.Result), res)
+					}
 					if err != nil {
 						return nil, err
 					}
@@ -86,6 +89,9 @@ func Load(paths []string) (*Set, error) {
 			continue
 		}
 		res, err := result.ReadFile(p)
+		if err == nil {
+			err = checkResult(p, res)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -2,10 +2,15 @@ package scenario
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"gopkg.in/yaml.v3"
 )
+
+// validBucket is nats.go's rule for KV bucket names (not exported there).
+var validBucket = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
 // check validates meaning: counts, names, storage, and each workload's arguments.
 func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
@@ -62,11 +67,18 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
 		if s.Name == "" {
 			at(p+".name", "a stream needs a name")
 		}
-		if strings.ContainsAny(ExpandInstance(s.Name, 1), ".*> ") {
-			at(p+".name", "%q: stream names cannot hold '.', '*', '>' or spaces", s.Name)
+		if name := ExpandInstance(s.Name, 1); strings.ContainsAny(name, ".*> \t\r\n\f/\\") {
+			at(p+".name", "%q: stream names cannot hold '.', '*', '>', '/', '\\' or spaces", s.Name)
+		} else if len(name) > server.JSMaxNameLen {
+			at(p+".name", "%d characters: the server allows %d", len(name), server.JSMaxNameLen)
 		}
 		if len(s.Subjects) == 0 {
 			at(p+".subjects", "a stream needs subjects")
+		}
+		for j, subj := range s.Subjects {
+			if !server.IsValidSubject(ExpandInstance(subj, 1)) {
+				at(fmt.Sprintf("%s.subjects[%d]", p, j), "%q is not a valid NATS subject", subj)
+			}
 		}
 		if s.Storage != "" && s.Storage != "file" && s.Storage != "memory" {
 			at(p+".storage", "must be file or memory, got %q", s.Storage)
@@ -85,6 +97,8 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
 		p := fmt.Sprintf("setup.buckets[%d]", i)
 		if b.Name == "" {
 			at(p+".name", "a bucket needs a name")
+		} else if !validBucket.MatchString(ExpandInstance(b.Name, 1)) || len(b.Name) > server.JSMaxNameLen-3 {
+			at(p+".name", "%q: bucket names are letters, digits, '-' and '_' (at most %d)", b.Name, server.JSMaxNameLen-3)
 		}
 		if b.Storage != "" && b.Storage != "file" && b.Storage != "memory" {
 			at(p+".storage", "must be file or memory, got %q", b.Storage)

@@ -88,6 +88,10 @@ func WriteIndex(dir string, ix *Index) error {
 
 var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
+// maxRunName bounds the values part of a run's file name, leaving room for the index,
+// repetition and the longest suffix (".series.jsonl").
+const maxRunName = 160
+
 // RunName is the file stem of a cell's repetition: "003-storage-file_replicas-3-r2".
 func RunName(c Cell, rep int) string {
 	var parts []string
@@ -97,6 +101,11 @@ func RunName(c Cell, rep int) string {
 	name := strings.Join(parts, "_")
 	if name == "" {
 		name = "default"
+	}
+	// File systems take 255 bytes per name; the index prefix keeps a shortened name unique,
+	// and index.json still holds the cell's full values.
+	if len(name) > maxRunName {
+		name = name[:maxRunName]
 	}
 	return fmt.Sprintf("%03d-%s-r%d", c.Index+1, name, rep)
 }

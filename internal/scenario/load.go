@@ -63,9 +63,14 @@ func Parse(path string, data []byte, opts Options) (*Scenario, error) {
 		return nil, &Error{Issues: []Issue{{File: path, Line: 1, Col: 1, Msg: "a scenario is a mapping (name:, target:, workloads:, ...)"}}}
 	}
 	root := doc.Content[0]
+	checkDuplicateKeys(root, "", is)
+	if err := is.err(); err != nil {
+		return nil, err
+	}
 	vars := readVars(root, is)
 	axes, fields := readMatrix(root, is)
 	applySets(opts.Set, vars, &axes, fields, is)
+	checkVarCycles(root, vars, axes, is)
 	if err := is.err(); err != nil {
 		return nil, err
 	}

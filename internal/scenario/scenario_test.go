@@ -70,6 +70,14 @@ func TestValidationErrors(t *testing.T) {
 		{"syntax", "name: [\n", nil, []string{"t.yaml:"}},
 		{"two errors", "repetitions: -1\nworkloads:\n  - {command: pub a, instances: 0, name: a/b}\n", nil, []string{"t.yaml:1:14: repetitions: must be at least 1", "workloads[0].name"}},
 		{"check args", "workloads:\n  - command: pub foo --nope\n", nil, []string{"t.yaml:2:14: workloads[0].command: unknown flag"}},
+		{"stream subject", "setup:\n  streams:\n    - {name: s, subjects: [\"a.>.b\"]}\nworkloads: [{command: pub a}]\n", nil, []string{"setup.streams[0].subjects[0]: \"a.>.b\" is not a valid NATS subject"}},
+		{"stream name length", "setup:\n  streams:\n    - {name: " + strings.Repeat("n", 300) + ", subjects: [a]}\nworkloads: [{command: pub a}]\n", nil, []string{"setup.streams[0].name: 300 characters"}},
+		{"bucket name", "setup:\n  buckets:\n    - {name: \"bad name!\"}\nworkloads: [{command: pub a}]\n", nil, []string{"setup.buckets[0].name: \"bad name!\": bucket names"}},
+		{"cyclic vars", "vars:\n  a: ${b}\n  b: ${a}\nworkloads: [{command: pub x}]\n", nil, []string{"t.yaml:2:6: vars.a: refers to itself (a -> b -> a)"}},
+		{"var refers to itself", "vars:\n  a: x${a}\nworkloads: [{command: pub x}]\n", nil, []string{"t.yaml:2:6: vars.a: refers to itself (a -> a)"}},
+		{"duplicate key", "name: x\nname: y\nworkloads: [{command: pub x}]\n", nil, []string{"t.yaml:2:1: name: duplicate key (first at line 1)"}},
+		{"duplicate flag", "workloads:\n  - command: pub x\n    flags: {msgs: 1, msgs: 2}\n", nil, []string{"workloads[0].flags.msgs: duplicate key (first at line 3)"}},
+		{"duplicate var", "vars:\n  a: 1\n  a: 2\nworkloads: [{command: pub x}]\n", nil, []string{"t.yaml:3:3: vars.a: duplicate key (first at line 2)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("t.yaml", []byte(tc.yaml), Options{Set: tc.set, CheckArgs: func(args []string) error {
@@ -123,5 +131,23 @@ func TestWorkloadArgsBooleans(t *testing.T) {
 	}
 	if got, want := strings.Join(args, " "), "js push --stream s3 --flow-control=false --purge --msgs=10"; got != want {
 		t.Fatalf("args %q, want %q", got, want)
+	}
+}
+
+// TestLongMatrixValueShortFileName: a 400-character matrix value gives a run file name the file
+// system takes (the cell's index keeps it unique), instead of "file name too long" mid-run.
+func TestLongMatrixValueShortFileName(t *testing.T) {
+	long := strings.Repeat("v", 400)
+	sc, err := Parse("t.yaml", []byte("matrix:\n  a: ["+long+", "+long+"x]\nworkloads: [{command: pub x}]\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range sc.Cells {
+		name := RunName(c, 1) + ".series.jsonl"
+		if len(name) > 255 || seen[name] {
+			t.Fatalf("run file name of %d bytes (or repeated): %s", len(name), name)
+		}
+		seen[name] = true
 	}
 }
