@@ -214,7 +214,7 @@ func groupDoneFunc(g *Group, slots []*slot) func() bool {
 		}
 		var n int64
 		for _, r := range recs {
-			n += r.Progress()
+			n += r.Unique()
 		}
 		return n >= total
 	}
@@ -261,7 +261,7 @@ func (r *Runner) startProgress(slots []*slot) func() {
 		bars = append(bars, Bar{
 			Label: fmt.Sprintf("%s %d", s.group.Name, s.env.ID),
 			Total: s.env.Share,
-			Count: s.env.Rec.Progress,
+			Count: s.env.Rec.Unique,
 			Done:  s.done,
 		})
 	}

@@ -79,7 +79,7 @@ func (s *Subscriber) init(c *bench.Conn, env *bench.Env) {
 // handle is the receive callback: one clock read and one record per message.
 func (s *Subscriber) handle(m *nats.Msg) {
 	s.rec.Received(s.clk.Now(), m.Data)
-	if s.rec.Progress() == s.share {
+	if s.rec.Unique() == s.share {
 		close(s.done)
 	}
 	if s.cfg.Sleep > 0 {

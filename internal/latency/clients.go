@@ -73,7 +73,7 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) (err error) {
 		if l := rec.Received(clk.Now(), m.Data); l > s.maxLat.Load() {
 			s.maxLat.Store(l)
 		}
-		if rec.Progress() == share {
+		if rec.Unique() == share {
 			close(s.done)
 		}
 	})

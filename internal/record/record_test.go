@@ -191,3 +191,16 @@ func TestQueueGroupAggregate(t *testing.T) {
 		t.Fatalf("rates spread %+v counts the one-message client", a.Rates)
 	}
 }
+
+func TestRecorderUniqueSkipsDuplicates(t *testing.T) {
+	r := New(Options{Clock: NewClock()})
+	buf := make([]byte, 16)
+	for _, seq := range []uint64{1, 2, 2, 3, 1, 5, 4} {
+		stamp.Put(buf, 9, seq, 1)
+		r.Received(int64(seq), buf)
+	}
+	r.Received(10, []byte("unstamped"))
+	if r.Progress() != 8 || r.Unique() != 6 {
+		t.Fatalf("progress %d unique %d, want 8 and 6", r.Progress(), r.Unique())
+	}
+}
