@@ -303,6 +303,7 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 		}
 	}
 	seen := map[string]bool{}
+	sent := producersSent(slots)
 	for _, g := range p.Groups {
 		var recs []*record.Recorder
 		var clients []result.Client
@@ -312,7 +313,11 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			}
 			s.env.Rec.Finish()
 			recs = append(recs, s.env.Rec)
-			clients = append(clients, s.env.Rec.Client(s.env.ID, lossBase(g, s.env.Share), g.Shared))
+			c := s.env.Rec.Client(s.env.ID, lossBase(g, s.env.Share), g.Shared)
+			if g.HearsProducers && !g.Shared {
+				record.SentTail(c.Correctness, sent)
+			}
+			clients = append(clients, c)
 			for _, c := range s.conns {
 				if c.info.ID != "" && !seen[c.info.ID] {
 					seen[c.info.ID] = true
@@ -321,6 +326,9 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			}
 		}
 		agg := record.Aggregate(recs, clients, lossBase(g, g.Expected()), g.Shared)
+		if g.HearsProducers && g.Shared {
+			record.SentTail(agg.Correctness, sent)
+		}
 		res.Groups = append(res.Groups, result.Group{
 			Name:       g.Name,
 			Kind:       g.Kind,
@@ -335,6 +343,17 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 		}
 	}
 	return res
+}
+
+// producersSent is what the producer groups sent, duplicates aside.
+func producersSent(slots []*slot) int64 {
+	var n int64
+	for _, s := range slots {
+		if s.group.Producer {
+			n += s.env.Rec.Unique()
+		}
+	}
+	return n
 }
 
 // lossBase is what losses are judged against: the share, unless it is only an estimate.

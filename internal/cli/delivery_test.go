@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -110,6 +112,14 @@ func TestDuplicatesAreNotLosses(t *testing.T) {
 			t.Fatalf("stop %+v exit %d: the 10,000 unique messages all arrived", res.Stop, r.code)
 		}
 	})
+	t.Run("msgs counts the duplicates too", func(t *testing.T) {
+		res, _ := subAgainst(t, "dup.b", 10200, func(url string) { handPublish(t, url, "dup.b", seqs) })
+		c := group(t, res, "sub").Aggregate.Correctness
+		// 10,200 asked, 10,000 unique exist: the 200 beyond are not received, not lost.
+		if c == nil || c.Lost != 0 || c.Duplicated != 200 || c.Received != 10200 || c.NotReceived != 200 {
+			t.Fatalf("correctness %+v", c)
+		}
+	})
 }
 
 // TestKnownGapsSwapsAndDuplicates checks exact counts against a sequence with known faults:
@@ -135,4 +145,34 @@ func TestKnownGapsSwapsAndDuplicates(t *testing.T) {
 	if c == nil || c.Lost != 7 || c.Duplicated != 11 || c.OutOfOrder != 30 || c.Received != int64(len(seqs)) {
 		t.Fatalf("correctness %+v, want lost 7 dup 11 out of order 30 received %d", c, len(seqs))
 	}
+}
+
+// TestSilentPublisherIsNotLoss: a publisher that stops at 6,000 of the 10,000 the subscriber
+// expects (killed) left 4,000 messages that were never sent: they are "not received", with
+// the sequence it went silent at, and only the 5 real gaps below it are lost.
+func TestSilentPublisherIsNotLoss(t *testing.T) {
+	var seqs []uint64
+	for s := uint64(1); s <= 6000; s++ {
+		if s%1000 != 500 { // 500, 1500, ..., 5500: 6 gaps
+			seqs = append(seqs, s)
+		}
+	}
+	res, r := subAgainst(t, "silent", 10000, func(url string) { handPublish(t, url, "silent", seqs) }, "--idle-timeout", "500ms")
+	c := group(t, res, "sub").Aggregate.Correctness
+	if c == nil || c.Lost != 6 || c.NotReceived != 4000 || c.Expected != 10000 || c.HighestSeqMin != 6000 || c.HighestSeqMax != 6000 {
+		t.Fatalf("correctness %+v, want lost 6, not received 4000, expected 10000, highest seq 6000", c)
+	}
+	if res.Stop.Reason != result.StopIdle {
+		t.Fatalf("stop %+v", res.Stop)
+	}
+	var text strings.Builder
+	if err := report.Text(&text, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"lost 6 ", "not received 4,000", "expected 10,000, saw 5,994, publisher went silent at seq 6,000"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	_ = r
 }
