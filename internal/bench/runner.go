@@ -149,6 +149,9 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 			defer close(s.done)
 			<-barrier
 			s.err = s.client.Run(runCtx, s.env)
+			if errors.Is(s.err, ErrIdle) {
+				s.err = idleOrLost(runCtx, s.conns)
+			}
 			if s.err != nil && !errors.Is(s.err, ErrIdle) && runCtx.Err() == nil {
 				cancel() // one failed client ends the run
 			}
@@ -173,6 +176,27 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 		p.After(context.WithoutCancel(ctx), res)
 	}
 	return res, nil
+}
+
+// idleOrLost decides what a receiver that went idle really met: a connection that is down
+// did not go quiet, its server went away. Such a client waits for the connection to come
+// back (then it was idle) or to be given up after the grace period (then it failed, with
+// why), so a lost connection is a failure whatever the idle timeout.
+func idleOrLost(ctx context.Context, conns []*Conn) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for _, c := range conns {
+		for !c.IsConnected() {
+			select {
+			case <-c.Lost():
+				return c.Err()
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+			}
+		}
+	}
+	return ErrIdle
 }
 
 func (r *Runner) prepare(ctx context.Context, slots []*slot) error {
