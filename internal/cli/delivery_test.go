@@ -122,6 +122,19 @@ func TestDuplicatesAreNotLosses(t *testing.T) {
 	})
 }
 
+// TestDuplicatesAfterTheShare: copies arriving once the share is complete are recorded and
+// end nothing twice (they once closed the subscriber's done channel again: a panic).
+func TestDuplicatesAfterTheShare(t *testing.T) {
+	seqs := append(seqRange(1, 1000), 1000, 1000, 999, 1000)
+	res, r := subAgainst(t, "dup.after", 1000, func(url string) { handPublish(t, url, "dup.after", seqs) })
+	if r.code != 0 || !res.Complete() {
+		t.Fatalf("exit %d stop %+v\n%s", r.code, res.Stop, r.err)
+	}
+	if c := group(t, res, "sub").Aggregate.Correctness; c == nil || c.Lost != 0 || c.NotReceived != 0 {
+		t.Fatalf("correctness %+v", c)
+	}
+}
+
 // TestKnownGapsSwapsAndDuplicates checks exact counts against a sequence with known faults:
 // 1..5000 with 7 sequences never sent, 30 adjacent swaps and 11 duplicates.
 func TestKnownGapsSwapsAndDuplicates(t *testing.T) {
