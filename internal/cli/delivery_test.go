@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
@@ -178,6 +179,13 @@ func TestSilentPublisherIsNotLoss(t *testing.T) {
 	if res.Stop.Reason != result.StopIdle {
 		t.Fatalf("stop %+v", res.Stop)
 	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(r.out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := resultSchema(t).Validate(inst); err != nil {
+		t.Fatalf("the Result with not_received does not match the schema: %v", err)
+	}
 	var text strings.Builder
 	if err := report.Text(&text, res); err != nil {
 		t.Fatal(err)
@@ -187,5 +195,4 @@ func TestSilentPublisherIsNotLoss(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
 	}
-	_ = r
 }
