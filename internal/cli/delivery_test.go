@@ -196,3 +196,28 @@ func TestSilentPublisherIsNotLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueGroupGapsOnTheUnion: members of a queue group each see part of the sequence; the
+// gaps are judged on the union (10 never sent), and the tail after the last sequence (a
+// publisher stopped at 3,000 of 4,000) is not received.
+func TestQueueGroupGapsOnTheUnion(t *testing.T) {
+	var seqs []uint64
+	for s := uint64(1); s <= 3000; s++ {
+		if s%300 != 7 {
+			seqs = append(seqs, s)
+		}
+	}
+	s := startServer(t, nil)
+	done := make(chan *result.Result, 1)
+	go func() {
+		res, _ := runJSON(context.Background(), t, "sub", "qgap", "-s", s.ClientURL(), "--clients", "3", "--queue", "q", "--msgs", "4000", "--idle-timeout", "500ms")
+		done <- res
+	}()
+	waitForSubs(t, s, "qgap", 3)
+	handPublish(t, s.ClientURL(), "qgap", seqs)
+	res := <-done
+	c := group(t, res, "sub").Aggregate.Correctness
+	if c == nil || c.Lost != 10 || c.NotReceived != 1000 || c.Received != 2990 || c.Expected != 4000 || c.HighestSeqMax != 3000 {
+		t.Fatalf("correctness %+v, want lost 10, not received 1000", c)
+	}
+}

@@ -198,15 +198,15 @@ func mergedCorrectness(recs []*Recorder, clients []result.Client, expected int64
 		c.OutOfOrder += x.OutOfOrder
 		c.Expected += x.Expected
 		c.NotReceived += x.NotReceived
-		if x.HighestSeqMin > 0 {
-			c.HighestSeqMin, c.HighestSeqMax = highest(c.HighestSeqMin, c.HighestSeqMax, x.HighestSeqMin)
-			c.HighestSeqMin, c.HighestSeqMax = highest(c.HighestSeqMin, c.HighestSeqMax, x.HighestSeqMax)
-		}
 	}
 	if !seen {
 		return nil
 	}
 	c.Publishers = publishers(recs)
+	// Where each publisher went silent is the furthest any receiver saw of it.
+	for _, p := range perPublisher(recs) {
+		c.HighestSeqMin, c.HighestSeqMax = highest(c.HighestSeqMin, c.HighestSeqMax, uint64(p.highest))
+	}
 	if shared {
 		// Queue-group members each see some of every publisher's sequence: gaps are judged on
 		// the union, below each publisher's highest sequence seen by any member.
@@ -220,24 +220,30 @@ func mergedCorrectness(recs []*Recorder, clients []result.Client, expected int64
 // sharedGaps is the sequence numbers below each publisher's highest, as seen by any of the
 // recorders, that none of them saw.
 func sharedGaps(recs []*Recorder) int64 {
-	type pub struct{ highest, distinct int64 }
-	pubs := map[uint32]*pub{}
+	var lost int64
+	for _, p := range perPublisher(recs) {
+		lost += max(0, p.highest-p.distinct)
+	}
+	return lost
+}
+
+// seenOf is what the recorders together saw of one publisher.
+type seenOf struct{ highest, distinct int64 }
+
+func perPublisher(recs []*Recorder) map[uint32]*seenOf {
+	pubs := map[uint32]*seenOf{}
 	for _, r := range recs {
 		for id, t := range r.trackers {
 			p := pubs[id]
 			if p == nil {
-				p = &pub{}
+				p = &seenOf{}
 				pubs[id] = p
 			}
 			p.highest = max(p.highest, int64(t.highest))
 			p.distinct += t.distinct
 		}
 	}
-	var lost int64
-	for _, p := range pubs {
-		lost += max(0, p.highest-p.distinct)
-	}
-	return lost
+	return pubs
 }
 
 func spread(v []float64) result.Spread {
