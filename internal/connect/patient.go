@@ -20,9 +20,11 @@ func ConnectPatiently(ctx context.Context, s Settings, name string, notify func(
 	deadline := time.Now().Add(budget)
 	wait := 50 * time.Millisecond
 	for first := true; ; first = false {
-		actx, cancel := context.WithDeadline(ctx, deadline)
-		nc, err := Connect(actx, s, name, extra...)
-		cancel()
+		// Each attempt gets what is left of the budget as its own timeout (not a ctx
+		// deadline), so a failure is explained as Connect explains it.
+		attempt := s
+		attempt.ConnectTimeout = max(time.Until(deadline).Round(time.Millisecond), 10*time.Millisecond)
+		nc, err := Connect(ctx, attempt, name, extra...)
 		if err == nil || !refused(err) || ctx.Err() != nil {
 			return nc, err
 		}
