@@ -52,6 +52,10 @@ type Group struct {
 	// what the producers are known to send: losses are then judged by sequence gaps alone, and
 	// going idle before the share is how such a receiver normally ends.
 	Estimated bool
+	// HearsProducers marks receivers that get every message the run's producer groups send
+	// (core fan-out or a queue group on the publishers' subject): what the producers sent
+	// beyond the last sequence a receiver saw is then lost, not merely "not received".
+	HearsProducers bool
 	// New builds client i (0-based).
 	New func(i int) Client
 	// Rate is the group's target rate in messages per second across its clients (fixed-rate

@@ -149,6 +149,9 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 			defer close(s.done)
 			<-barrier
 			s.err = s.client.Run(runCtx, s.env)
+			if errors.Is(s.err, ErrIdle) {
+				s.err = idleOrLost(runCtx, s.conns)
+			}
 			if s.err != nil && !errors.Is(s.err, ErrIdle) && runCtx.Err() == nil {
 				cancel() // one failed client ends the run
 			}
@@ -173,6 +176,27 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 		p.After(context.WithoutCancel(ctx), res)
 	}
 	return res, nil
+}
+
+// idleOrLost decides what a receiver that went idle really met: a connection that is down
+// did not go quiet, its server went away. Such a client waits for the connection to come
+// back (then it was idle) or to be given up after the grace period (then it failed, with
+// why), so a lost connection is a failure whatever the idle timeout.
+func idleOrLost(ctx context.Context, conns []*Conn) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for _, c := range conns {
+		for !c.IsConnected() {
+			select {
+			case <-c.Lost():
+				return c.Err()
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+			}
+		}
+	}
+	return ErrIdle
 }
 
 func (r *Runner) prepare(ctx context.Context, slots []*slot) error {
@@ -214,7 +238,7 @@ func groupDoneFunc(g *Group, slots []*slot) func() bool {
 		}
 		var n int64
 		for _, r := range recs {
-			n += r.Progress()
+			n += r.Unique()
 		}
 		return n >= total
 	}
@@ -261,7 +285,7 @@ func (r *Runner) startProgress(slots []*slot) func() {
 		bars = append(bars, Bar{
 			Label: fmt.Sprintf("%s %d", s.group.Name, s.env.ID),
 			Total: s.env.Share,
-			Count: s.env.Rec.Progress,
+			Count: s.env.Rec.Unique,
 			Done:  s.done,
 		})
 	}
@@ -303,6 +327,7 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 		}
 	}
 	seen := map[string]bool{}
+	sent := producersSent(slots)
 	for _, g := range p.Groups {
 		var recs []*record.Recorder
 		var clients []result.Client
@@ -312,7 +337,11 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			}
 			s.env.Rec.Finish()
 			recs = append(recs, s.env.Rec)
-			clients = append(clients, s.env.Rec.Client(s.env.ID, lossBase(g, s.env.Share), g.Shared))
+			c := s.env.Rec.Client(s.env.ID, lossBase(g, s.env.Share), g.Shared)
+			if g.HearsProducers && !g.Shared {
+				record.SentTail(c.Correctness, sent)
+			}
+			clients = append(clients, c)
 			for _, c := range s.conns {
 				if c.info.ID != "" && !seen[c.info.ID] {
 					seen[c.info.ID] = true
@@ -321,6 +350,9 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			}
 		}
 		agg := record.Aggregate(recs, clients, lossBase(g, g.Expected()), g.Shared)
+		if g.HearsProducers && g.Shared {
+			record.SentTail(agg.Correctness, sent)
+		}
 		res.Groups = append(res.Groups, result.Group{
 			Name:       g.Name,
 			Kind:       g.Kind,
@@ -335,6 +367,17 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 		}
 	}
 	return res
+}
+
+// producersSent is what the producer groups sent, duplicates aside.
+func producersSent(slots []*slot) int64 {
+	var n int64
+	for _, s := range slots {
+		if s.group.Producer {
+			n += s.env.Rec.Unique()
+		}
+	}
+	return n
 }
 
 // lossBase is what losses are judged against: the share, unless it is only an estimate.

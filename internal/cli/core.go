@@ -255,6 +255,7 @@ stamp in each message, on one clock.`,
 			pg := pubGroup(pcfg, pf)
 			total := sentInAll(bf, pubs)
 			sg := subGroup(scfg, sbf, total)
+			sg.HearsProducers = true // what the publishers sent and never arrived is lost
 			kv := commonParams(bf)
 			delete(kv, "clients")
 			kv["pub"], kv["sub"], kv["subject"] = strconv.Itoa(pubs), strconv.Itoa(subs), args[0]

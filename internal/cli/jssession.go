@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,6 +27,30 @@ type jsSession struct {
 	report   []streamReport
 	after    []func(ctx context.Context) // cleanup after the run (delete this run's consumer)
 	detached bool                        // captured: the scenario runner finishes and closes it
+	down     *downSince                  // the setup connection's outages
+}
+
+// downSince remembers since when a connection is down (Unix nanoseconds, 0 while it is up),
+// so the queries after a run do not wait on a server gone for longer than --connect-timeout.
+type downSince struct{ at atomic.Int64 }
+
+func (d *downSince) options() []nats.Option {
+	return []nats.Option{
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.at.CompareAndSwap(0, time.Now().UnixNano()) }),
+		nats.ReconnectHandler(func(*nats.Conn) { d.at.Store(0) }),
+	}
+}
+
+// deadline is when work that needs the connection gives up: grace from now, or grace after
+// the connection went down when it is down (possibly already past).
+func (d *downSince) deadline(grace time.Duration) time.Time {
+	end := time.Now().Add(grace)
+	if at := d.at.Load(); at != 0 {
+		if gone := time.Unix(0, at).Add(grace); gone.Before(end) {
+			end = gone
+		}
+	}
+	return end
 }
 
 type streamReport struct {
@@ -52,7 +77,8 @@ func (a *app) openJSWith(cmd *cobra.Command, replicas int, eo embedded.Options) 
 	if err != nil {
 		return nil, err
 	}
-	nc, err := t.dialer()(ctx, "natsperf-setup")
+	down := &downSince{}
+	nc, err := t.dialer()(ctx, "natsperf-setup", down.options()...)
 	if err != nil {
 		t.close()
 		return nil, fmt.Errorf("connect: %w", err)
@@ -63,7 +89,7 @@ func (a *app) openJSWith(cmd *cobra.Command, replicas int, eo embedded.Options) 
 		t.close()
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	return &jsSession{t: t, nc: nc, js: jsc, logf: a.logf()}, nil
+	return &jsSession{t: t, nc: nc, js: jsc, logf: a.logf(), down: down}, nil
 }
 
 func (s *jsSession) close() {
@@ -114,8 +140,10 @@ func (s *jsSession) finish(ctx context.Context, res *result.Result) {
 }
 
 func (s *jsSession) finishOn(ctx context.Context, res *result.Result) {
-	// Ctrl-C must not cost the stream state: read it on a context of its own.
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	// Ctrl-C must not cost the stream state: read it on a context of its own, bounded by
+	// --connect-timeout (from when the connection went down, if it is down: a server killed
+	// during the run is not waited for twice).
+	actx, cancel := context.WithDeadline(context.WithoutCancel(ctx), s.down.deadline(s.t.grace()))
 	defer cancel()
 	for _, f := range s.after {
 		f(actx)

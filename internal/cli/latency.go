@@ -156,7 +156,7 @@ func latencyPlan(lf latencyFlags, dialB bench.Dialer) (*bench.Plan, *latency.Lin
 			},
 			{
 				Name: "sub", Kind: "Core NATS subscriber", Verb: "expecting", Clients: 1,
-				Shares: []int64{msgs}, Dial: dialB,
+				Shares: []int64{msgs}, Dial: dialB, HearsProducers: true,
 				New: func(int) bench.Client { return latency.NewSubscriber(link) },
 			},
 		},

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -18,6 +20,29 @@ type target struct {
 	settings connect.Settings // resolved; holds secrets, print only Redacted()
 	embedded *embedded.Cluster
 	shared   bool // a scenario's target: its owner closes it
+	reach    *reach
+}
+
+// reach is whether the user's servers have answered yet. Until one connection has succeeded,
+// connecting waits for a server that is still starting (retried until --connect-timeout),
+// and says so once on stderr; afterwards a refusal fails at once.
+type reach struct {
+	warn    io.Writer
+	mu      sync.Mutex
+	reached bool
+	said    sync.Once
+}
+
+func (r *reach) done() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reached
+}
+
+func (r *reach) connected() {
+	r.mu.Lock()
+	r.reached = true
+	r.mu.Unlock()
 }
 
 // openTarget resolves the connection flags. With no server anywhere it starts an embedded
@@ -42,7 +67,9 @@ func (a *app) openTargetWith(ctx context.Context, eo embedded.Options) (*target,
 		return nil, usageError{err}
 	}
 	t := &target{settings: resolved}
-	if !specified {
+	if specified {
+		t.reach = &reach{warn: a.streams.Err}
+	} else {
 		c, err := embedded.Start(ctx, eo)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -69,7 +96,19 @@ func (a *app) openTargetWith(ctx context.Context, eo embedded.Options) (*target,
 // dialer connects clients with the resolved settings.
 func (t *target) dialer() bench.Dialer {
 	return func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
-		return connect.Connect(ctx, t.settings, name, opts...)
+		r := t.reach
+		if r == nil || r.done() {
+			return connect.Connect(ctx, t.settings, name, opts...)
+		}
+		nc, err := connect.ConnectPatiently(ctx, t.settings, name, func(err error) {
+			r.said.Do(func() {
+				fmt.Fprintf(r.warn, "natsperf: %v; retrying for up to %v (--connect-timeout)\n", err, t.grace())
+			})
+		}, opts...)
+		if err == nil {
+			r.connected()
+		}
+		return nc, err
 	}
 }
 

@@ -36,6 +36,7 @@ type Subscriber struct {
 	share  int64
 	sub    *nats.Subscription
 	done   chan struct{} // closed by the callback at the share
+	full   bool          // done is closed; the callback's own
 	exited chan struct{} // closed once the library's delivery goroutine is gone
 }
 
@@ -72,14 +73,15 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) error {
 
 func (s *Subscriber) init(c *bench.Conn, env *bench.Env) {
 	s.conn, s.rec, s.clk, s.share = c, env.Rec, env.Clock, env.Share
-	s.done = make(chan struct{})
+	s.done, s.full = make(chan struct{}), false
 	s.exited = make(chan struct{})
 }
 
 // handle is the receive callback: one clock read and one record per message.
 func (s *Subscriber) handle(m *nats.Msg) {
 	s.rec.Received(s.clk.Now(), m.Data)
-	if s.rec.Progress() == s.share {
+	if !s.full && s.rec.Unique() == s.share {
+		s.full = true // duplicates may follow: the count stays at the share
 		close(s.done)
 	}
 	if s.cfg.Sleep > 0 {

@@ -69,11 +69,13 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) (err error) {
 	s.done = make(chan struct{})
 	s.exited = make(chan struct{})
 	rec, clk, share := env.Rec, env.Clock, env.Share
+	full := false // done is closed; the callback's own
 	s.sub, err = c.Subscribe(s.link.Subject, func(m *nats.Msg) {
 		if l := rec.Received(clk.Now(), m.Data); l > s.maxLat.Load() {
 			s.maxLat.Store(l)
 		}
-		if rec.Progress() == share {
+		if !full && rec.Unique() == share {
+			full = true // duplicates may follow: the count stays at the share
 			close(s.done)
 		}
 	})

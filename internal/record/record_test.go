@@ -73,8 +73,8 @@ func TestRecorderExpectedTailLoss(t *testing.T) {
 		stamp.Put(buf, 1, seq, 1)
 		r.Received(int64(seq), buf)
 	}
-	if c := r.Client(1, 5, false); c.Correctness.Lost != 2 {
-		t.Fatalf("lost = %d, want 2 (tail)", c.Correctness.Lost)
+	if c := r.Client(1, 5, false); c.Correctness.Lost != 0 || c.Correctness.NotReceived != 2 || c.Correctness.HighestSeqMax != 3 {
+		t.Fatalf("correctness %+v, want the tail of 2 not received, not lost", c.Correctness)
 	}
 	if c := r.Client(1, 5, true); c.Correctness.Lost != 0 {
 		t.Fatalf("queue member lost = %d, want 0 (judged on the group)", c.Correctness.Lost)
@@ -189,5 +189,41 @@ func TestQueueGroupAggregate(t *testing.T) {
 	}
 	if a.Rates.Min == 0 || a.Rates.Min != a.Rates.Max {
 		t.Fatalf("rates spread %+v counts the one-message client", a.Rates)
+	}
+}
+
+func TestRecorderUniqueSkipsDuplicates(t *testing.T) {
+	r := New(Options{Clock: NewClock()})
+	buf := make([]byte, 16)
+	for _, seq := range []uint64{1, 2, 2, 3, 1, 5, 4} {
+		stamp.Put(buf, 9, seq, 1)
+		r.Received(int64(seq), buf)
+	}
+	r.Received(10, []byte("unstamped"))
+	if r.Progress() != 8 || r.Unique() != 6 {
+		t.Fatalf("progress %d unique %d, want 8 and 6", r.Progress(), r.Unique())
+	}
+}
+
+func TestSentTail(t *testing.T) {
+	tests := []struct {
+		name          string
+		c             result.Correctness
+		sent          int64
+		lost, notRecv int64
+	}{
+		{"publisher stopped: nothing sent was missed", result.Correctness{Received: 600, NotReceived: 400}, 600, 0, 400},
+		{"sent and never arrived", result.Correctness{Received: 600, NotReceived: 400}, 1000, 400, 0},
+		{"part sent", result.Correctness{Received: 600, Lost: 5, NotReceived: 395}, 800, 200, 200},
+		{"duplicates are not seen twice", result.Correctness{Received: 650, Duplicated: 50, NotReceived: 400}, 700, 100, 300},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.c
+			SentTail(&c, tt.sent)
+			if c.Lost != tt.lost || c.NotReceived != tt.notRecv {
+				t.Fatalf("lost %d not received %d, want %d %d", c.Lost, c.NotReceived, tt.lost, tt.notRecv)
+			}
+		})
 	}
 }

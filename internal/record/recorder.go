@@ -38,6 +38,7 @@ type Recorder struct {
 	interval int64
 
 	msgs     atomic.Int64 // read by progress bars and idle detection while running
+	unique   atomic.Int64 // msgs less duplicates: what a receiver's share is counted in
 	bytes    int64
 	warmup   int64 // messages before WarmupEnd
 	begin    int64
@@ -104,7 +105,7 @@ func (r *Recorder) Begin(now int64) {
 
 // Sent records one message of n payload bytes published at now.
 func (r *Recorder) Sent(now int64, n int) {
-	r.count(now, n)
+	r.count(now, n, true)
 }
 
 // Received records one message that arrived at now. A stamped payload also gives its
@@ -114,7 +115,7 @@ func (r *Recorder) Received(now int64, data []byte) (latency int64) {
 	pub, seq, sent, actual, ok := stamp.GetExt(data)
 	if !ok {
 		r.unstamp++
-		r.count(now, len(data))
+		r.count(now, len(data), true)
 		return -1
 	}
 	r.stamped(now, len(data), pub, seq, sent, actual)
@@ -127,7 +128,7 @@ func (r *Recorder) Received(now int64, data []byte) (latency int64) {
 func (r *Recorder) ReceivedSince(now int64, data []byte, from int64) {
 	pub, seq, sent, actual, ok := stamp.GetExt(data)
 	if !ok || sent < from {
-		r.count(now, len(data))
+		r.count(now, len(data), true)
 		return
 	}
 	r.stamped(now, len(data), pub, seq, sent, actual)
@@ -138,8 +139,8 @@ func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actua
 		r.lastTrk = r.tracker(pub)
 		r.lastPub = pub
 	}
-	r.lastTrk.observe(seq)
-	if r.count(now, n) && r.lat != nil {
+	fresh := r.lastTrk.observe(seq)
+	if r.count(now, n, fresh) && r.lat != nil {
 		r.latency(now - sent)
 		if actual != 0 {
 			r.uncorrected(now - actual)
@@ -158,7 +159,7 @@ func (r *Recorder) uncorrected(ns int64) {
 
 // Op records one operation with a measured latency, such as a request and its reply.
 func (r *Recorder) Op(now int64, n int, latency int64) {
-	if r.count(now, n) && r.lat != nil {
+	if r.count(now, n, true) && r.lat != nil {
 		r.latency(latency)
 	}
 }
@@ -167,7 +168,7 @@ func (r *Recorder) Op(now int64, n int, latency int64) {
 // the recorder keeps it (fixed-rate runs), the uncorrected one from the actual send. Outside
 // a fixed rate the two are the same and only the first is kept.
 func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
-	if r.count(now, n) && r.lat != nil {
+	if r.count(now, n, true) && r.lat != nil {
 		r.latency(latency)
 		if r.uncorr != nil {
 			histo.Record(r.uncorr, uncorrected)
@@ -175,9 +176,12 @@ func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
 	}
 }
 
-// count adds one message and reports whether it is past the warm-up.
-func (r *Recorder) count(now int64, n int) bool {
+// count adds one message (fresh: not a duplicate) and reports whether it is past the warm-up.
+func (r *Recorder) count(now int64, n int, fresh bool) bool {
 	r.msgs.Add(1)
+	if fresh {
+		r.unique.Add(1)
+	}
 	if g := now - r.prev; g > r.gap && r.prev != 0 {
 		r.gap, r.gapEnd = g, now
 	}
@@ -249,6 +253,11 @@ func (r *Recorder) tracker(pub uint32) *seqTracker {
 
 // Progress is the number of messages recorded so far; safe from any goroutine.
 func (r *Recorder) Progress() int64 { return r.msgs.Load() }
+
+// Unique is Progress less the duplicates (a stamped message whose sequence number was already
+// seen): a receiver's share is counted in unique messages, so duplicates never end it early.
+// Safe from any goroutine.
+func (r *Recorder) Unique() int64 { return r.unique.Load() }
 
 // Finish closes the series. Call it from the owner once the client is done.
 func (r *Recorder) Finish() { r.closeInterval() }

@@ -18,7 +18,8 @@ func (t *seqTracker) bit(seq uint64) (word int, mask uint64) {
 	return int(i / 64), 1 << (i % 64)
 }
 
-func (t *seqTracker) observe(seq uint64) {
+// observe records seq and reports whether it is new (false: a duplicate).
+func (t *seqTracker) observe(seq uint64) bool {
 	switch {
 	case seq > t.highest:
 		if seq-t.highest > window {
@@ -33,19 +34,22 @@ func (t *seqTracker) observe(seq uint64) {
 		t.seen[w] |= m
 		t.highest = seq
 		t.distinct++
+		return true
 	case t.highest-seq >= window:
 		// Too old to tell a duplicate from a late arrival: count it as out of order.
 		t.outOfOrder++
 		t.distinct++
+		return true
 	default:
 		w, m := t.bit(seq)
 		if t.seen[w]&m != 0 {
 			t.duplicated++
-			return
+			return false
 		}
 		t.seen[w] |= m
 		t.outOfOrder++
 		t.distinct++
+		return true
 	}
 }
 

@@ -62,16 +62,45 @@ func (r *Recorder) correctness(expected int64, shared bool) *result.Correctness 
 		c.Received += t.distinct + t.duplicated
 		c.Duplicated += t.duplicated
 		c.OutOfOrder += t.outOfOrder
+		c.HighestSeqMin, c.HighestSeqMax = highest(c.HighestSeqMin, c.HighestSeqMax, t.highest)
 		if !shared {
 			c.Lost += t.gaps()
 		}
 	}
-	if expected > 0 && !shared {
-		if missing := expected - distinct - r.unstamp; missing > c.Lost {
-			c.Lost = missing
-		}
+	if !shared {
+		c.Expected = expected
+		c.NotReceived = notReceived(expected, distinct+r.unstamp, c.Lost)
 	}
 	return c
+}
+
+// notReceived is what a receiver expected beyond what it saw and the gaps below the highest
+// sequences: the tail, which it cannot tell apart from messages never sent.
+func notReceived(expected, unique, lost int64) int64 {
+	if expected <= 0 {
+		return 0
+	}
+	return max(0, expected-unique-lost)
+}
+
+// SentTail moves to Lost the part of c's NotReceived that in-process publishers are known to
+// have sent (sent messages in all): they were sent and never arrived.
+func SentTail(c *result.Correctness, sent int64) {
+	if c == nil || c.NotReceived == 0 {
+		return
+	}
+	unseen := sent - (c.Received - c.Duplicated + c.Unstamped) - c.Lost
+	if moved := min(max(0, unseen), c.NotReceived); moved > 0 {
+		c.Lost += moved
+		c.NotReceived -= moved
+	}
+}
+
+func highest(lo, hi, seq uint64) (uint64, uint64) {
+	if lo == 0 || seq < lo {
+		lo = seq
+	}
+	return lo, max(hi, seq)
 }
 
 func (e *Events) snapshot() result.Events {
@@ -161,22 +190,60 @@ func mergedCorrectness(recs []*Recorder, clients []result.Client, expected int64
 			continue
 		}
 		seen = true
-		c.Received += cl.Correctness.Received
-		c.Unstamped += cl.Correctness.Unstamped
-		c.Lost += cl.Correctness.Lost
-		c.Duplicated += cl.Correctness.Duplicated
-		c.OutOfOrder += cl.Correctness.OutOfOrder
+		x := cl.Correctness
+		c.Received += x.Received
+		c.Unstamped += x.Unstamped
+		c.Lost += x.Lost
+		c.Duplicated += x.Duplicated
+		c.OutOfOrder += x.OutOfOrder
+		c.Expected += x.Expected
+		c.NotReceived += x.NotReceived
 	}
 	if !seen {
 		return nil
 	}
 	c.Publishers = publishers(recs)
-	if shared && expected > 0 {
-		if missing := expected - (c.Received - c.Duplicated) - c.Unstamped; missing > 0 {
-			c.Lost = missing
-		}
+	// Where each publisher went silent is the furthest any receiver saw of it.
+	for _, p := range perPublisher(recs) {
+		c.HighestSeqMin, c.HighestSeqMax = highest(c.HighestSeqMin, c.HighestSeqMax, uint64(p.highest))
+	}
+	if shared {
+		// Queue-group members each see some of every publisher's sequence: gaps are judged on
+		// the union, below each publisher's highest sequence seen by any member.
+		c.Lost = sharedGaps(recs)
+		c.Expected = expected
+		c.NotReceived = notReceived(expected, c.Received-c.Duplicated+c.Unstamped, c.Lost)
 	}
 	return &c
+}
+
+// sharedGaps is the sequence numbers below each publisher's highest, as seen by any of the
+// recorders, that none of them saw.
+func sharedGaps(recs []*Recorder) int64 {
+	var lost int64
+	for _, p := range perPublisher(recs) {
+		lost += max(0, p.highest-p.distinct)
+	}
+	return lost
+}
+
+// seenOf is what the recorders together saw of one publisher.
+type seenOf struct{ highest, distinct int64 }
+
+func perPublisher(recs []*Recorder) map[uint32]*seenOf {
+	pubs := map[uint32]*seenOf{}
+	for _, r := range recs {
+		for id, t := range r.trackers {
+			p := pubs[id]
+			if p == nil {
+				p = &seenOf{}
+				pubs[id] = p
+			}
+			p.highest = max(p.highest, int64(t.highest))
+			p.distinct += t.distinct
+		}
+	}
+	return pubs
 }
 
 func spread(v []float64) result.Spread {

@@ -171,6 +171,26 @@ func (p *printer) correctness(indent string, a result.Aggregate, g result.Group)
 		line += fmt.Sprintf(" · unstamped %s", units.Comma(c.Unstamped))
 	}
 	p.line("%s", line)
+	if c.NotReceived > 0 {
+		p.line("%snot received %s: expected %s, saw %s, %s (not counted as lost: a receiver cannot tell messages never sent from ones lost at the end)",
+			indent, units.Comma(c.NotReceived), units.Comma(c.Expected), units.Comma(c.Received-c.Duplicated+c.Unstamped), silentAt(c))
+	}
+}
+
+// silentAt says where the publishers' sequences stopped, as far as the receivers saw.
+func silentAt(c *result.Correctness) string {
+	switch {
+	case c.HighestSeqMax == 0:
+		return "no stamped message arrived"
+	case c.Publishers <= 1 || c.HighestSeqMin == c.HighestSeqMax:
+		w := "publisher"
+		if c.Publishers > 1 {
+			w = "publishers"
+		}
+		return fmt.Sprintf("%s went silent at seq %s", w, units.Comma(int64(c.HighestSeqMax)))
+	default:
+		return fmt.Sprintf("publishers went silent between seq %s and %s", units.Comma(int64(c.HighestSeqMin)), units.Comma(int64(c.HighestSeqMax)))
+	}
 }
 
 func (p *printer) events(indent string, e result.Events) {

@@ -190,9 +190,19 @@ type Correctness struct {
 	Received   int64 `json:"received"`   // stamped messages received
 	Unstamped  int64 `json:"unstamped"`  // messages without a natsperf stamp (too small or foreign)
 	Publishers int   `json:"publishers"` // distinct publishers seen
-	Lost       int64 `json:"lost"`       // sequence gaps, plus messages expected but never seen
+	Lost       int64 `json:"lost"`       // sequence gaps below the highest sequence seen
 	Duplicated int64 `json:"duplicated"` // seen more than once
 	OutOfOrder int64 `json:"out_of_order"`
+	// Expected is the unique messages the receivers waited for (0: open-ended). What of it
+	// never arrived beyond each publisher's highest sequence seen is NotReceived, not Lost:
+	// a receiver cannot tell messages never sent (a publisher stopped or killed) from ones
+	// lost at the end.
+	Expected    int64 `json:"expected,omitempty"`
+	NotReceived int64 `json:"not_received,omitempty"`
+	// HighestSeqMin and HighestSeqMax are the lowest and highest of the publishers' last
+	// sequence numbers seen: where they went silent, as far as the receivers know.
+	HighestSeqMin uint64 `json:"highest_seq_min,omitempty"`
+	HighestSeqMax uint64 `json:"highest_seq_max,omitempty"`
 }
 
 // Events counts the anomalies a client met; they are data, not log lines.

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
+)
+
+// trickle publishes stamped messages on subject, a few hundred a second, until the returned
+// stop is called or the server goes away: messages are flowing whenever the test kills it.
+func trickle(t *testing.T, url, subject string) (stop func()) {
+	t.Helper()
+	nc, err := nats.Connect(url, nats.MaxReconnects(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		buf := stamp.Payload(32)
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for seq := uint64(1); ; seq++ {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			stamp.Put(buf, 77, seq, time.Now().UnixNano())
+			if nc.Publish(subject, buf) != nil {
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	stop = func() { once.Do(func() { close(done); wg.Wait(); nc.Close() }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+// poll waits up to d for cond.
+func poll(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestServerKilledDuringSubFails: with the default idle timeout (3s), shorter than the default
+// connect timeout (5s), a subscriber whose server is killed used to end as "idle", exit 0.
+// A lost connection is a failure whatever the idle timeout.
+func TestServerKilledDuringSubFails(t *testing.T) {
+	s := startServer(t, nil)
+	file := filepath.Join(t.TempDir(), "r.json")
+	done := make(chan cliRun, 1)
+	go func() {
+		done <- run(context.Background(), t, nil, "sub", "killed", "-s", s.ClientURL(), "--msgs", "1000000", "--size", "32", "-o", file)
+	}()
+	waitForSubs(t, s, "killed", 1)
+	trickle(t, s.ClientURL(), "killed")
+	poll(t, 20*time.Second, "messages to flow", func() bool {
+		v, _ := s.Varz(nil)
+		return v != nil && v.OutMsgs > 100
+	})
+	s.Shutdown()
+	killed := time.Now()
+	var r cliRun
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("subscriber still running 30s after its server died")
+	}
+	took := time.Since(killed)
+	if r.code != exitFailed {
+		t.Fatalf("exit %d, want %d (failed)\nout %s\nerr %s", r.code, exitFailed, r.out, r.err)
+	}
+	res, err := result.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop.Reason != result.StopFailed || !strings.Contains(res.Stop.Error, "connection") || res.Groups[0].Aggregate.Msgs == 0 {
+		t.Fatalf("stop %+v, msgs %d", res.Stop, res.Groups[0].Aggregate.Msgs)
+	}
+	// It fails once the connection is given up: the connect timeout (5s), not much later.
+	if took > 5*time.Second+5*time.Second {
+		t.Fatalf("took %v after the server died", took)
+	}
+}
+
+// TestServerKilledDuringJSConsume: a consumer whose server is killed fails (not idle) within
+// the connect timeout, and the stream state read after the run does not wait 10s on the dead
+// connection.
+func TestServerKilledDuringJSConsume(t *testing.T) {
+	s := startServer(t, nil)
+	js := jsConn(t, s)
+	userStream(t, js, "ORDERS", "orders", 0)
+	file := filepath.Join(t.TempDir(), "r.json")
+	done := make(chan cliRun, 1)
+	go func() {
+		done <- run(context.Background(), t, nil, at(s, "js", "consume", "--stream", "ORDERS", "--deliver", "new", "--msgs", "1000000", "--connect-timeout", "2s", "-o", file)...)
+	}()
+	trickle(t, s.ClientURL(), "orders")
+	poll(t, 30*time.Second, "the consumer to receive", func() bool {
+		st, err := js.Stream(context.Background(), "ORDERS")
+		if err != nil {
+			return false
+		}
+		for ci := range st.ListConsumers(context.Background()).Info() {
+			if ci.Delivered.Stream > 100 {
+				return true
+			}
+		}
+		return false
+	})
+	s.Shutdown()
+	killed := time.Now()
+	var r cliRun
+	select {
+	case r = <-done:
+	case <-time.After(40 * time.Second):
+		t.Fatal("consumer still running 40s after its server died")
+	}
+	took := time.Since(killed)
+	if r.code != exitFailed {
+		t.Fatalf("exit %d, want %d (failed)\nout %s\nerr %s", r.code, exitFailed, r.out, r.err)
+	}
+	if took > 2*time.Second+6*time.Second { // 12s before: 10s more on the dead connection
+		t.Fatalf("took %v after the server died, with --connect-timeout 2s", took)
+	}
+	res, err := result.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop.Reason != result.StopFailed || res.Groups[0].Aggregate.Msgs == 0 {
+		t.Fatalf("stop %+v, msgs %d", res.Stop, res.Groups[0].Aggregate.Msgs)
+	}
+}
+
+// TestServerStartsLate: a server that comes up 2s after natsperf started is waited for (the
+// first connect is retried until --connect-timeout), and the wait is said once on stderr.
+func TestServerStartsLate(t *testing.T) {
+	addr := freePort(t)
+	var port int
+	if _, err := fmt.Sscanf(addr[strings.LastIndex(addr, ":")+1:], "%d", &port); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	time.AfterFunc(2*time.Second, srv.Start) // the scenario: the server starts after natsperf
+	start := time.Now()
+	r := run(context.Background(), t, nil, "pub", "late", "--msgs", "1000", "--size", "32", "-s", "nats://"+addr, "--connect-timeout", "20s")
+	if r.code != 0 || !strings.Contains(r.out, "publisher stats") {
+		t.Fatalf("exit %d\nout %s\nerr %s", r.code, r.out, r.err)
+	}
+	if n := strings.Count(r.err, "retrying"); n != 1 {
+		t.Fatalf("stderr says %d times that it retries, want once:\n%s", n, r.err)
+	}
+	if took := time.Since(start); took < 2*time.Second {
+		t.Fatalf("ran in %v, before the server was up", took)
+	}
+}
