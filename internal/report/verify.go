@@ -34,6 +34,21 @@ func (p *printer) verify(r *result.Result) {
 		if v.Note != "" {
 			p.line("verify: note: %s", v.Note)
 		}
+		if n := len(v.Unreadable); n > 0 {
+			var seqs []string
+			var count uint64
+			for i, r := range v.Unreadable {
+				count += r.Last - r.First + 1
+				if i < 10 {
+					seqs = append(seqs, seqRange(r))
+				}
+			}
+			if n > 10 {
+				seqs = append(seqs, fmt.Sprintf("and %d more ranges", n-10))
+			}
+			p.line("verify: INCOMPLETE: %s stream sequences could not be read back (%s); %s acknowledged messages were not among those read and may be in them: not called missing",
+				units.Comma(int64(count)), strings.Join(seqs, ", "), units.Comma(v.AckedNotRead))
+		}
 		if v.AckedButMissing > 0 {
 			p.line("verify: LOST: %s acknowledged messages are not in stream %s", units.Comma(v.AckedButMissing), v.Stream)
 		}
@@ -45,6 +60,14 @@ func (p *printer) verify(r *result.Result) {
 		p.line("verify: consumers got %s · lost %s · duplicated %s · out of order %s",
 			units.Comma(v.Delivered), units.Comma(v.Lost), units.Comma(v.Duplicated), units.Comma(v.OutOfOrder))
 	}
+}
+
+// seqRange prints "9088" or "9088-9120".
+func seqRange(r result.SeqRange) string {
+	if r.First == r.Last {
+		return fmt.Sprint(r.First)
+	}
+	return fmt.Sprintf("%d-%d", r.First, r.Last)
 }
 
 // seconds prints a window as "1.24s".

@@ -26,9 +26,25 @@ type Verify struct {
 	Unavailable time.Duration `json:"unavailable_ns"`
 	// Error says why the stream could not be read back; the stored figures are then unknown.
 	Error string `json:"error,omitempty"`
+	// Unreadable are the stream sequences the read-back could not read after every retry and
+	// fallback. While there are any, an acknowledged message not found is counted in
+	// AckedNotRead (it may be in them), never in AckedButMissing.
+	Unreadable   []SeqRange `json:"unreadable,omitempty"`
+	AckedNotRead int64      `json:"acked_not_read,omitempty"`
+	// ReadRetries is how often the read-back started again from the last sequence it read (its
+	// consumer stalled or failed, e.g. across a leader change); ReadByGet how many sequences it
+	// read one by one with gets by sequence.
+	ReadRetries int   `json:"read_retries,omitempty"`
+	ReadByGet   int64 `json:"read_by_get,omitempty"`
 	// Note qualifies the figures, e.g. when the stream's own limits removed messages of the run.
 	Note       string            `json:"note,omitempty"`
 	Publishers []PublisherVerify `json:"publishers,omitempty"`
+}
+
+// SeqRange is the stream sequences First to Last, both included.
+type SeqRange struct {
+	First uint64 `json:"first"`
+	Last  uint64 `json:"last"`
 }
 
 // PublisherVerify is one publisher's part of the read-back.
