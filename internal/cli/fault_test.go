@@ -160,3 +160,30 @@ func TestFaultUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultConsumersRideThrough: the stream leader is killed three times mid-run; the consumers of
+// 'pubsub --js' must go on from where they were, as applications do, and end with every
+// message the stream holds (checked against the read-back), not stall until the idle timeout.
+func TestFaultConsumersRideThrough(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills cluster nodes: about 30s")
+	}
+	for _, kind := range []string{"ordered", "pull"} {
+		t.Run(kind, func(t *testing.T) {
+			res, r := runJSON(context.Background(), t, "pubsub", "ride", "--js", "--replicas", "3", "--consumer-kind", kind,
+				"--rate", "1000", "--duration", "7s", "--verify", "--ack-timeout", "1s",
+				// Three leader kills: a consumer whose connection was not to the killed node is
+				// told nothing by its connection and must notice by itself.
+				"--fault", "1s:kill-leader", "--fault", "2s:restart", "--fault", "3s:kill-leader", "--fault", "4s:restart",
+				"--fault", "5s:kill-leader", "--fault", "6s:restart")
+			v := res.Verify
+			if v == nil || v.Error != "" || v.Stored == 0 {
+				t.Fatalf("verify %+v (stderr %s)", v, r.err)
+			}
+			if v.Delivered != v.Stored || v.NotConsumed != 0 {
+				t.Fatalf("consumers got %d of the %d messages in the stream (not consumed %d, lost %d); stderr %s",
+					v.Delivered, v.Stored, v.NotConsumed, v.Lost, r.err)
+			}
+		})
+	}
+}

@@ -56,6 +56,11 @@ func (p *printer) verify(r *result.Result) {
 			p.line("verify: stored but never acknowledged %s (their acks were lost or timed out)", units.Comma(v.StoredNotAcked))
 		}
 	}
+	if v.Stream != "" && v.Error == "" && len(v.Unreadable) == 0 && (v.Delivered > 0 || v.NotConsumed > 0) {
+		p.line("verify: consumers got %s · not consumed %s (still in stream %s) · duplicated %s · out of order %s",
+			units.Comma(v.Delivered), units.Comma(v.NotConsumed), v.Stream, units.Comma(v.Duplicated), units.Comma(v.OutOfOrder))
+		return
+	}
 	if v.Delivered > 0 || v.Lost > 0 {
 		p.line("verify: consumers got %s · lost %s · duplicated %s · out of order %s",
 			units.Comma(v.Delivered), units.Comma(v.Lost), units.Comma(v.Duplicated), units.Comma(v.OutOfOrder))

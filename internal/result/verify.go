@@ -22,6 +22,10 @@ type Verify struct {
 	Lost       int64 `json:"lost"`
 	Duplicated int64 `json:"duplicated"`
 	OutOfOrder int64 `json:"out_of_order"`
+	// NotConsumed (JetStream, read back) is how many deliveries of messages the stream holds
+	// the consumers did not make before they ended: not lost, the stream still has them. Lost
+	// then counts none of those.
+	NotConsumed int64 `json:"not_consumed,omitempty"`
 	// Unavailable is the longest time without a successful ack or delivery on any client.
 	Unavailable time.Duration `json:"unavailable_ns"`
 	// Error says why the stream could not be read back; the stored figures are then unknown.
