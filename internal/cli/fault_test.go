@@ -187,3 +187,29 @@ func TestFaultConsumersRideThrough(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultPublisherOutageSplit: the stream leader freezes, so publishes sent to it wait out
+// --ack-timeout. The publisher's time without acks must be reported apart from the part spent
+// waiting on acks that timed out, which the known timeout and the count of timeouts bound.
+func TestFaultPublisherOutageSplit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("freezes a cluster node: about 10s")
+	}
+	ackTimeout := time.Second
+	res, r := runJSON(context.Background(), t, "js", "pub", "sync", "split", "--replicas", "3", "--rate", "500",
+		"--duration", "6s", "--ack-timeout", ackTimeout.String(), "--fault", "1500ms:pause:3s")
+	if res.Faults == nil || len(res.Faults.Publishers) == 0 {
+		t.Fatalf("no publisher outage in %+v (stderr %s)", res.Faults, r.err)
+	}
+	o := res.Faults.Publishers[0]
+	timeouts := group(t, res, "pub").Aggregate.Events.Timeouts
+	if o.Fault != "1.5s:pause:3s" || o.AckTimeout != ackTimeout || o.FirstAckAfter-o.LastAckBefore != o.WithoutAcks {
+		t.Fatalf("outage %+v", o)
+	}
+	if timeouts == 0 || o.TimedOutWait < ackTimeout/2 || o.TimedOutWait > o.WithoutAcks || o.TimedOutWait > time.Duration(timeouts)*ackTimeout+time.Second {
+		t.Fatalf("outage %+v with %d timeouts of %s: want the wait on them within the time without acks", o, timeouts, ackTimeout)
+	}
+	if o.LastAckBefore > res.Faults.Timeline[0].Started+time.Second || o.FirstAckAfter < res.Faults.Timeline[0].Started {
+		t.Fatalf("outage %+v does not span the fault at %s", o, res.Faults.Timeline[0].Started)
+	}
+}

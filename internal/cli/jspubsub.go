@@ -66,7 +66,7 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 		Mode: mode, Stream: sf.Stream, Subject: subject, Size: int(bf.Size), Batch: j.Batch,
 		MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
 		Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
-		IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(),
+		IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(), AckWaits: ff.publisherWaits(sf.AckTimeout),
 	}
 	if ff.Verify {
 		pcfg.Verify = verify.NewAcks()

@@ -117,6 +117,11 @@ func (p *printer) faults(r *result.Result) {
 		}
 		p.line("  longest gap per group: %s", strings.Join(parts, " · "))
 	}
+	for _, o := range f.Publishers {
+		p.line("  %s %d after %s: last ack %s, first ack after it %s: %s without acks, of it %s waiting on acks that timed out (ack timeout %s), %s otherwise",
+			o.Group, o.Client, o.Fault, seconds(o.LastAckBefore), seconds(o.FirstAckAfter), seconds(o.WithoutAcks),
+			seconds(o.TimedOutWait), seconds(o.AckTimeout), seconds(o.WithoutAcks-o.TimedOutWait))
+	}
 	var ev result.Events
 	for _, g := range r.Groups {
 		ev.Add(g.Aggregate.Events)

@@ -68,6 +68,24 @@ type Faults struct {
 	// ByGroup the longest per group (publishers and consumers recover at different times).
 	Unavailable Gap   `json:"unavailable"`
 	ByGroup     []Gap `json:"by_group,omitempty"`
+	// Publishers is, per JetStream publisher whose longest time without acks spans a fault,
+	// that outage split into the wait on acks that timed out and the rest.
+	Publishers []PublisherOutage `json:"publishers,omitempty"`
+}
+
+// PublisherOutage is one publisher's longest time without acknowledgements around a fault:
+// from its last ack before to its first ack after. Most of it is often the client waiting out
+// --ack-timeout on publishes sent to the old leader (TimedOutWait), not the failover itself;
+// the stream's new leader is in the fault's timeline event.
+type PublisherOutage struct {
+	Group         string        `json:"group"`
+	Client        int           `json:"client"`
+	Fault         string        `json:"fault"` // the fault it began after
+	LastAckBefore time.Duration `json:"last_ack_before_ns"`
+	FirstAckAfter time.Duration `json:"first_ack_after_ns"`
+	WithoutAcks   time.Duration `json:"without_acks_ns"`   // FirstAckAfter - LastAckBefore
+	TimedOutWait  time.Duration `json:"timed_out_wait_ns"` // of it, waiting on acks that timed out
+	AckTimeout    time.Duration `json:"ack_timeout_ns"`    // the publishers' --ack-timeout
 }
 
 // FaultEvent is one action of the timeline.
