@@ -58,12 +58,14 @@ func (f *faultFlags) publisherOutages(res *result.Result, events []result.FaultE
 			}
 			spec := ""
 			for _, ev := range events {
-				if !ev.Skipped && ev.Error == "" && ev.Started <= c.Gap.To && ev.Started+ev.Took >= c.Gap.From {
+				// The last fault before the publisher had acks again (a pause or a kill lasts
+				// beyond its action).
+				if !ev.Skipped && ev.Error == "" && ev.Started <= c.Gap.To {
 					spec = ev.Spec
 				}
 			}
 			if spec == "" {
-				continue // not around a fault
+				continue // before any fault
 			}
 			out = append(out, result.PublisherOutage{
 				Group: g.Name, Client: c.ID, Fault: spec, LastAckBefore: c.Gap.From, FirstAckAfter: c.Gap.To,
