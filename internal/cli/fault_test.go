@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/result"
 )
@@ -211,5 +213,12 @@ func TestFaultPublisherOutageSplit(t *testing.T) {
 	}
 	if o.LastAckBefore > res.Faults.Timeline[0].Started+time.Second || o.FirstAckAfter < res.Faults.Timeline[0].Started {
 		t.Fatalf("outage %+v does not span the fault at %s", o, res.Faults.Timeline[0].Started)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(r.out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := resultSchema(t).Validate(inst); err != nil {
+		t.Fatalf("the Result does not match schema/result.schema.json: %v", err)
 	}
 }
