@@ -118,6 +118,24 @@ func (r *reader) read(ctx context.Context) (uint64, error) {
 		return first, nil // nothing of the run is stored
 	}
 	r.next, r.last = max(r.src.FromSeq, first, 1), last
+	// A leader elected just before may answer with a last sequence that lags what it has
+	// committed (acknowledged) until it has applied it: read on while the last sequence grows.
+	for pass := 1; ; pass++ {
+		r.readTo(ctx)
+		if pass == 3 || ctx.Err() != nil {
+			break
+		}
+		info, err := streamInfo(ctx, r.src.JS, r.src.Stream, r.wait())
+		if err != nil || info.State.LastSeq <= r.last {
+			break
+		}
+		r.last = info.State.LastSeq
+	}
+	return first, nil
+}
+
+// readTo reads r.next to r.last: consumers first, then gets by sequence.
+func (r *reader) readTo(ctx context.Context) {
 	for failed := 0; r.next <= r.last && failed < consumerTries && ctx.Err() == nil; {
 		from := r.next
 		if err := r.consume(ctx); err == nil {
@@ -137,7 +155,6 @@ func (r *reader) read(ctx context.Context) (uint64, error) {
 	if r.next <= r.last {
 		r.getRest(ctx)
 	}
-	return first, nil
 }
 
 func (r *reader) wait() time.Duration {
