@@ -16,6 +16,7 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/fault"
+	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -26,6 +27,53 @@ type faultFlags struct {
 	Execs       []string      `json:"fault_exec,omitempty"`
 	ExecTimeout time.Duration `json:"fault_exec_timeout,omitempty"`
 	plan        fault.Plan
+	// waits and ackTimeout: the JetStream publishers' time waiting on acks that timed out.
+	waits      *js.AckWaits
+	ackTimeout time.Duration
+}
+
+// publisherWaits returns the registry a fault run's JetStream publishers record their
+// timed-out ack waits in; nil without faults.
+func (f *faultFlags) publisherWaits(ackTimeout time.Duration) *js.AckWaits {
+	if !f.any() {
+		return nil
+	}
+	f.waits, f.ackTimeout = js.NewAckWaits(), ackTimeout
+	return f.waits
+}
+
+// publisherOutages splits each publisher's longest time without acks that spans a fault.
+func (f *faultFlags) publisherOutages(res *result.Result, events []result.FaultEvent) []result.PublisherOutage {
+	if f.waits == nil {
+		return nil
+	}
+	var out []result.PublisherOutage
+	for _, g := range res.Groups {
+		if g.Name != "pub" {
+			continue
+		}
+		for _, c := range g.Clients {
+			if c.Gap == nil || c.Gap.Duration <= 0 {
+				continue
+			}
+			spec := ""
+			for _, ev := range events {
+				// The last fault before the publisher had acks again (a pause or a kill lasts
+				// beyond its action).
+				if !ev.Skipped && ev.Error == "" && ev.Started <= c.Gap.To {
+					spec = ev.Spec
+				}
+			}
+			if spec == "" {
+				continue // before any fault
+			}
+			out = append(out, result.PublisherOutage{
+				Group: g.Name, Client: c.ID, Fault: spec, LastAckBefore: c.Gap.From, FirstAckAfter: c.Gap.To,
+				WithoutAcks: c.Gap.Duration, TimedOutWait: f.waits.Within(c.ID, c.Gap.From, c.Gap.To), AckTimeout: f.ackTimeout,
+			})
+		}
+	}
+	return out
 }
 
 func (f *faultFlags) register(fs *pflag.FlagSet) {
@@ -157,6 +205,7 @@ func (f *faultFlags) attachFaults(plan *bench.Plan, t *target, s *streamRef, log
 	}
 	chain(plan, func(_ context.Context, res *result.Result) {
 		res.Faults = &result.Faults{Timeline: tl.Events(), Unavailable: unavailable(res)}
+		res.Faults.Publishers = f.publisherOutages(res, res.Faults.Timeline)
 		for _, g := range res.Groups {
 			one := *res
 			one.Groups = []result.Group{g}

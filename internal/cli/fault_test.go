@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/result"
 )
@@ -158,5 +160,65 @@ func TestFaultUsageErrors(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want exit %d and one line with %q", r.code, r.err, exitUsage, tt.want)
 			}
 		})
+	}
+}
+
+// TestFaultConsumersRideThrough: the stream leader is killed three times mid-run; the consumers of
+// 'pubsub --js' must go on from where they were, as applications do, and end with every
+// message the stream holds (checked against the read-back), not stall until the idle timeout.
+func TestFaultConsumersRideThrough(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills cluster nodes: about 30s")
+	}
+	for _, kind := range []string{"ordered", "pull"} {
+		t.Run(kind, func(t *testing.T) {
+			res, r := runJSON(context.Background(), t, "pubsub", "ride", "--js", "--replicas", "3", "--consumer-kind", kind,
+				"--rate", "1000", "--duration", "7s", "--verify", "--ack-timeout", "1s",
+				// Three leader kills: a consumer whose connection was not to the killed node is
+				// told nothing by its connection and must notice by itself.
+				"--fault", "1s:kill-leader", "--fault", "2s:restart", "--fault", "3s:kill-leader", "--fault", "4s:restart",
+				"--fault", "5s:kill-leader", "--fault", "6s:restart")
+			v := res.Verify
+			if v == nil || v.Error != "" || v.Stored == 0 {
+				t.Fatalf("verify %+v (stderr %s)", v, r.err)
+			}
+			if v.Delivered != v.Stored || v.NotConsumed != 0 {
+				t.Fatalf("consumers got %d of the %d messages in the stream (not consumed %d, lost %d); stderr %s",
+					v.Delivered, v.Stored, v.NotConsumed, v.Lost, r.err)
+			}
+		})
+	}
+}
+
+// TestFaultPublisherOutageSplit: the stream leader freezes, so publishes sent to it wait out
+// --ack-timeout. The publisher's time without acks must be reported apart from the part spent
+// waiting on acks that timed out, which the known timeout and the count of timeouts bound.
+func TestFaultPublisherOutageSplit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("freezes a cluster node: about 10s")
+	}
+	ackTimeout := time.Second
+	res, r := runJSON(context.Background(), t, "js", "pub", "sync", "split", "--replicas", "3", "--rate", "500",
+		"--duration", "6s", "--ack-timeout", ackTimeout.String(), "--fault", "1500ms:pause:3s")
+	if res.Faults == nil || len(res.Faults.Publishers) == 0 {
+		t.Fatalf("no publisher outage in %+v (stderr %s)", res.Faults, r.err)
+	}
+	o := res.Faults.Publishers[0]
+	timeouts := group(t, res, "pub").Aggregate.Events.Timeouts
+	if o.Fault != "1.5s:pause:3s" || o.AckTimeout != ackTimeout || o.FirstAckAfter-o.LastAckBefore != o.WithoutAcks {
+		t.Fatalf("outage %+v", o)
+	}
+	if timeouts == 0 || o.TimedOutWait < ackTimeout/2 || o.TimedOutWait > o.WithoutAcks || o.TimedOutWait > time.Duration(timeouts)*ackTimeout+time.Second {
+		t.Fatalf("outage %+v with %d timeouts of %s: want the wait on them within the time without acks", o, timeouts, ackTimeout)
+	}
+	if o.LastAckBefore > res.Faults.Timeline[0].Started+time.Second || o.FirstAckAfter < res.Faults.Timeline[0].Started {
+		t.Fatalf("outage %+v does not span the fault at %s", o, res.Faults.Timeline[0].Started)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(r.out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := resultSchema(t).Validate(inst); err != nil {
+		t.Fatalf("the Result does not match schema/result.schema.json: %v", err)
 	}
 }

@@ -122,7 +122,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 				Mode: mode, Stream: sf.Stream, Subject: args[0], Size: int(bf.Size), Batch: batch, Dedup: dedup,
 				MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
 				Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
-				IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(),
+				IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(), AckWaits: ff.publisherWaits(sf.AckTimeout),
 			}
 			if ff.Verify {
 				cfg.Verify = verify.NewAcks()

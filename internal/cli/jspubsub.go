@@ -66,7 +66,7 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 		Mode: mode, Stream: sf.Stream, Subject: subject, Size: int(bf.Size), Batch: j.Batch,
 		MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
 		Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
-		IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(),
+		IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(), AckWaits: ff.publisherWaits(sf.AckTimeout),
 	}
 	if ff.Verify {
 		pcfg.Verify = verify.NewAcks()
@@ -84,6 +84,7 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 	total := sentInAll(bf, pubs)
 	ccfg := js.ConsumeConfig{
 		Kind: kind, Stream: sf.Stream, Batch: j.Batch, IdleTimeout: bf.IdleTimeout, AckTimeout: sf.AckTimeout,
+		RideOut: ff.any(),
 		// A name of its own per run: a scenario's instances share a stream and each needs its own
 		// consumer. It is deleted after the run (and marked, for 'natsperf clean').
 		Consumer: js.ConsumerSpec{Name: "natsperf-pubsub-" + nuid.Next()[14:], Acks: "explicit", Deliver: "all", StartSeq: st.Info.State.LastSeq + 1},
@@ -131,6 +132,10 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 	}
 	ref := &streamRef{nc: s.nc, js: s.js, name: sf.Stream}
 	ff.attachFaults(plan, s.t, ref, s.logf)
-	attachJSVerify(plan, ff, &jsVerify{acks: pcfg.Verify, ref: ref, subjects: runSubjects(subject, subj.MultiSubject), fromSeq: st.Info.State.LastSeq + 1})
+	deliveries := int64(1)
+	if kind == js.Ordered {
+		deliveries = int64(subs)
+	}
+	attachJSVerify(plan, ff, &jsVerify{acks: pcfg.Verify, ref: ref, subjects: runSubjects(subject, subj.MultiSubject), fromSeq: st.Info.State.LastSeq + 1, deliveries: deliveries})
 	return a.runJS(cmd, s, plan, bf)
 }

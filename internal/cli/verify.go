@@ -39,6 +39,9 @@ type jsVerify struct {
 	ref      *streamRef
 	subjects []string
 	fromSeq  uint64
+	// deliveries is how many times the run's consumers should get each stored message: one per
+	// ordered consumer, one for consumers sharing a durable; 0 without consumers.
+	deliveries int64
 }
 
 // attachJSVerify reconciles the stream against the publishers' acknowledgements after the run.
@@ -56,6 +59,12 @@ func attachJSVerify(plan *bench.Plan, ff *faultFlags, jv *jsVerify) {
 		}, jv.acks)
 		v.Sent = rv.Sent
 		v.Delivered, v.Lost, v.Duplicated, v.OutOfOrder = rv.Delivered, rv.Lost, rv.Duplicated, rv.OutOfOrder
+		if jv.deliveries > 0 && v.Error == "" && len(v.Unreadable) == 0 {
+			// The read-back knows what the stream holds: a message it holds that a consumer did
+			// not get was not consumed (in time), not lost; what it does not hold is in
+			// acked-but-missing or was never acknowledged.
+			v.NotConsumed, v.Lost = max(0, v.Stored*jv.deliveries-v.Delivered), 0
+		}
 		v.Unavailable = rv.Unavailable
 		res.Verify = &v
 	})

@@ -120,8 +120,14 @@ func (p *asyncPub) onAck(_ jetstream.JetStream, m *nats.Msg, _ *jetstream.PubAck
 }
 
 // onErr runs on the ack goroutine or on a library timer: it touches only atomics.
-func (p *asyncPub) onErr(_ jetstream.JetStream, _ *nats.Msg, err error) {
+func (p *asyncPub) onErr(_ jetstream.JetStream, m *nats.Msg, err error) {
 	count(&p.rec.Events, err)
+	if p.waits != nil && isTimeout(err) {
+		if i := p.slot(m); i >= 0 {
+			now := p.clk.Now()
+			p.waits.add(time.Duration(p.sent[i]-p.start), time.Duration(now-p.start))
+		}
+	}
 	p.settle()
 }
 
@@ -139,6 +145,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 	stopped, release := loop.StopFlag(ctx)
 	defer release()
 	clk := env.Clock
+	p.start = env.Start
 	id := p.cfg.IDs.For(env.Index)
 	stamped := p.cfg.Size >= stamp.Size
 	share, bounded, pacer := p.share(env)

@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -32,12 +33,14 @@ type starter func() (jetstream.ConsumeContext, error)
 
 // callbackConsumer receives through the library's callback: ordered, consume and push.
 type callbackConsumer struct {
-	cfg   ConsumeConfig
-	open  func(ctx context.Context, js jetstream.JetStream, cfg ConsumeConfig, h *handler) (starter, error)
-	conn  *bench.Conn
-	h     *handler
-	start starter
-	cc    jetstream.ConsumeContext
+	cfg    ConsumeConfig
+	open   func(ctx context.Context, js jetstream.JetStream, cfg ConsumeConfig, h *handler) (starter, error)
+	conn   *bench.Conn
+	js     jetstream.JetStream
+	h      *handler
+	start  starter
+	cc     jetstream.ConsumeContext
+	reopen time.Time // when the consumer was last made again (RideOut)
 }
 
 func (c *callbackConsumer) Prepare(ctx context.Context, env *bench.Env) error {
@@ -45,12 +48,90 @@ func (c *callbackConsumer) Prepare(ctx context.Context, env *bench.Env) error {
 	if err != nil {
 		return err
 	}
-	c.conn = conn
+	c.conn, c.js = conn, js
 	if c.h, err = newHandler(ctx, c.cfg, env); err != nil {
 		return err
 	}
+	if c.cfg.RideOut && c.cfg.Kind != Push {
+		c.h.stalled = c.stalled
+	}
 	c.start, err = c.open(ctx, js, c.cfg, c.h)
 	return err
+}
+
+// stalled runs when a client riding out a fault got nothing for the idle timeout. When the
+// stream holds more for it, the consumer is made again (an ordered one from the stream
+// sequence after the last delivered, a durable one where its server-side state is), at most
+// once per idle timeout, as an application would; it reports whether more is stored.
+func (c *callbackConsumer) stalled(ctx context.Context) bool {
+	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if !moreStored(qctx, c.js, c.cfg, c.h.lastSeq.Load()) {
+		return false
+	}
+	if time.Since(c.reopen) < idleTimeout(c.cfg) {
+		return true
+	}
+	c.reopen = time.Now()
+	cfg := c.cfg
+	if last := c.h.lastSeq.Load(); cfg.Kind == Ordered && last > 0 {
+		cfg.Consumer.StartSeq = last + 1
+	}
+	octx, ocancel := context.WithTimeout(ctx, 5*time.Second)
+	defer ocancel()
+	start, err := c.open(octx, c.js, cfg, c.h)
+	if err != nil {
+		count(&c.h.rec.Events, err)
+		return true // the stream still holds messages: try again after the next idle timeout
+	}
+	stopConsume(c.cc) // its callbacks are over before the new consumer's begin
+	cc, err := start()
+	if err != nil {
+		count(&c.h.rec.Events, err)
+		return true
+	}
+	c.cc = cc
+	return true
+}
+
+// moreStored reports whether the stream holds messages the client has not had: past the last
+// stream sequence delivered for an ordered consumer, pending on a durable one.
+func moreStored(ctx context.Context, js jetstream.JetStream, cfg ConsumeConfig, last uint64) bool {
+	if cfg.Kind == Ordered {
+		s, err := js.Stream(ctx, cfg.Stream)
+		if err != nil {
+			return true // no answer (a leader election): assume the stream has more
+		}
+		if last == 0 && cfg.Consumer.StartSeq > 0 {
+			last = cfg.Consumer.StartSeq - 1
+		}
+		return s.CachedInfo().State.LastSeq > last
+	}
+	cons, err := js.Consumer(ctx, cfg.Stream, cfg.Consumer.Name)
+	if err != nil {
+		return !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound)
+	}
+	info := cons.CachedInfo()
+	return info.NumPending > 0 || info.NumAckPending > 0
+}
+
+// idleTimeout is the client's idle timeout.
+func idleTimeout(cfg ConsumeConfig) time.Duration {
+	if cfg.IdleTimeout > 0 {
+		return cfg.IdleTimeout
+	}
+	return DefaultIdleTimeout
+}
+
+// pullOpts are the options of a pull consumer's Consume: with RideOut, pull requests that
+// expire in 2s with 1s heartbeats, so a consumer lost with its server is noticed and made
+// again by the library within the idle timeout (its defaults take 10s or more).
+func pullOpts(cfg ConsumeConfig, h *handler) []jetstream.PullConsumeOpt {
+	opts := []jetstream.PullConsumeOpt{jetstream.ConsumeErrHandler(h.onErr), jetstream.PullMaxMessages(cfg.Batch)}
+	if cfg.RideOut {
+		opts = append(opts, jetstream.PullExpiry(2*time.Second), jetstream.PullHeartbeat(time.Second))
+	}
+	return opts
 }
 
 func (c *callbackConsumer) Run(ctx context.Context, env *bench.Env) error {
@@ -88,7 +169,7 @@ func openOrdered(ctx context.Context, js jetstream.JetStream, cfg ConsumeConfig,
 		return nil, fmt.Errorf("ordered consumer on %s: %w", cfg.Stream, err)
 	}
 	return func() (jetstream.ConsumeContext, error) {
-		return cons.Consume(h.handle, jetstream.ConsumeErrHandler(h.onErr), jetstream.PullMaxMessages(cfg.Batch))
+		return cons.Consume(h.handle, pullOpts(cfg, h)...)
 	}, nil
 }
 
@@ -99,7 +180,7 @@ func openPull(ctx context.Context, js jetstream.JetStream, cfg ConsumeConfig, h 
 		return nil, fmt.Errorf("consumer %s on %s: %w", cfg.Consumer.Name, cfg.Stream, err)
 	}
 	return func() (jetstream.ConsumeContext, error) {
-		return cons.Consume(h.handle, jetstream.ConsumeErrHandler(h.onErr), jetstream.PullMaxMessages(cfg.Batch))
+		return cons.Consume(h.handle, pullOpts(cfg, h)...)
 	}, nil
 }
 

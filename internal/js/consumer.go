@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
@@ -34,6 +35,11 @@ type ConsumeConfig struct {
 	IdleTimeout   time.Duration `json:"idle_timeout"`
 	IdleFromStart bool          `json:"idle_from_start,omitempty"`
 	AckTimeout    time.Duration `json:"ack_timeout"`
+	// RideOut (a fault run) keeps a consumer going through a leader change as an application
+	// would: short pull heartbeats so a lost consumer is noticed within the idle timeout,
+	// "no responders" and a deleted consumer not fatal, and, when idle while the stream still
+	// holds messages for it, the consumer made again from the last stream sequence delivered.
+	RideOut bool `json:"ride_out,omitempty"`
 	// Group, shared by the clients of one durable consumer, counts what they received together;
 	// they end when it reaches its total. nil for fan-out (ordered) clients.
 	Group *Tally `json:"-"`
@@ -79,6 +85,10 @@ type handler struct {
 	finished atomic.Bool
 	fail     chan error // first error that ends the client
 	ack      jetstream.AckPolicy
+	// With RideOut: the last stream sequence delivered (written by the delivery goroutine, read
+	// when idle), and what the client does when idle (true: more is coming, wait on).
+	lastSeq atomic.Uint64
+	stalled func(ctx context.Context) bool
 }
 
 func newHandler(ctx context.Context, cfg ConsumeConfig, env *bench.Env) (*handler, error) {
@@ -105,6 +115,11 @@ func (h *handler) handle(msg jetstream.Msg) {
 	if g := h.cfg.Group; g != nil && g.total > 0 && g.Add(1) > g.total {
 		h.finished.Store(true)
 		return
+	}
+	if h.cfg.RideOut {
+		if seq, ok := streamSeq(msg.Reply()); ok {
+			h.lastSeq.Store(seq)
+		}
 	}
 	now := h.clk.Now()
 	data := msg.Data()
@@ -148,7 +163,7 @@ func (h *handler) onErr(_ jetstream.ConsumeContext, err error) {
 		return
 	}
 	h.rec.Events.Errors.Add(1)
-	if fatal(err) {
+	if fatal(err) && !(h.cfg.RideOut && passing(err)) {
 		select {
 		case h.fail <- err:
 		default:
@@ -187,6 +202,7 @@ func (h *handler) wait(ctx context.Context, env *bench.Env, c *bench.Conn) error
 	producers := env.ProducersDone
 	armed := h.cfg.IdleFromStart
 	last, lastChange := h.progress(), time.Now()
+	lastProgress := lastChange
 	for {
 		select {
 		case <-h.doneCh():
@@ -202,14 +218,79 @@ func (h *handler) wait(ctx context.Context, env *bench.Env, c *bench.Conn) error
 			lastChange = time.Now()
 		case now := <-tick.C:
 			if n := h.progress(); n != last {
-				last, lastChange, armed = n, now, true
+				last, lastChange, lastProgress, armed = n, now, now, true
 				continue
 			}
 			if armed && now.Sub(lastChange) >= idle {
+				if h.rideOn(ctx, now.Sub(lastProgress)) {
+					lastChange = now
+					continue
+				}
 				return bench.ErrIdle
 			}
 		}
 	}
+}
+
+// rideOutGrace bounds how long a consumer riding out a fault waits, beyond the idle timeout,
+// for messages the stream holds.
+const rideOutGrace = 30 * time.Second
+
+// rideOn reports whether a client idle for so long goes on: with RideOut, while the stream
+// still holds messages for it (a failover in progress), for at most rideOutGrace.
+func (h *handler) rideOn(ctx context.Context, idleFor time.Duration) bool {
+	if !h.cfg.RideOut || h.stalled == nil || idleFor > rideOutGrace {
+		return false
+	}
+	return h.stalled(ctx)
+}
+
+// passing tells the errors of a leader change, which a consumer riding out a fault outlives.
+func passing(err error) bool {
+	return errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrConsumerDeleted)
+}
+
+// streamSeq reads the stream sequence from a JetStream message's reply subject
+// ($JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>, or
+// with domain and account hash after $JS.ACK) without allocating.
+func streamSeq(reply string) (uint64, bool) {
+	const prefix = "$JS.ACK."
+	if len(reply) <= len(prefix) || reply[:len(prefix)] != prefix {
+		return 0, false
+	}
+	tokens := 1
+	for i := 0; i < len(reply); i++ {
+		if reply[i] == '.' {
+			tokens++
+		}
+	}
+	// 9 tokens in the old form, 11 or more in the new (two more before the stream's name).
+	pos := 5
+	if tokens >= 11 {
+		pos = 7
+	}
+	tok, start := 0, 0
+	for i := 0; i <= len(reply); i++ {
+		if i < len(reply) && reply[i] != '.' {
+			continue
+		}
+		if tok == pos {
+			var n uint64
+			if i == start {
+				return 0, false
+			}
+			for _, c := range reply[start:i] {
+				if c < '0' || c > '9' {
+					return 0, false
+				}
+				n = n*10 + uint64(c-'0')
+			}
+			return n, true
+		}
+		tok, start = tok+1, i+1
+	}
+	return 0, false
 }
 
 // stopConsume stops a consume context and waits, boundedly, for its callbacks to end, so the

@@ -29,6 +29,14 @@ func (f *fetcher) Prepare(ctx context.Context, env *bench.Env) error {
 	if f.h, err = newHandler(ctx, f.cfg, env); err != nil {
 		return err
 	}
+	if f.cfg.RideOut {
+		// Each fetch is a new pull: riding out a fault is waiting while the consumer has more.
+		f.h.stalled = func(ctx context.Context) bool {
+			qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			return moreStored(qctx, js, f.cfg, 0)
+		}
+	}
 	f.cons, err = js.Consumer(ctx, f.cfg.Stream, f.cfg.Consumer.Name)
 	if err != nil {
 		return fmt.Errorf("consumer %s on %s: %w", f.cfg.Consumer.Name, f.cfg.Stream, err)
@@ -50,6 +58,7 @@ func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
 	wait := min(max(idle, 50*time.Millisecond), 5*time.Second)
 	armed := f.cfg.IdleFromStart
 	last, lastChange := h.progress(), time.Now()
+	lastProgress := lastChange
 	for {
 		select {
 		case <-h.doneCh():
@@ -72,17 +81,20 @@ func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if fatal(err) {
+			if fatal(err) && !(f.cfg.RideOut && passing(err)) {
 				return f.conn.Explain("fetch", err)
 			}
 			count(&env.Rec.Events, err)
+			if f.cfg.RideOut {
+				time.Sleep(50 * time.Millisecond) // no leader yet: do not spin on instant refusals
+			}
 			continue
 		}
 		for msg := range batch.Messages() {
 			h.handle(msg)
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			if fatal(err) {
+			if fatal(err) && !(f.cfg.RideOut && passing(err)) {
 				return f.conn.Explain("fetch", err)
 			}
 			if !isTimeout(err) {
@@ -94,9 +106,12 @@ func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
 		}
 		now := time.Now()
 		if n := h.progress(); n != last {
-			last, lastChange, armed = n, now, true
+			last, lastChange, lastProgress, armed = n, now, now, true
 		} else if armed && now.Sub(lastChange) >= idle {
-			return bench.ErrIdle
+			if !h.rideOn(ctx, now.Sub(lastProgress)) {
+				return bench.ErrIdle
+			}
+			lastChange = now
 		}
 	}
 }

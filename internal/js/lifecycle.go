@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/units"
@@ -69,12 +70,52 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, spec StreamSpec) 
 	if !spec.Create {
 		return nil, nil, fmt.Errorf("%w: %s", ErrStreamMissing, spec.Name)
 	}
-	cfg := spec.Config()
-	s, err = js.CreateStream(ctx, cfg)
+	s, err = createStream(ctx, js, spec.Config())
 	if err != nil {
 		return nil, nil, fmt.Errorf("create stream %s: %w", spec.Name, err)
 	}
 	return &Stream{Stream: s, Info: s.CachedInfo(), Created: true, Ours: true}, nil, nil
+}
+
+// createAttempt bounds one stream creation request: on a loaded cluster a request can go
+// unanswered (a meta leader change, a proposal dropped) and is then sent again.
+const createAttempt = 10 * time.Second
+
+// createStream creates cfg, asking again while the cluster does not answer or says JetStream is
+// not ready, until ctx ends. A stream found after an attempt that went unanswered is the one
+// that attempt created when it carries natsperf's mark.
+func createStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	for {
+		actx, cancel := context.WithTimeout(ctx, createAttempt)
+		s, err := js.CreateStream(actx, cfg)
+		cancel()
+		if err == nil {
+			return s, nil
+		}
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			if s, lerr := js.Stream(ctx, cfg.Name); lerr == nil && Marked(s.CachedInfo().Config.Metadata) {
+				return s, nil
+			}
+			return nil, err
+		}
+		if ctx.Err() != nil || !retryable(err) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// retryable tells the errors of a cluster that is busy or between meta leaders.
+func retryable(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) {
+		return true
+	}
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.Code == 503 // JetStream temporarily unavailable
 }
 
 // Config is the stream natsperf creates for spec: marked, direct gets allowed, and atomic batch

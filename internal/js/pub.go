@@ -49,6 +49,9 @@ type PubConfig struct {
 	Acked *Tally `json:"-"`
 	// Verify, when set, records each acknowledged sequence number per publisher (--verify).
 	Verify *verify.Acks `json:"-"`
+	// AckWaits, when set (a fault run), records the time each publisher spent waiting on
+	// acknowledgements that timed out.
+	AckWaits *AckWaits `json:"-"`
 	// RideOut keeps publishing through "no responders" (the stream has no leader for a while:
 	// a fault run) instead of ending the client.
 	RideOut bool `json:"ride_out,omitempty"`
@@ -76,6 +79,8 @@ type pubBase struct {
 	subjects []string
 	runID    string       // message id prefix with --dedup
 	acks     *verify.Bits // acknowledged sequence numbers, with --verify
+	waits    *ackWait     // time waiting on acks that timed out, in a fault run
+	start    int64        // the run's start (clock), for waits
 }
 
 func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream.JetStreamOpt) error {
@@ -93,6 +98,7 @@ func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream
 		p.subjects = loop.Subjects(p.cfg.Subject, n)
 	}
 	p.runID = strconv.FormatUint(rand.Uint64(), 36) + "-" + strconv.Itoa(env.ID) + "-"
+	p.waits = p.cfg.AckWaits.publisher(env.ID)
 	if p.cfg.Verify != nil {
 		share, _, _ := p.share(env)
 		p.acks = p.cfg.Verify.Publisher(p.cfg.IDs.For(env.Index), share+1)
@@ -185,6 +191,9 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 				return p.conn.Explain("publish", err)
 			}
 			count(&rec.Events, err)
+			if isTimeout(err) {
+				p.waits.add(time.Duration(sent-env.Start), time.Duration(now-env.Start))
+			}
 			if !sched.Paced() && p.cfg.RideOut {
 				_ = sched.Pause(ctx, rideOutPause) // no leader: do not spin on instant refusals
 			}

@@ -34,6 +34,21 @@ func (p *printer) verify(r *result.Result) {
 		if v.Note != "" {
 			p.line("verify: note: %s", v.Note)
 		}
+		if n := len(v.Unreadable); n > 0 {
+			var seqs []string
+			var count uint64
+			for i, r := range v.Unreadable {
+				count += r.Last - r.First + 1
+				if i < 10 {
+					seqs = append(seqs, seqRange(r))
+				}
+			}
+			if n > 10 {
+				seqs = append(seqs, fmt.Sprintf("and %d more ranges", n-10))
+			}
+			p.line("verify: INCOMPLETE: %s stream sequences could not be read back (%s); %s acknowledged messages were not among those read and may be in them: not called missing",
+				units.Comma(int64(count)), strings.Join(seqs, ", "), units.Comma(v.AckedNotRead))
+		}
 		if v.AckedButMissing > 0 {
 			p.line("verify: LOST: %s acknowledged messages are not in stream %s", units.Comma(v.AckedButMissing), v.Stream)
 		}
@@ -41,10 +56,23 @@ func (p *printer) verify(r *result.Result) {
 			p.line("verify: stored but never acknowledged %s (their acks were lost or timed out)", units.Comma(v.StoredNotAcked))
 		}
 	}
+	if v.Stream != "" && v.Error == "" && len(v.Unreadable) == 0 && (v.Delivered > 0 || v.NotConsumed > 0) {
+		p.line("verify: consumers got %s · not consumed %s (still in stream %s) · duplicated %s · out of order %s",
+			units.Comma(v.Delivered), units.Comma(v.NotConsumed), v.Stream, units.Comma(v.Duplicated), units.Comma(v.OutOfOrder))
+		return
+	}
 	if v.Delivered > 0 || v.Lost > 0 {
 		p.line("verify: consumers got %s · lost %s · duplicated %s · out of order %s",
 			units.Comma(v.Delivered), units.Comma(v.Lost), units.Comma(v.Duplicated), units.Comma(v.OutOfOrder))
 	}
+}
+
+// seqRange prints "9088" or "9088-9120".
+func seqRange(r result.SeqRange) string {
+	if r.First == r.Last {
+		return fmt.Sprint(r.First)
+	}
+	return fmt.Sprintf("%d-%d", r.First, r.Last)
 }
 
 // seconds prints a window as "1.24s".
@@ -88,6 +116,11 @@ func (p *printer) faults(r *result.Result) {
 			parts = append(parts, fmt.Sprintf("%s %s from %s", g.Group, seconds(g.Duration), seconds(g.From)))
 		}
 		p.line("  longest gap per group: %s", strings.Join(parts, " · "))
+	}
+	for _, o := range f.Publishers {
+		p.line("  %s %d after %s: last ack %s, first ack after it %s: %s without acks, of it %s waiting on acks that timed out (ack timeout %s), %s otherwise",
+			o.Group, o.Client, o.Fault, seconds(o.LastAckBefore), seconds(o.FirstAckAfter), seconds(o.WithoutAcks),
+			seconds(o.TimedOutWait), seconds(o.AckTimeout), seconds(o.WithoutAcks-o.TimedOutWait))
 	}
 	var ev result.Events
 	for _, g := range r.Groups {

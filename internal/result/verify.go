@@ -22,13 +22,33 @@ type Verify struct {
 	Lost       int64 `json:"lost"`
 	Duplicated int64 `json:"duplicated"`
 	OutOfOrder int64 `json:"out_of_order"`
+	// NotConsumed (JetStream, read back) is how many deliveries of messages the stream holds
+	// the consumers did not make before they ended: not lost, the stream still has them. Lost
+	// then counts none of those.
+	NotConsumed int64 `json:"not_consumed,omitempty"`
 	// Unavailable is the longest time without a successful ack or delivery on any client.
 	Unavailable time.Duration `json:"unavailable_ns"`
 	// Error says why the stream could not be read back; the stored figures are then unknown.
 	Error string `json:"error,omitempty"`
+	// Unreadable are the stream sequences the read-back could not read after every retry and
+	// fallback. While there are any, an acknowledged message not found is counted in
+	// AckedNotRead (it may be in them), never in AckedButMissing.
+	Unreadable   []SeqRange `json:"unreadable,omitempty"`
+	AckedNotRead int64      `json:"acked_not_read,omitempty"`
+	// ReadRetries is how often the read-back started again from the last sequence it read (its
+	// consumer stalled or failed, e.g. across a leader change); ReadByGet how many sequences it
+	// read one by one with gets by sequence.
+	ReadRetries int   `json:"read_retries,omitempty"`
+	ReadByGet   int64 `json:"read_by_get,omitempty"`
 	// Note qualifies the figures, e.g. when the stream's own limits removed messages of the run.
 	Note       string            `json:"note,omitempty"`
 	Publishers []PublisherVerify `json:"publishers,omitempty"`
+}
+
+// SeqRange is the stream sequences First to Last, both included.
+type SeqRange struct {
+	First uint64 `json:"first"`
+	Last  uint64 `json:"last"`
 }
 
 // PublisherVerify is one publisher's part of the read-back.
@@ -48,6 +68,24 @@ type Faults struct {
 	// ByGroup the longest per group (publishers and consumers recover at different times).
 	Unavailable Gap   `json:"unavailable"`
 	ByGroup     []Gap `json:"by_group,omitempty"`
+	// Publishers is, per JetStream publisher whose longest time without acks spans a fault,
+	// that outage split into the wait on acks that timed out and the rest.
+	Publishers []PublisherOutage `json:"publishers,omitempty"`
+}
+
+// PublisherOutage is one publisher's longest time without acknowledgements around a fault:
+// from its last ack before to its first ack after. Most of it is often the client waiting out
+// --ack-timeout on publishes sent to the old leader (TimedOutWait), not the failover itself;
+// the stream's new leader is in the fault's timeline event.
+type PublisherOutage struct {
+	Group         string        `json:"group"`
+	Client        int           `json:"client"`
+	Fault         string        `json:"fault"` // the fault it began after
+	LastAckBefore time.Duration `json:"last_ack_before_ns"`
+	FirstAckAfter time.Duration `json:"first_ack_after_ns"`
+	WithoutAcks   time.Duration `json:"without_acks_ns"`   // FirstAckAfter - LastAckBefore
+	TimedOutWait  time.Duration `json:"timed_out_wait_ns"` // of it, waiting on acks that timed out
+	AckTimeout    time.Duration `json:"ack_timeout_ns"`    // the publishers' --ack-timeout
 }
 
 // FaultEvent is one action of the timeline.

@@ -2,8 +2,10 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,8 +26,16 @@ type Source struct {
 	Wait time.Duration
 }
 
-// readIdle ends the read-back when nothing arrives for this long.
-const readIdle = 5 * time.Second
+// readIdle is how long the read-back's consumer may deliver nothing before the read-back starts
+// it again from the last sequence read.
+const readIdle = 3 * time.Second
+
+// consumerTries is how many consumers in a row may fail to deliver anything before the
+// read-back falls back to reading the rest one sequence at a time.
+const consumerTries = 3
+
+// getTimeout bounds one get by sequence.
+const getTimeout = 2 * time.Second
 
 // stored is what the read-back found of one publisher.
 type stored struct {
@@ -43,11 +53,13 @@ func Reconcile(ctx context.Context, src Source, acks *Acks) result.Verify {
 	for _, id := range ids {
 		found[id] = &stored{seen: NewBits(uint64(acks.get(id).Count()))}
 	}
-	first, err := read(ctx, src, found)
+	rd := &reader{src: src, found: found}
+	first, err := rd.read(ctx)
 	if err != nil {
 		v.Error = err.Error()
 		return v
 	}
+	v.Unreadable, v.ReadRetries, v.ReadByGet = rd.unreadable, rd.retries, rd.byGet
 	if src.FromSeq > 0 && first > src.FromSeq {
 		v.Note = fmt.Sprintf("stream %s now starts at sequence %d, after the run's first (%d): its own limits (max messages, bytes or age) removed messages, which count as acked-but-missing without having been lost by a failure", src.Stream, first, src.FromSeq)
 	}
@@ -59,6 +71,11 @@ func Reconcile(ctx context.Context, src Source, acks *Acks) result.Verify {
 				p.AckedButMissing++
 			}
 		})
+		if len(v.Unreadable) > 0 {
+			// Not found among what could be read: they may be in the sequences that could not.
+			v.AckedNotRead += p.AckedButMissing
+			p.AckedButMissing = 0
+		}
 		got.seen.Each(func(seq uint64) {
 			if !acked.Has(seq) {
 				p.StoredNotAcked++
@@ -73,65 +90,231 @@ func Reconcile(ctx context.Context, src Source, acks *Acks) result.Verify {
 	return v
 }
 
-// read walks the stream from src.FromSeq to its last sequence with an ordered consumer,
-// marking every stamp of a known publisher.
-// It returns the stream's first sequence, to tell losses from messages its limits removed.
-func read(ctx context.Context, src Source, found map[uint32]*stored) (uint64, error) {
-	wait := src.Wait
-	if wait <= 0 {
-		wait = 15 * time.Second
-	}
-	info, err := streamInfo(ctx, src.JS, src.Stream, wait)
+// reader reads a stream back sequence by sequence, whatever faults it meets on the way.
+type reader struct {
+	src        Source
+	found      map[uint32]*stored
+	next       uint64 // the next stream sequence to read
+	last       uint64 // the stream's last sequence when the read-back began
+	unreadable []result.SeqRange
+	retries    int
+	byGet      int64
+}
+
+// read walks the stream from src.FromSeq to its last sequence, marking every stamp of a known
+// publisher on the run's subjects. It reads with an ordered consumer of the whole stream, so
+// every sequence it passes is accounted for (delivered or deleted), starts a new consumer from
+// the last sequence read when one stalls or fails (a leader change), and reads what the
+// consumers could not with gets by sequence; what even those cannot read is kept in unreadable.
+// It returns the stream's first sequence, to tell losses from messages its limits removed; an
+// error only when the stream cannot be found or answers nothing at all.
+func (r *reader) read(ctx context.Context) (uint64, error) {
+	info, err := streamInfo(ctx, r.src.JS, r.src.Stream, r.wait())
 	if err != nil {
 		return 0, err
 	}
 	first, last := info.State.FirstSeq, info.State.LastSeq
-	if last < src.FromSeq || info.State.Msgs == 0 {
+	if last < r.src.FromSeq || info.State.Msgs == 0 {
 		return first, nil // nothing of the run is stored
 	}
+	r.next, r.last = max(r.src.FromSeq, first, 1), last
+	// A leader elected just before may answer with a last sequence that lags what it has
+	// committed (acknowledged) until it has applied it: read on while the last sequence grows.
+	for pass := 1; ; pass++ {
+		r.readTo(ctx)
+		if pass == 3 || ctx.Err() != nil {
+			break
+		}
+		info, err := streamInfo(ctx, r.src.JS, r.src.Stream, r.wait())
+		if err != nil || info.State.LastSeq <= r.last {
+			break
+		}
+		r.last = info.State.LastSeq
+	}
+	return first, nil
+}
+
+// readTo reads r.next to r.last: consumers first, then gets by sequence.
+func (r *reader) readTo(ctx context.Context) {
+	for failed := 0; r.next <= r.last && failed < consumerTries && ctx.Err() == nil; {
+		from := r.next
+		if err := r.consume(ctx); err == nil {
+			break
+		}
+		if r.next == from {
+			failed++
+		} else {
+			failed = 0
+		}
+		if r.next <= r.last {
+			r.retries++
+			// Wait for the stream to answer again (a new leader) before the next consumer.
+			_, _ = streamInfo(ctx, r.src.JS, r.src.Stream, r.wait())
+		}
+	}
+	if r.next <= r.last {
+		r.getRest(ctx)
+	}
+}
+
+func (r *reader) wait() time.Duration {
+	if r.src.Wait > 0 {
+		return r.src.Wait
+	}
+	return 15 * time.Second
+}
+
+// consume reads from r.next with one ordered consumer until r.last, or returns why it stopped.
+func (r *reader) consume(ctx context.Context) error {
 	cfg := jetstream.OrderedConsumerConfig{
-		FilterSubjects: src.Subjects, DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq: max(src.FromSeq, info.State.FirstSeq, 1), Metadata: src.Metadata,
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: r.next, Metadata: r.src.Metadata,
 		InactiveThreshold: 10 * time.Second, // gone soon after the read-back, not minutes later
 	}
-	cctx, cancel := context.WithTimeout(ctx, wait)
-	cons, err := src.JS.OrderedConsumer(cctx, src.Stream, cfg)
+	cctx, cancel := context.WithTimeout(ctx, r.wait())
+	cons, err := r.src.JS.OrderedConsumer(cctx, r.src.Stream, cfg)
 	cancel()
 	if err != nil {
-		return first, fmt.Errorf("read back stream %s: %w", src.Stream, err)
+		return err
 	}
-	it, err := cons.Messages()
+	it, err := cons.Messages(jetstream.PullExpiry(2 * time.Second))
 	if err != nil {
-		return first, fmt.Errorf("read back stream %s: %w", src.Stream, err)
+		return err
 	}
 	defer it.Stop()
-	if pending, ok := numPending(ctx, cons); ok && pending == 0 {
-		return first, nil // none of the run's subjects is stored
-	}
 	for {
 		if err := ctx.Err(); err != nil {
-			return first, fmt.Errorf("read back stream %s: %w", src.Stream, err)
+			return err
 		}
 		msg, err := it.Next(jetstream.NextMaxWait(readIdle))
-		if errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
-			return first, fmt.Errorf("read back stream %s: nothing for %s before sequence %d", src.Stream, readIdle, last)
-		}
 		if err != nil {
-			return first, fmt.Errorf("read back stream %s: %w", src.Stream, err)
+			return err
 		}
 		meta, err := msg.Metadata()
 		if err != nil {
-			return first, fmt.Errorf("read back stream %s: %w", src.Stream, err)
+			return err
 		}
-		if pub, seq, _, ok := stamp.Get(msg.Data()); ok {
-			if s := found[pub]; s != nil && s.seen.Set(seq) {
-				s.dups++
-			}
+		seq := meta.Sequence.Stream
+		if seq < r.next {
+			continue // read before a reset
 		}
-		if meta.Sequence.Stream >= last || meta.NumPending == 0 {
-			return first, nil
+		r.mark(msg.Subject(), msg.Data())
+		r.next = seq + 1
+		if seq >= r.last {
+			return nil
 		}
 	}
+}
+
+// mark records a stored message of the run's subjects.
+func (r *reader) mark(subject string, data []byte) {
+	if !r.ours(subject) {
+		return
+	}
+	if pub, seq, _, ok := stamp.Get(data); ok {
+		if s := r.found[pub]; s != nil && s.seen.Set(seq) {
+			s.dups++
+		}
+	}
+}
+
+// ours reports whether subject is one of the run's.
+func (r *reader) ours(subject string) bool {
+	if len(r.src.Subjects) == 0 {
+		return true
+	}
+	for _, f := range r.src.Subjects {
+		if subjectMatches(f, subject) {
+			return true
+		}
+	}
+	return false
+}
+
+// getRest reads r.next to r.last one sequence at a time, retrying each. Once the stream has
+// answered nothing for the wait, the sequences not read yet are kept in unreadable.
+func (r *reader) getRest(ctx context.Context) {
+	stream, _ := r.src.JS.Stream(ctx, r.src.Stream)
+	lastOK := time.Now()
+	for ; r.next <= r.last; r.next++ {
+		for r.get(ctx, stream, r.next) != nil {
+			if ctx.Err() != nil || time.Since(lastOK) > r.wait() {
+				r.unreadable = append(r.unreadable, result.SeqRange{First: r.next, Last: r.last})
+				r.next = r.last + 1
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		lastOK = time.Now()
+	}
+}
+
+// get reads one sequence: from the stream leader through the JetStream API, or else as a
+// direct get (any replica answers, so an absent message is only believed from the leader).
+func (r *reader) get(ctx context.Context, stream jetstream.Stream, seq uint64) error {
+	gctx, cancel := context.WithTimeout(ctx, getTimeout)
+	defer cancel()
+	subject, data, err := leaderGet(gctx, r.src.JS.Conn(), r.src.Stream, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		r.byGet++
+		return nil // deleted, or removed by the stream's limits
+	}
+	if err != nil && stream != nil {
+		var msg *jetstream.RawStreamMsg
+		if msg, err = stream.GetMsg(gctx, seq); err == nil {
+			subject, data = msg.Subject, msg.Data
+		}
+	}
+	if err != nil {
+		return err
+	}
+	r.byGet++
+	r.mark(subject, data)
+	return nil
+}
+
+// leaderGet asks the stream leader for message seq ($JS.API.STREAM.MSG.GET).
+func leaderGet(ctx context.Context, nc *nats.Conn, stream string, seq uint64) (string, []byte, error) {
+	req, _ := json.Marshal(struct {
+		Seq uint64 `json:"seq"`
+	}{seq})
+	m, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, req)
+	if err != nil {
+		return "", nil, err
+	}
+	var resp struct {
+		Message *struct {
+			Subject string `json:"subject"`
+			Data    []byte `json:"data"`
+		} `json:"message"`
+		Error *jetstream.APIError `json:"error"`
+	}
+	if err := json.Unmarshal(m.Data, &resp); err != nil {
+		return "", nil, err
+	}
+	if resp.Error != nil {
+		if resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound {
+			return "", nil, jetstream.ErrMsgNotFound
+		}
+		return "", nil, resp.Error
+	}
+	if resp.Message == nil {
+		return "", nil, errors.New("empty message get response")
+	}
+	return resp.Message.Subject, resp.Message.Data, nil
+}
+
+// subjectMatches reports whether literal subject matches filter (with * and > wildcards).
+func subjectMatches(filter, subject string) bool {
+	ft, st := strings.Split(filter, "."), strings.Split(subject, ".")
+	for i, t := range ft {
+		if t == ">" {
+			return len(st) > i
+		}
+		if i >= len(st) || (t != "*" && t != st[i]) {
+			return false
+		}
+	}
+	return len(ft) == len(st)
 }
 
 // streamInfo asks until the stream answers (a new leader may still be elected), bounded by wait.
@@ -149,15 +332,4 @@ func streamInfo(ctx context.Context, js jetstream.JetStream, name string, wait t
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// numPending asks the read-back consumer how many messages it has to deliver.
-func numPending(ctx context.Context, cons jetstream.Consumer) (uint64, bool) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return 0, false
-	}
-	return info.NumPending + uint64(info.NumAckPending) + info.Delivered.Consumer, true
 }

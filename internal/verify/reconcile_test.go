@@ -10,6 +10,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -146,5 +148,52 @@ func TestReconcileStreamLimits(t *testing.T) {
 	}
 	if !strings.Contains(v.Note, "limits") {
 		t.Fatalf("no note about the stream's limits: %+v", v)
+	}
+}
+
+// TestReconcileUnreadable: a reader that may ask for the stream's state but read none of its
+// messages must report exactly which sequences it could not read, and call none missing.
+func TestReconcileUnreadable(t *testing.T) {
+	s := natstest.Server(t, func(o *server.Options) {
+		o.Users = []*server.User{
+			{Username: "admin", Password: "a"},
+			{Username: "reader", Password: "r", Permissions: &server.Permissions{
+				Publish:   &server.SubjectPermission{Allow: []string{"$JS.API.INFO", "$JS.API.STREAM.INFO.>"}},
+				Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
+			}},
+		}
+	})
+	ctx := context.Background()
+	admin, err := nats.Connect(s.ClientURL(), nats.UserInfo("admin", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	js, _ := jetstream.New(admin)
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "U", Subjects: []string{"u"}, Storage: jetstream.MemoryStorage}); err != nil {
+		t.Fatal(err)
+	}
+	acks := NewAcks()
+	p := acks.Publisher(3, 5)
+	for seq := uint64(1); seq <= 5; seq++ {
+		b := make([]byte, 32)
+		stamp.Put(b, 3, seq, time.Now().UnixNano())
+		if _, err := js.Publish(ctx, "u", b); err != nil {
+			t.Fatal(err)
+		}
+		p.Set(seq)
+	}
+	reader, err := nats.Connect(s.ClientURL(), nats.UserInfo("reader", "r"), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	rjs, _ := jetstream.New(reader)
+	v := Reconcile(ctx, Source{JS: rjs, Stream: "U", FromSeq: 2, Wait: time.Second}, acks)
+	if v.Error != "" || len(v.Unreadable) != 1 || v.Unreadable[0] != (result.SeqRange{First: 2, Last: 5}) {
+		t.Fatalf("got %+v: want sequences 2-5 unreadable", v)
+	}
+	if v.AckedButMissing != 0 || v.AckedNotRead != 5 || v.Stored != 0 {
+		t.Fatalf("got %+v: want the 5 acked messages not read, none called missing", v)
 	}
 }
