@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/live"
+	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
 )
 
@@ -69,7 +70,7 @@ and plots.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&rf.set, "set", nil, "override a variable (name=value), or pin a matrix axis to one value; repeatable")
-	f.BoolVar(&rf.resume, "resume", false, "continue a run in -o DIR: skip the runs its index lists as done")
+	f.BoolVar(&rf.resume, "resume", false, "continue a run in -o DIR: skip the runs its index lists as done, run the failed ones again")
 	f.BoolVar(&rf.dryRun, "dry-run", false, "list the cells and each workload instance's command line, run nothing")
 	f.BoolVar(&rf.keep, "keep", false, "keep the setup streams and buckets after each run")
 	f.StringVar(&rf.metricsAddr, "metrics-addr", "", "serve live rates and latency percentiles as Prometheus metrics on HOST:PORT/metrics")
@@ -201,9 +202,10 @@ func (a *app) runScenario(ctx context.Context, sc *scenario.Scenario, set map[st
 	return nil
 }
 
+// runDone: a failed run is not done, so --resume runs it again.
 func runDone(c scenario.IndexCell, rep int) bool {
 	for _, r := range c.Runs {
-		if r.Repetition == rep && r.Done() {
+		if r.Repetition == rep && r.Done() && r.Stop != result.StopFailed {
 			return true
 		}
 	}

@@ -15,7 +15,7 @@ func CSV(w io.Writer, s *Set) error {
 	metrics := Metrics(s)
 	cw := csv.NewWriter(w)
 	head := append([]string{"cell"}, s.Axes...)
-	head = append(head, "repetition", "stop")
+	head = append(head, "repetition", "stop", "error")
 	for _, m := range metrics {
 		head = append(head, m.Key)
 	}
@@ -28,7 +28,7 @@ func CSV(w io.Writer, s *Set) error {
 			for _, a := range s.Axes {
 				row = append(row, c.Values[a])
 			}
-			row = append(row, strconv.Itoa(r.Repetition), r.Result.Stop.Reason)
+			row = append(row, strconv.Itoa(r.Repetition), r.Result.Stop.Reason, r.Result.Stop.Error)
 			v := Values(r.Result)
 			for _, m := range metrics {
 				x, ok := v[m.Key]
@@ -51,8 +51,15 @@ func CSV(w io.Writer, s *Set) error {
 type jsonCell struct {
 	Name    string               `json:"name"`
 	Values  map[string]string    `json:"values,omitempty"`
-	Runs    int                  `json:"runs"`
+	Runs    int                  `json:"runs"` // the runs the metrics come from
+	Failed  []jsonFailed         `json:"failed,omitempty"`
 	Metrics map[string]jsonStats `json:"metrics"`
+}
+
+// jsonFailed is a run left out of the metrics.
+type jsonFailed struct {
+	Repetition int    `json:"repetition"`
+	Reason     string `json:"reason"`
 }
 
 type jsonStats struct {
@@ -74,7 +81,10 @@ func JSON(w io.Writer, s *Set) error {
 		Cells   []jsonCell `json:"cells"`
 	}{Schema: "natsperf.report/v2", Axes: s.Axes, Metrics: metrics}
 	for _, c := range s.Cells {
-		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.Runs), Metrics: map[string]jsonStats{}}
+		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.OK()), Metrics: map[string]jsonStats{}}
+		for _, r := range c.FailedRuns() {
+			jc.Failed = append(jc.Failed, jsonFailed{r.Repetition, r.FailReason()})
+		}
 		for k, st := range CellStats(c, metrics) {
 			jc.Metrics[k] = jsonStats(st)
 		}
@@ -94,7 +104,7 @@ func HGRM(w io.Writer, s *Set) error {
 			if h == nil {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "# %s: %s latency, %d runs\n", c.Name, role, len(c.Runs)); err != nil {
+			if _, err := fmt.Fprintf(w, "# %s: %s latency, %d runs\n", c.Name, role, len(c.OK())); err != nil {
 				return err
 			}
 			if err := histo.WriteHGRM(w, h); err != nil {

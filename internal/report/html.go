@@ -22,6 +22,13 @@ func HTML(w io.Writer, s *Set, title string) error {
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\n<title>%s</title>\n<style>%s</style></head>\n<body>\n<h1>%s</h1>\n", html.EscapeString(title), css, html.EscapeString(title))
 	fmt.Fprintf(&b, "<p>%d cells, %d runs. Mean ± standard deviation over the repetitions; whiskers span min to max.</p>\n", len(s.Cells), countRuns(s))
 	summaryTable(&b, s, metrics)
+	if fs := failures(s); len(fs) > 0 {
+		b.WriteString("<h2>Failed runs</h2>\n<p>Left out of every figure; <code>natsperf run --resume</code> runs them again.</p>\n<table class=\"failed\"><thead><tr><th>cell</th><th>repetition</th><th>reason</th></tr></thead><tbody>\n")
+		for _, f := range fs {
+			fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td></tr>\n", html.EscapeString(f.cell), f.rep, html.EscapeString(f.reason))
+		}
+		b.WriteString("</tbody></table>\n")
+	}
 
 	b.WriteString("<h2>Cells compared</h2>\n")
 	for _, m := range metrics {
@@ -42,10 +49,11 @@ func HTML(w io.Writer, s *Set, title string) error {
 	for _, role := range roles(s) {
 		var lines []series
 		for _, c := range s.Cells {
-			if len(c.Runs) == 0 {
+			ok := c.OK()
+			if len(ok) == 0 {
 				continue
 			}
-			if pts := c.Runs[0].Series()[role]; len(pts) > 0 {
+			if pts := ok[0].Series()[role]; len(pts) > 0 {
 				lines = append(lines, series{name: short(s, c), pts: pts})
 			}
 		}
@@ -134,7 +142,7 @@ func summaryTable(b *strings.Builder, s *Set, metrics []Metric) {
 		for _, a := range s.Axes {
 			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c.Values[a]))
 		}
-		fmt.Fprintf(b, "<td>%d</td>", len(c.Runs))
+		fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c.RunsLabel()))
 		for _, m := range metrics {
 			switch m.Key {
 			case "expected":

@@ -69,7 +69,7 @@ func Markdown(w io.Writer, s *Set, title string) error {
 			for _, a := range s.Axes {
 				cells = append(cells, c.Values[a])
 			}
-			cells = append(cells, fmt.Sprint(len(c.Runs)))
+			cells = append(cells, c.RunsLabel())
 			for _, m := range cols {
 				if m.Key == "stored" {
 					cells = append(cells, storedVsExpected(st["stored"], st["expected"]))
@@ -80,6 +80,7 @@ func Markdown(w io.Writer, s *Set, title string) error {
 			row(cells...)
 		}
 	})
+	failedRuns(&b, s)
 	for _, c := range s.Cells {
 		instances(&b, c)
 	}
@@ -91,6 +92,36 @@ func Markdown(w io.Writer, s *Set, title string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// failedRuns lists the runs left out of every figure, with their reasons.
+func failedRuns(b *strings.Builder, s *Set) {
+	rows := failures(s)
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\n## Failed runs\n\nLeft out of every figure above; `natsperf run --resume` runs them again.\n\n")
+	table(b, []string{"cell", "repetition", "reason"}, func(row func(...string)) {
+		for _, f := range rows {
+			row(f.cell, fmt.Sprint(f.rep), strings.ReplaceAll(f.reason, "|", "\\|"))
+		}
+	})
+}
+
+type failure struct {
+	cell   string
+	rep    int
+	reason string
+}
+
+func failures(s *Set) []failure {
+	var out []failure
+	for _, c := range s.Cells {
+		for _, r := range c.FailedRuns() {
+			out = append(out, failure{c.Name, r.Repetition, r.FailReason()})
+		}
+	}
+	return out
 }
 
 func countRuns(s *Set) int {
@@ -118,7 +149,7 @@ func instances(b *strings.Builder, c *Cell) {
 	rows := map[string]map[string]*acc{}
 	var order []string
 	roles := map[string]bool{}
-	for _, r := range c.Runs {
+	for _, r := range c.OK() {
 		for _, g := range r.Result.Groups {
 			inst, role := Instance(g.Name), Role(g.Name)
 			if inst == "" {
@@ -187,7 +218,7 @@ func stopNotes(s *Set) []string {
 	var out []string
 	for _, c := range s.Cells {
 		for _, r := range c.Runs {
-			if r.Result.Stop.Reason != result.StopCompleted {
+			if r.Result.Stop.Reason != result.StopCompleted && !r.Failed() {
 				out = append(out, fmt.Sprintf("%s, repetition %d: stopped %s: %s", c.Name, r.Repetition, r.Result.Stop.Reason, r.Result.Stop.Error))
 			}
 		}

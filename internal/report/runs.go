@@ -221,3 +221,46 @@ func Instance(group string) string {
 	}
 	return ""
 }
+
+// Failed reports whether the run failed: its figures are partial or zero, so no aggregate
+// takes them in; reports list it with its reason instead.
+func (r Run) Failed() bool { return r.Result.Stop.Reason == result.StopFailed }
+
+// OK is the cell's runs that did not fail, the only ones aggregated.
+func (c *Cell) OK() []Run {
+	var out []Run
+	for _, r := range c.Runs {
+		if !r.Failed() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// FailedRuns is the cell's failed runs.
+func (c *Cell) FailedRuns() []Run {
+	var out []Run
+	for _, r := range c.Runs {
+		if r.Failed() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// RunsLabel is how many runs a cell's figures come from: "3", or "2 (1 failed)".
+func (c *Cell) RunsLabel() string {
+	ok, failed := len(c.OK()), len(c.FailedRuns())
+	if failed == 0 {
+		return fmt.Sprint(ok)
+	}
+	return fmt.Sprintf("%d (%d failed)", ok, failed)
+}
+
+// FailReason is a failed run's stop reason, one line.
+func (r Run) FailReason() string {
+	if r.Result.Stop.Error == "" {
+		return "no reason recorded"
+	}
+	return strings.ReplaceAll(r.Result.Stop.Error, "\n", " ")
+}

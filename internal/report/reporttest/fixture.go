@@ -78,3 +78,41 @@ func group(rng *rand.Rand, name string, rate, slow float64) result.Group {
 	}
 	return g
 }
+
+// Fail turns repetition rep of cell (its Result and its index entry) into a failed run that
+// still carries groups with zero rates, as a run that lost its connection early does.
+func Fail(dir, cell string, rep int, reason string) error {
+	ix, err := scenario.ReadIndex(dir)
+	if err != nil {
+		return err
+	}
+	for ci := range ix.Cells {
+		if ix.Cells[ci].Name != cell {
+			continue
+		}
+		for ri, r := range ix.Cells[ci].Runs {
+			if r.Repetition != rep {
+				continue
+			}
+			path := filepath.Join(dir, r.Result)
+			res, err := result.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			res.Stop = result.Stop{Reason: result.StopFailed, Error: reason}
+			for gi := range res.Groups {
+				g := &res.Groups[gi]
+				for i := range g.Clients {
+					g.Clients[i].MsgsPerSec, g.Clients[i].Msgs = 0, 0
+				}
+				g.Aggregate.MsgsPerSec, g.Aggregate.Msgs, g.Aggregate.Rates = 0, 0, result.Spread{}
+			}
+			if err := result.WriteFile(path, res); err != nil {
+				return err
+			}
+			ix.Cells[ci].Runs[ri].Stop, ix.Cells[ci].Runs[ri].Error = result.StopFailed, reason
+			return scenario.WriteIndex(dir, ix)
+		}
+	}
+	return fmt.Errorf("no run %s repetition %d", cell, rep)
+}
