@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/histo"
@@ -115,4 +116,63 @@ func Fail(dir, cell string, rep int, reason string) error {
 		}
 	}
 	return fmt.Errorf("no run %s repetition %d", cell, rep)
+}
+
+// Factors scale a matrix cell against the baseline: publish and receive rates, latencies,
+// and stored bytes per expected byte.
+type Factors struct{ Rate, Latency, Overhead float64 }
+
+// WriteMatrix writes a run directory over axes (every combination, in order, except those
+// skip drops: an unbalanced matrix) with reps repetitions, each cell's figures scaled by
+// effect. Rates vary ±3% between runs, so the effects are known to a few percent.
+func WriteMatrix(dir string, seed uint64, axes []scenario.Axis, reps int, effect func(map[string]string) Factors, skip func(map[string]string) bool) error {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	ix := &scenario.Index{Schema: scenario.IndexSchema, Scenario: "matrix", File: "matrix.yaml", Axes: axes, Started: Epoch, Updated: Epoch}
+	combos := []map[string]string{{}}
+	for _, a := range axes {
+		var next []map[string]string
+		for _, c := range combos {
+			for _, v := range a.Values {
+				m := map[string]string{a.Name: v}
+				for k, x := range c {
+					m[k] = x
+				}
+				next = append(next, m)
+			}
+		}
+		combos = next
+	}
+	ci := 0
+	for _, values := range combos {
+		if skip != nil && skip(values) {
+			continue
+		}
+		var parts []string
+		for _, a := range axes {
+			parts = append(parts, a.Name+"="+values[a.Name])
+		}
+		cell := scenario.IndexCell{Index: ci, Name: strings.Join(parts, ","), Values: values}
+		f := effect(values)
+		for rep := 1; rep <= reps; rep++ {
+			name := fmt.Sprintf("%03d-r%d.json", ci+1, rep)
+			start := Epoch.Add(time.Duration(ci*reps+rep) * time.Minute)
+			res := &result.Result{Schema: result.Schema, Tool: result.Tool{Name: "natsperf", Version: "test", Go: "go"},
+				Command: "run", Host: result.Host{OS: "linux", Arch: "amd64", CPUs: 2, Go: "go"},
+				Start: start, End: start.Add(5 * time.Second), Stop: result.Stop{Reason: result.StopCompleted}}
+			res.Settings, _ = json.Marshal(map[string]any{"scenario": map[string]any{"name": "matrix", "cell": cell.Name, "cell_index": ci, "values": values, "repetition": rep}})
+			for _, role := range []string{"pub", "sub"} {
+				g := group(rng, "pod1/"+role, 1000*f.Rate*(0.97+0.06*rng.Float64())/1.0, f.Latency)
+				res.Groups = append(res.Groups, g)
+			}
+			res.Streams = []result.StreamState{{Name: "default", Storage: "file", Replicas: 1, Messages: 2000, Bytes: 2_100_000,
+				Published: 2000, MsgSize: 1024, ExpectedBytes: 2_048_000, StoredBytes: uint64(2_048_000 * f.Overhead)}}
+			if err := result.WriteFile(filepath.Join(dir, name), res); err != nil {
+				return err
+			}
+			cell.Runs = append(cell.Runs, scenario.IndexRun{Repetition: rep, Result: name, Stop: result.StopCompleted, Start: res.Start, End: res.End})
+		}
+		ix.Cells = append(ix.Cells, cell)
+		ci++
+	}
+	return scenario.WriteIndex(dir, ix)
 }
