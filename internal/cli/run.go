@@ -241,7 +241,8 @@ func (a *app) openIndex(dir string, sc *scenario.Scenario, set map[string]string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
-	ix := &scenario.Index{Schema: scenario.IndexSchema, Scenario: sc.Name, File: sc.Path, Set: set, Axes: sc.Axes, Started: time.Now().UTC()}
+	ix := &scenario.Index{Schema: scenario.IndexSchema, Scenario: sc.Name, File: sc.Path, Set: set, Axes: sc.Axes, Started: time.Now().UTC(),
+		Description: sc.Cells[0].File.Description, Vars: fixedVars(sc, set)}
 	for _, c := range sc.Cells {
 		values := map[string]string{}
 		for _, v := range c.Values {
@@ -270,6 +271,21 @@ func (a *app) openIndex(dir string, sc *scenario.Scenario, set map[string]string
 		ix.Started = old.Started
 	}
 	return ix, scenario.WriteIndex(dir, ix)
+}
+
+// fixedVars is the scenario's variables as this run sets them, without the matrix axes.
+func fixedVars(sc *scenario.Scenario, set map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range sc.Cells[0].File.Vars {
+		out[k] = v
+	}
+	for k, v := range set {
+		out[k] = v
+	}
+	for _, a := range sc.Axes {
+		delete(out, a.Name)
+	}
+	return out
 }
 
 // varChanged names a --set variable (not a matrix axis) whose value differs between runs.

@@ -103,3 +103,21 @@ func slicesContain(xs []string, sub string) bool {
 	}
 	return false
 }
+
+// TestMarkdownMatrix: the Markdown of the known-effects fixture (header, failed run, effects,
+// storage, per instance) against its golden file.
+func TestMarkdownMatrix(t *testing.T) {
+	var b strings.Builder
+	s := knownEffects(t)
+	if err := report.Markdown(&b, s, "matrix"); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{"- **runs**: 7 cells x up to 3 repetitions = 21 runs, 1 failed", "## Failed runs", "| storage=file,replicas=1,publish=sync | 2 | server gone |",
+		"## What each choice changes", "- Interaction: publish async vs sync, pub msgs/s flips with replicas", "| 3 vs 1 |", "## Storage", "1.10x", "## Per instance"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	golden(t, "matrix.md", []byte(md))
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/natsperf/natsperf/internal/result"
@@ -41,6 +40,13 @@ func Markdown(w io.Writer, s *Set, title string) error {
 		title = "natsperf report"
 	}
 	fmt.Fprintf(&b, "# %s\n\n", title)
+	for _, f := range Header(s) {
+		fmt.Fprintf(&b, "- **%s**: %s\n", f.Name, mdEscape(f.Value))
+	}
+	b.WriteString("\n")
+	failedRuns(&b, s)
+	effectsMD(&b, s)
+	b.WriteString("## Cells\n\n")
 	fmt.Fprintf(&b, "%d cells, %d runs. Values are the mean ± standard deviation over the repetitions; rates per client are the average of every client's msgs/sec (nats bench's \"avg\"), totals add the instances up; latency percentiles merge every run's histogram.\n\n", len(s.Cells), countRuns(s))
 	head := append([]string{}, s.Axes...)
 	if len(s.Axes) == 0 {
@@ -80,9 +86,20 @@ func Markdown(w io.Writer, s *Set, title string) error {
 			row(cells...)
 		}
 	})
-	failedRuns(&b, s)
+	if t := StorageTable(s); t != nil {
+		b.WriteString("\n## Storage\n\nWhat the servers hold (every replica) against messages x replicas x size; above 1 is the overhead of the store.\n\n")
+		mdTable(&b, *t)
+	}
+	first := true
 	for _, c := range s.Cells {
-		instances(&b, c)
+		if t := InstanceTable(c); t != nil {
+			if first {
+				b.WriteString("\n## Per instance\n")
+				first = false
+			}
+			fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(t.Title))
+			mdTable(&b, *t)
+		}
 	}
 	if notes := stopNotes(s); len(notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
@@ -100,12 +117,48 @@ func failedRuns(b *strings.Builder, s *Set) {
 	if len(rows) == 0 {
 		return
 	}
-	b.WriteString("\n## Failed runs\n\nLeft out of every figure above; `natsperf run --resume` runs them again.\n\n")
+	b.WriteString("## Failed runs\n\nLeft out of every figure above; `natsperf run --resume` runs them again.\n\n")
 	table(b, []string{"cell", "repetition", "reason"}, func(row func(...string)) {
 		for _, f := range rows {
-			row(f.cell, fmt.Sprint(f.rep), strings.ReplaceAll(f.reason, "|", "\\|"))
+			row(f.cell, fmt.Sprint(f.rep), mdEscape(f.reason))
 		}
 	})
+	b.WriteString("\n")
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+func mdTable(b *strings.Builder, t Table) {
+	table(b, t.Head, func(row func(...string)) {
+		for _, r := range t.Rows {
+			row(r...)
+		}
+	})
+}
+
+// effectsMD is "What each choice changes": verdicts, interactions, then a table per axis.
+func effectsMD(b *strings.Builder, s *Set) {
+	effects := Effects(s)
+	if len(effects) == 0 {
+		return
+	}
+	b.WriteString("## What each choice changes\n\n")
+	b.WriteString("Each level against the axis's first, in cells that differ in that axis only: the ratio of the means with a 95% interval from the repetitions (`*`: the interval excludes 1). Failed runs are left out.\n\n")
+	_, verdicts, interactions := EffectLines(effects)
+	for _, v := range verdicts {
+		b.WriteString("- " + v + "\n")
+	}
+	if len(verdicts) == 0 {
+		b.WriteString("- No choice changes a headline metric beyond the noise of the repetitions.\n")
+	}
+	for _, x := range interactions {
+		b.WriteString("- Interaction: " + x + "\n")
+	}
+	for _, t := range EffectTables(s, effects) {
+		b.WriteString("\n")
+		mdTable(b, t)
+	}
+	b.WriteString("\n")
 }
 
 type failure struct {
@@ -141,61 +194,6 @@ func storedVsExpected(stored, expected Stats) string {
 		out += fmt.Sprintf(" (%.2fx)", stored.Mean/expected.Mean)
 	}
 	return out
-}
-
-// instances is a cell's per-instance table (the seed's per-pod figures), averaged over runs.
-func instances(b *strings.Builder, c *Cell) {
-	type acc struct{ rate, lat50, lat99 []float64 }
-	rows := map[string]map[string]*acc{}
-	var order []string
-	roles := map[string]bool{}
-	for _, r := range c.OK() {
-		for _, g := range r.Result.Groups {
-			inst, role := Instance(g.Name), Role(g.Name)
-			if inst == "" {
-				return // not a scenario run: the main table says it all
-			}
-			if rows[inst] == nil {
-				rows[inst] = map[string]*acc{}
-				order = append(order, inst)
-			}
-			if rows[inst][role] == nil {
-				rows[inst][role] = &acc{}
-			}
-			roles[role] = true
-			a := rows[inst][role]
-			a.rate = append(a.rate, g.Aggregate.Rates.Avg)
-			if l := g.Aggregate.Latency; l != nil {
-				a.lat50 = append(a.lat50, float64(pct(l, 50)))
-				a.lat99 = append(a.lat99, float64(pct(l, 99)))
-			}
-		}
-	}
-	var rs []string
-	for r := range roles {
-		rs = append(rs, r)
-	}
-	sort.Slice(rs, func(i, j int) bool { return roleOrder(rs[i]) < roleOrder(rs[j]) })
-	fmt.Fprintf(b, "\n<details><summary>%s: per instance</summary>\n\n", c.Name)
-	head := []string{"instance"}
-	for _, r := range rs {
-		head = append(head, r+" msgs/s per client", r+" P50", r+" P99")
-	}
-	table(b, head, func(row func(...string)) {
-		for _, inst := range order {
-			cells := []string{inst}
-			for _, r := range rs {
-				a := rows[inst][r]
-				if a == nil {
-					cells = append(cells, "", "", "")
-					continue
-				}
-				cells = append(cells, units.Comma(int64(Of(a.rate).Mean)), durOf(a.lat50), durOf(a.lat99))
-			}
-			row(cells...)
-		}
-	})
-	b.WriteString("\n</details>\n")
 }
 
 func durOf(xs []float64) string {

@@ -36,6 +36,9 @@ type Cell struct {
 type Set struct {
 	Axes  []string
 	Cells []*Cell
+	// From the run directory's index, for the report's header.
+	Scenario, Description, File string
+	Vars                        map[string]string
 }
 
 // Load reads run directories (with index.json) and Result files. Results that are not part
@@ -61,6 +64,9 @@ func Load(paths []string) (*Set, error) {
 			ix, err := scenario.ReadIndex(p)
 			if err != nil {
 				return nil, fmt.Errorf("%s is not a run directory: %w", p, err)
+			}
+			if s.Scenario == "" {
+				s.Scenario, s.Description, s.File, s.Vars = ix.Scenario, ix.Description, ix.File, ix.Vars
 			}
 			if len(s.Axes) == 0 {
 				for _, a := range ix.Axes {
