@@ -16,6 +16,10 @@ func HTML(w io.Writer, s *Set, title string) error {
 	if title == "" {
 		title = "natsperf report"
 	}
+	stab, err := Stabilities(s)
+	if err != nil {
+		return err
+	}
 	metrics := Metrics(s)
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\n<title>%s</title>\n<style>%s</style></head>\n<body>\n<h1>%s</h1>\n", html.EscapeString(title), css, html.EscapeString(title))
@@ -78,7 +82,7 @@ func HTML(w io.Writer, s *Set, title string) error {
 	var tp []panel
 	for _, c := range s.Cells {
 		ok := c.OK()
-		if len(ok) == 0 {
+		if len(ok) == 0 || ok[0].SeriesPath != "" { // streamed: the stability view shows it
 			continue
 		}
 		series := ok[0].Series()
@@ -124,6 +128,9 @@ func HTML(w io.Writer, s *Set, title string) error {
 		smallMultiples(&b, "latency by percentile", axis{log: true, label: "percentile", fmt: spectrumTick}, axis{label: "latency", fmt: HumanNanos}, lp)
 	}
 
+	for _, st := range stab {
+		stabilityHTML(&b, st)
+	}
 	first := true
 	for _, c := range s.Cells {
 		if t := InstanceTable(c); t != nil {
@@ -143,8 +150,52 @@ func HTML(w io.Writer, s *Set, title string) error {
 		b.WriteString("</ul>\n")
 	}
 	b.WriteString("<script>" + script + "</script>\n</body></html>\n")
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// stabilityHTML is a long run's view: throughput and latency per window with the stalls and
+// faults shaded, then drift, stalls and faults as tables.
+func stabilityHTML(b *strings.Builder, st *Stability) {
+	fmt.Fprintf(b, "<h2>Stability: %s, repetition %d</h2>\n<p>%s in %d windows of %s. Shaded: stalls (no message for more than %s) and faults.</p>\n",
+		html.EscapeString(st.Cell), st.Repetition, HumanDuration(st.Duration), len(st.Windows), HumanDuration(st.Width), HumanDuration(st.Threshold))
+	var pub, sub, p50, p99, mx []Point
+	for _, w := range st.Windows {
+		mid := (w.From + w.To) / 2
+		pub, sub = append(pub, Point{mid, w.PubRate}), append(sub, Point{mid, w.SubRate})
+		if w.P50 > 0 {
+			p50, p99, mx = append(p50, Point{mid, w.P50}), append(p99, Point{mid, w.P99}), append(mx, Point{mid, w.Max})
+		}
+	}
+	bands := append([]band{}, st.Faults...)
+	for _, s := range st.Stalls {
+		bands = append(bands, band{from: s.From, to: s.To, label: s.Role + " stall " + HumanDuration(s.To-s.From)})
+	}
+	var tl []series
+	if len(pub) > 0 && anyY(pub) {
+		tl = append(tl, series{name: "pub", pts: pub})
+	}
+	if anyY(sub) {
+		tl = append(tl, series{name: "sub", pts: sub})
+	}
+	timeChart(b, "msgs/s per window", axis{label: "msgs/s", fmt: HumanCount}, tl, bands, st.Duration)
+	if len(p50) > 0 {
+		timeChart(b, st.LatencyRole+" latency per window", axis{label: "latency", fmt: HumanNanos},
+			[]series{{name: "P50", pts: p50}, {name: "P99", pts: p99}, {name: "max", pts: mx}}, bands, st.Duration)
+	}
+	for _, t := range StabilityTables(st) {
+		fmt.Fprintf(b, "<h3>%s</h3>\n", html.EscapeString(t.Title))
+		htmlTable(b, t, "stability")
+	}
+}
+
+func anyY(pts []Point) bool {
+	for _, p := range pts {
+		if p.Y > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func seriesOf(name string, pts []Point) series { return series{name: name, pts: pts} }

@@ -90,6 +90,17 @@ func Markdown(w io.Writer, s *Set, title string) error {
 		b.WriteString("\n## Storage\n\nWhat the servers hold (every replica) against messages x replicas x size; above 1 is the overhead of the store.\n\n")
 		mdTable(&b, *t)
 	}
+	stab, err := Stabilities(s)
+	if err != nil {
+		return err
+	}
+	for _, st := range stab {
+		fmt.Fprintf(&b, "\n## Stability: %s, repetition %d\n\n%s in %d windows of %s.\n", mdEscape(st.Cell), st.Repetition, HumanDuration(st.Duration), len(st.Windows), HumanDuration(st.Width))
+		for _, t := range StabilityTables(st) {
+			fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(t.Title))
+			mdTable(&b, t)
+		}
+	}
 	first := true
 	for _, c := range s.Cells {
 		if t := InstanceTable(c); t != nil {
@@ -107,7 +118,7 @@ func Markdown(w io.Writer, s *Set, title string) error {
 			b.WriteString("- " + n + "\n")
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 

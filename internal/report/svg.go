@@ -259,3 +259,16 @@ func niceMax(v float64) float64 {
 	}
 	return 10 * p
 }
+
+// timeChart draws lines over a run's time axis (0 to its duration) with shaded bands.
+func timeChart(b *strings.Builder, title string, ya axis, lines []series, bands []band, duration float64) {
+	xa := axis{label: "time from the start", fmt: HumanDuration}
+	if !fitRanges(&xa, &ya, lines) {
+		return
+	}
+	xa.max = niceMax(duration)
+	fmt.Fprintf(b, `<figure class="chart-box"><figcaption>%s</figcaption>`, html.EscapeString(title))
+	legend(b, lines)
+	plot(b, title, cw, 260, xa, ya, lines, bands)
+	b.WriteString("</figure>\n")
+}

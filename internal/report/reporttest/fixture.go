@@ -3,9 +3,11 @@
 package reporttest
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -174,5 +176,94 @@ func WriteMatrix(dir string, seed uint64, axes []scenario.Axis, reps int, effect
 		ix.Cells = append(ix.Cells, cell)
 		ci++
 	}
+	return scenario.WriteIndex(dir, ix)
+}
+
+// Soak describes a synthetic long run: rate msgs/s per publisher client (2 publishers, 2
+// subscribers each receiving everything), a stall in which nothing moves, a fault, and a
+// receive latency growing linearly from Lat0 to Lat1 over the run.
+type Soak struct {
+	Duration, Interval time.Duration
+	Rate               float64
+	StallAt, StallFor  time.Duration
+	FaultAt, FaultTook time.Duration
+	Lat0, Lat1         time.Duration
+}
+
+// WriteSoak writes a run directory with one run whose interval records are streamed to a
+// series file, as examples/stability.yaml makes.
+func WriteSoak(dir string, s Soak) error {
+	ix := &scenario.Index{Schema: scenario.IndexSchema, Scenario: "stability", File: "stability.yaml", Description: "synthetic soak",
+		Vars: map[string]string{"duration": s.Duration.String()}, Started: Epoch, Updated: Epoch}
+	name, series := "001-r1.json", "001-r1.series.jsonl"
+	res := &result.Result{Schema: result.Schema, Tool: result.Tool{Name: "natsperf", Version: "test", Go: "go"}, Command: "run",
+		Host: result.Host{OS: "linux", Arch: "amd64", CPUs: 2, Go: "go"}, Start: Epoch, End: Epoch.Add(s.Duration), Stop: result.Stop{Reason: result.StopCompleted}}
+	res.Settings, _ = json.Marshal(map[string]any{"scenario": map[string]any{"name": "stability", "cell": "default", "cell_index": 0, "repetition": 1},
+		"workloads": map[string]any{"pod1": map[string]any{"settings": map[string]any{"bench": map[string]any{"interval": int64(s.Interval)}}}}})
+	if s.FaultTook > 0 {
+		res.Faults = &result.Faults{Timeline: []result.FaultEvent{{Spec: fmt.Sprintf("%s:kill-leader", s.FaultAt), Kind: "kill-leader", At: s.FaultAt, Started: s.FaultAt, Took: s.FaultTook}}}
+	}
+	// A handful of encoded histograms, reused: the latency steps up in 16 levels.
+	var lats []string
+	for i := range 16 {
+		h := histo.New()
+		lat := s.Lat0 + (s.Lat1-s.Lat0)*time.Duration(i)/15
+		for j := range 20 {
+			histo.Record(h, int64(lat)+int64(j)*int64(lat)/100)
+		}
+		enc, err := histo.Encode(h)
+		if err != nil {
+			return err
+		}
+		lats = append(lats, enc)
+	}
+	f, err := os.Create(filepath.Join(dir, series))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	per := int64(s.Rate * s.Interval.Seconds())
+	var total int64
+	for t := time.Duration(0); t < s.Duration; t += s.Interval {
+		msgs := per
+		if t >= s.StallAt && t < s.StallAt+s.StallFor {
+			msgs = 0
+		}
+		lat := lats[int(15*t/s.Duration)]
+		for _, src := range []string{"pod1/pub/1", "pod1/pub/2", "pod1/sub/1", "pod1/sub/2"} {
+			m, l := msgs, ""
+			if strings.Contains(src, "/sub/") {
+				m = 2 * msgs
+				if m > 0 {
+					l = lat
+				}
+			} else {
+				total += m
+			}
+			line, _ := json.Marshal(map[string]any{"t": Epoch.Add(t).UnixNano(), "src": src, "msgs": m, "bytes": m * 16, "lat": l})
+			w.Write(line)
+			w.WriteByte('\n')
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, role := range []string{"pub", "sub"} {
+		n := total
+		if role == "sub" {
+			n = 2 * total
+		}
+		rate := float64(n) / s.Duration.Seconds()
+		res.Groups = append(res.Groups, result.Group{Name: "pod1/" + role, Kind: "fixture", Expected: n,
+			Clients:   []result.Client{{ID: 1, Msgs: n / 2, MsgsPerSec: rate / 2}, {ID: 2, Msgs: n / 2, MsgsPerSec: rate / 2}},
+			Aggregate: result.Aggregate{Msgs: n, MsgsPerSec: rate, Rates: result.Spread{Min: rate / 2, Avg: rate / 2, Max: rate / 2}}})
+	}
+	if err := result.WriteFile(filepath.Join(dir, name), res); err != nil {
+		return err
+	}
+	ix.Cells = []scenario.IndexCell{{Index: 0, Name: "default", Runs: []scenario.IndexRun{{Repetition: 1, Result: name, Series: series, Stop: result.StopCompleted, Start: res.Start, End: res.End}}}}
 	return scenario.WriteIndex(dir, ix)
 }
