@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-
 )
 
 // HTML writes one self-contained page: the summary table, bar charts comparing the cells,
