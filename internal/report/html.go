@@ -58,8 +58,13 @@ func HTML(w io.Writer, s *Set, title string) error {
 		htmlTable(&b, *t, "storage")
 	}
 
-	b.WriteString("<h2>Cells compared</h2>\n")
+	if len(s.Cells) > 1 {
+		b.WriteString("<h2>Cells compared</h2>\n")
+	}
 	for _, m := range metrics {
+		if len(s.Cells) < 2 {
+			break
+		}
 		if !strings.HasSuffix(m.Key, ".total") && !strings.HasSuffix(m.Key, ".p99") {
 			continue
 		}
@@ -97,7 +102,7 @@ func HTML(w io.Writer, s *Set, title string) error {
 	}
 	if len(tp) > 0 {
 		b.WriteString("<h2>Throughput over time</h2>\n<p>One chart per cell on the same axes: the first repetition that did not fail, every instance added up.</p>\n")
-		smallMultiples(&b, "msgs/s over time", axis{label: "time from the start", fmt: HumanDuration}, axis{label: "msgs/s", fmt: HumanCount}, tp)
+		smallMultiples(&b, "msgs/s over time", axis{label: "time from the start", fmt: HumanDuration, time: true}, axis{label: "msgs/s", fmt: HumanCount}, tp)
 	}
 
 	var lp []panel
@@ -285,7 +290,8 @@ func summaryTable(b *strings.Builder, s *Set, metrics []Metric) {
 	b.WriteString("</tbody></table>\n")
 }
 
-const css = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
+const css = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1280px}
+table{font-size:13px}td{white-space:nowrap}
 table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 figure{margin:18px 0}figcaption{font-weight:600;margin-bottom:4px}
@@ -299,8 +305,9 @@ dl.context{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.c
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px}
 .legend li{cursor:default}.legend span{display:inline-block;width:10px;height:10px;margin-right:4px}`
 
-// script highlights a line when its legend entry is hovered, and marks the page as rendered
-// (the browser test reads data-charts).
+// script highlights a line when its legend entry is hovered, and marks the page as rendered:
+// the browser test reads data-charts, data-unlabelled (charts without both axis labels) and
+// data-render-ms (from navigation to the end of the script).
 const script = `(function(){
 var figs=document.querySelectorAll('figure.chart-box');
 figs.forEach(function(f){
@@ -310,7 +317,12 @@ figs.forEach(function(f){
     li.addEventListener('mouseleave',function(){f.querySelectorAll('path.line').forEach(function(p){p.classList.remove('dim');});});
   });
 });
-document.body.setAttribute('data-charts',String(document.querySelectorAll('svg.chart').length));
+var charts=document.querySelectorAll('svg.chart'),unlabelled=0;
+charts.forEach(function(c){var x=c.querySelector('text.xlabel'),y=c.querySelector('text.ylabel');
+  if(!x||!y||!x.textContent.trim()||!y.textContent.trim()){unlabelled++;}});
+document.body.setAttribute('data-unlabelled',String(unlabelled));
+document.body.setAttribute('data-render-ms',String(Math.round(performance.now())));
+document.body.setAttribute('data-charts',String(charts.length));
 })();`
 
 // short names a cell by its axis values only ("one-stream · file · 3 · sync").

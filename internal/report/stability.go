@@ -250,9 +250,10 @@ func faultBands(res *result.Result) []band {
 	return out
 }
 
-// niceSeconds rounds a window width up to 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min...
+// niceSeconds rounds a window width (or a tick step) up to 1, 2, 5, 10, 15, 30 s, 1, 2, 5,
+// 10, 15, 30 min, 1, 2, 3, 6 h...
 func niceSeconds(s float64) float64 {
-	for _, x := range []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600} {
+	for _, x := range []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600} {
 		if s <= x {
 			return x
 		}

@@ -31,6 +31,9 @@ type axis struct {
 	fmt   func(float64) string
 	// min and max fix the range (small multiples share it); 0, 0 fits the data.
 	min, max float64
+	// time: x is seconds from the start; ticks fall on whole seconds, minutes or hours in one
+	// unit for the whole axis, and the axis ends at the data's end.
+	time bool
 }
 
 // band is a shaded span of the x axis (a fault or an unavailability window).
@@ -58,8 +61,13 @@ func fitRanges(xa, ya *axis, lines []series) bool {
 			xmax = 1
 		}
 		xa.max = niceMax(xmax)
+		if xa.time {
+			xa.max = xmax
+		}
 	}
 	ya.min, ya.max = 0, niceMax(math.Max(ymax, 1e-9))
+	step := niceMax(ya.max / 4) // end the axis on a tick at most a step above the data
+	ya.max = math.Ceil(math.Max(ymax, 1e-9)/step-1e-9) * step
 	return true
 }
 
@@ -145,8 +153,12 @@ func plot(b *strings.Builder, title string, w, h int, xa, ya axis, lines []serie
 		x0, x1 := sx(math.Max(bd.from, xa.min)), sx(math.Min(bd.to, xa.max))
 		fmt.Fprintf(b, `<rect class="band" x="%.1f" y="%d" width="%.1f" height="%.1f"><title>%s</title></rect>`, x0, top, math.Max(x1-x0, 1.5), ph, html.EscapeString(bd.label))
 	}
-	for i := 0; i <= 4; i++ {
-		y := ya.min + (ya.max-ya.min)*float64(i)/4
+	ystep := niceMax((ya.max - ya.min) / 4)
+	for i := 0; i <= 8; i++ {
+		y := ya.min + ystep*float64(i)
+		if y > ya.max*1.0001 {
+			break
+		}
 		fmt.Fprintf(b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/><text class="tick" x="%d" y="%.1f" text-anchor="end">%s</text>`,
 			left, w-right, sy(y), sy(y), left-5, sy(y)+4, html.EscapeString(ya.fmt(y)))
 	}
@@ -157,6 +169,10 @@ func plot(b *strings.Builder, title string, w, h int, xa, ya axis, lines []serie
 		}
 	} else {
 		step := niceMax((xa.max - xa.min) / 4)
+		if xa.time {
+			step = niceSeconds((xa.max - xa.min) / 6)
+			xa.fmt = timeTicks(xa.max)
+		}
 		for i := 0; ; i++ {
 			v := xa.min + float64(i)*step
 			if v > xa.max+step/1e6 || i > 12 {
@@ -186,7 +202,11 @@ func plot(b *strings.Builder, title string, w, h int, xa, ya axis, lines []serie
 		if d.Len() == 0 {
 			continue
 		}
-		fmt.Fprintf(b, `<path class="line" data-series="%d" d="%s" stroke="%s"><title>%s</title></path>`, i, d.String(), color(i), html.EscapeString(l.name))
+		dash := ""
+		if l.name == "max" {
+			dash = ` stroke-dasharray="4 3"`
+		}
+		fmt.Fprintf(b, `<path class="line" data-series="%d" d="%s" stroke="%s"%s><title>%s</title></path>`, i, d.String(), color(i), dash, html.EscapeString(l.name))
 		if len(l.pts) <= 5 { // few points: show where they are
 			for _, p := range l.pts {
 				fmt.Fprintf(b, `<circle class="dot" data-series="%d" cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>`, i, sx(math.Max(p.X, xa.min)), sy(math.Min(p.Y, ya.max)), color(i))
@@ -212,13 +232,17 @@ func barChart(b *strings.Builder, title, xlabel string, f func(float64) string, 
 	for _, x := range bars {
 		vmax = math.Max(vmax, math.Max(x.mean, x.max))
 	}
-	vmax = niceMax(math.Max(vmax, 1e-9))
+	step := niceMax(niceMax(math.Max(vmax, 1e-9)) / 4)
+	vmax = math.Ceil(math.Max(vmax, 1e-9)/step-1e-9) * step
 	pw := float64(cw - labelW - mRight - 60)
 	sx := func(v float64) float64 { return float64(labelW) + v/vmax*pw }
 	fmt.Fprintf(b, `<figure class="chart-box"><figcaption>%s</figcaption><svg class="chart bars" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
 		html.EscapeString(title), cw, h, cw, h, html.EscapeString(title))
-	for i := 0; i <= 4; i++ {
-		v := vmax * float64(i) / 4
+	for i := 0; i <= 8; i++ {
+		v := step * float64(i)
+		if v > vmax*1.0001 {
+			break
+		}
 		fmt.Fprintf(b, `<line class="grid" x1="%.1f" x2="%.1f" y1="%d" y2="%d"/><text class="tick" x="%.1f" y="%d" text-anchor="middle">%s</text>`,
 			sx(v), sx(v), mTop-6, h-40, sx(v), h-26, html.EscapeString(f(v)))
 	}
@@ -262,13 +286,24 @@ func niceMax(v float64) float64 {
 
 // timeChart draws lines over a run's time axis (0 to its duration) with shaded bands.
 func timeChart(b *strings.Builder, title string, ya axis, lines []series, bands []band, duration float64) {
-	xa := axis{label: "time from the start", fmt: HumanDuration}
+	xa := axis{label: "time from the start", fmt: HumanDuration, time: true}
 	if !fitRanges(&xa, &ya, lines) {
 		return
 	}
-	xa.max = niceMax(duration)
+	xa.max = duration
 	fmt.Fprintf(b, `<figure class="chart-box"><figcaption>%s</figcaption>`, html.EscapeString(title))
 	legend(b, lines)
 	plot(b, title, cw, 260, xa, ya, lines, bands)
 	b.WriteString("</figure>\n")
+}
+
+// timeTicks labels a time axis in one unit chosen by its length: "30 s", "1.5 min", "6 h".
+func timeTicks(max float64) func(float64) string {
+	switch {
+	case max <= 180:
+		return func(x float64) string { return trim(x) + " s" }
+	case max <= 3*3600:
+		return func(x float64) string { return trim(x/60) + " min" }
+	}
+	return func(x float64) string { return trim(x/3600) + " h" }
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Axis tick labels in human units: "2k", "1.5M" msgs/s, "1.5 s", "200 µs", "2 h". Never an
@@ -14,7 +15,17 @@ func trim(x float64) string {
 	if math.Abs(x) < 1e-9 {
 		return "0"
 	}
-	s := strconv.FormatFloat(x, 'f', 2, 64)
+	digits := 2 // three significant digits at most, never an exponent
+	switch a := math.Abs(x); {
+	case a >= 100:
+		digits = 0
+	case a >= 10:
+		digits = 1
+	}
+	s := strconv.FormatFloat(x, 'f', digits, 64)
+	if !strings.Contains(s, ".") {
+		return s
+	}
 	for s[len(s)-1] == '0' {
 		s = s[:len(s)-1]
 	}
