@@ -83,7 +83,7 @@ func StabilityOf(r Run, maxWindows int) (*Stability, error) {
 		st.Windows[i].From, st.Windows[i].To = float64(i)*width, math.Min(float64(i+1)*width, dur)
 	}
 	active := map[string][]float64{} // per role, the interval starts that moved messages
-	var total int64
+	moved := map[string]int64{}
 	add := func(off float64, role string, msgs int64, lat string) {
 		if off < 0 {
 			off = 0
@@ -98,7 +98,7 @@ func StabilityOf(r Run, maxWindows int) (*Stability, error) {
 		}
 		if msgs > 0 {
 			active[role] = append(active[role], off)
-			total += msgs
+			moved[role] += msgs
 		}
 		if lat != "" && (st.LatencyRole == "" || st.LatencyRole == role || (role == "sub" && st.LatencyRole != "sub")) {
 			if h, err := histo.Decode(lat); err == nil && h.TotalCount() > 0 {
@@ -155,11 +155,11 @@ func StabilityOf(r Run, maxWindows int) (*Stability, error) {
 			w.P50, w.P99, w.Max = float64(w.latency.ValueAtPercentile(50)), float64(w.latency.ValueAtPercentile(99)), float64(w.latency.Max())
 		}
 	}
-	// A stall is longer than 5 s, 3 intervals and 5 mean gaps between messages, so a slow
-	// fixed-rate run's ordinary pauses are not called stalls.
+	// A stall is longer than 5 s, 3 intervals and 5 mean gaps between a role's messages, so a
+	// slow fixed-rate run's ordinary pauses are not called stalls.
 	st.Threshold = math.Max(5, 3*interval)
-	if total > 0 {
-		st.Threshold = math.Max(st.Threshold, 5*dur/float64(total)*float64(len(active)))
+	for _, n := range moved {
+		st.Threshold = math.Max(st.Threshold, 5*dur/float64(n))
 	}
 	roles := make([]string, 0, len(active))
 	for role := range active {
