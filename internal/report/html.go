@@ -51,7 +51,7 @@ func HTML(w io.Writer, s *Set, title string) error {
 			htmlTable(&b, t, "effects")
 		}
 	}
-	fmt.Fprintf(&b, "<h2>Cells</h2>\n<p>%d cells, %d runs. Mean ± standard deviation over the repetitions that did not fail; whiskers span min to max.</p>\n", len(s.Cells), countRuns(s))
+	fmt.Fprintf(&b, "<h2>Cells</h2>\n<p>%d cells, %d runs. Mean ± the standard deviation in %% of the mean over the repetitions that did not fail; whiskers span min to max.</p>\n", len(s.Cells), countRuns(s))
 	summaryTable(&b, s, metrics)
 	if t := StorageTable(s); t != nil {
 		b.WriteString("<h2>Storage</h2>\n<p>What the servers hold (every replica) against messages x replicas x size.</p>\n")
@@ -291,7 +291,7 @@ func summaryTable(b *strings.Builder, s *Set, metrics []Metric) {
 }
 
 const css = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1280px}
-table{font-size:13px}td{white-space:nowrap}
+table{font-size:13px}td{white-space:nowrap}table.summary td,table.summary th{white-space:normal}
 table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 figure{margin:18px 0}figcaption{font-weight:600;margin-bottom:4px}

@@ -21,7 +21,8 @@ func Format(m Metric, x float64) string {
 	return units.Comma(int64(math.Round(x)))
 }
 
-// cellValue is mean ± stddev over the repetitions (just the value for one run).
+// cellValue is the mean ± the standard deviation as a percentage of it over the repetitions
+// (just the value for one run): "2.04ms ± 3%" reads at a glance where "2.04ms ± 61.2us" does not.
 func cellValue(m Metric, s Stats) string {
 	if s.N == 0 {
 		return ""
@@ -29,7 +30,10 @@ func cellValue(m Metric, s Stats) string {
 	if s.N == 1 || s.StdDev == 0 {
 		return Format(m, s.Mean)
 	}
-	return Format(m, s.Mean) + " ± " + Format(m, s.StdDev)
+	if s.Mean == 0 {
+		return Format(m, s.Mean) + " ± " + Format(m, s.StdDev)
+	}
+	return fmt.Sprintf("%s ± %.0f%%", Format(m, s.Mean), s.StdDev/math.Abs(s.Mean)*100)
 }
 
 // Markdown writes the report: one row per cell, then per-instance tables per cell.
@@ -47,7 +51,7 @@ func Markdown(w io.Writer, s *Set, title string) error {
 	failedRuns(&b, s)
 	effectsMD(&b, s)
 	b.WriteString("## Cells\n\n")
-	fmt.Fprintf(&b, "%d cells, %d runs. Values are the mean ± standard deviation over the repetitions; rates per client are the average of every client's msgs/sec (nats bench's \"avg\"), totals add the instances up; latency percentiles merge every run's histogram.\n\n", len(s.Cells), countRuns(s))
+	fmt.Fprintf(&b, "%d cells, %d runs. Values are the mean ± the standard deviation (in %% of the mean) over the repetitions that did not fail; rates per client are the average of every client's msgs/sec (nats bench's \"avg\"), totals add the instances up; latency percentiles merge every run's histogram.\n\n", len(s.Cells), countRuns(s))
 	head := append([]string{}, s.Axes...)
 	if len(s.Axes) == 0 {
 		head = append(head, "cell")
