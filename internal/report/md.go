@@ -17,6 +17,17 @@ func Format(m Metric, x float64) string {
 		return Duration(int64(math.Round(x)))
 	case "B":
 		return units.FormatSize(int64(x))
+	case "msgs/s":
+		return msgRate(x)
+	}
+	return units.Comma(int64(math.Round(x)))
+}
+
+// msgRate prints msgs/s with commas, and with decimals below 100 so a slow fixed-rate run's
+// 0.4 msgs/s does not read 0.
+func msgRate(x float64) string {
+	if math.Abs(x) < 100 {
+		return trim(x)
 	}
 	return units.Comma(int64(math.Round(x)))
 }

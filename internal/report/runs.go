@@ -178,10 +178,15 @@ func (r Run) Series() map[string][]Point {
 		}
 	}
 	res := map[string][]Point{}
+	dur := r.Result.End.Sub(r.Result.Start).Seconds()
 	for role, m := range out {
 		var pts []Point
 		for x, y := range m {
-			pts = append(pts, Point{X: x, Y: y / width})
+			w := width
+			if rest := dur - x; rest > 0 && rest < w {
+				w = rest // the last interval ends with the run: its rate is over what it lasted
+			}
+			pts = append(pts, Point{X: x, Y: y / w})
 		}
 		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
 		res[role] = pts

@@ -7,6 +7,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/report/reporttest"
+	"github.com/natsperf/natsperf/internal/result"
 )
 
 func soak(t *testing.T, s reporttest.Soak) *report.Set {
@@ -90,3 +91,15 @@ func TestStability12h(t *testing.T) {
 
 var twelveHours = reporttest.Soak{Duration: 12 * time.Hour, Interval: 10 * time.Second, Rate: 50, StallAt: 6 * time.Hour, StallFor: 2 * time.Minute,
 	FaultAt: 3 * time.Hour, FaultTook: 5 * time.Second, Lat0: time.Millisecond, Lat1: 2 * time.Millisecond}
+
+// TestSeriesLastInterval: a run of 2.5 s with 1 s intervals sends 1000 msgs/s throughout; its
+// last interval lasted 0.5 s, so its rate is 1000 msgs/s, not 500.
+func TestSeriesLastInterval(t *testing.T) {
+	start := reporttest.Epoch
+	r := report.Run{Result: &result.Result{Start: start, End: start.Add(2500 * time.Millisecond), Groups: []result.Group{{Name: "pub",
+		Series: []result.Interval{{Offset: 0, Msgs: 1000}, {Offset: time.Second, Msgs: 1000}, {Offset: 2 * time.Second, Msgs: 500}}}}}}
+	pts := r.Series()["pub"]
+	if len(pts) != 3 || pts[0].Y != 1000 || pts[2].Y != 1000 {
+		t.Fatalf("series %+v, want 1000 msgs/s in each of 3 intervals", pts)
+	}
+}

@@ -136,7 +136,7 @@ func colourBy(names []series, lines []series) []series {
 
 // plot draws an svg of w x h with labelled axes on the given ranges.
 func plot(b *strings.Builder, title string, w, h int, xa, ya axis, lines []series, bands []band) {
-	left, right, top, bottom := 64, 12, 12, 40
+	left, right, top, bottom := 64, 24, 12, 40
 	if w < cw {
 		left = 56
 	}

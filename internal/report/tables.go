@@ -164,7 +164,7 @@ func InstanceTable(c *Cell) *Table {
 				cells = append(cells, "", "", "")
 				continue
 			}
-			cells = append(cells, units.Comma(int64(Of(a.rate).Mean)), durOf(a.lat50), durOf(a.lat99))
+			cells = append(cells, msgRate(Of(a.rate).Mean), durOf(a.lat50), durOf(a.lat99))
 		}
 		t.Rows = append(t.Rows, cells)
 	}
