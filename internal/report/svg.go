@@ -71,17 +71,6 @@ func fitRanges(xa, ya *axis, lines []series) bool {
 	return true
 }
 
-// lineChart draws one figure of lines; on a log x axis, x must be positive.
-func lineChart(b *strings.Builder, title string, xa, ya axis, lines []series) {
-	if !fitRanges(&xa, &ya, lines) {
-		return
-	}
-	fmt.Fprintf(b, `<figure class="chart-box"><figcaption>%s</figcaption>`, html.EscapeString(title))
-	plot(b, title, cw, ch, xa, ya, lines, nil)
-	legend(b, lines)
-	b.WriteString("</figure>\n")
-}
-
 // panel is one small chart of a small-multiples figure.
 type panel struct {
 	title string
