@@ -1,6 +1,8 @@
 package report_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -120,4 +122,34 @@ func TestMarkdownMatrix(t *testing.T) {
 		}
 	}
 	golden(t, "matrix.md", []byte(md))
+}
+
+// TestEffectsJSON: the JSON report carries the effects with their intervals.
+func TestEffectsJSON(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.JSON(&b, knownEffects(t)); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Effects []struct {
+			Axis, Level, Metric string
+			Ratio, Low, High    float64
+			FlipsWith           []string `json:"flips_with"`
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, e := range doc.Effects {
+		if e.Axis == "replicas" && e.Metric == "sub.p99" && e.Low < e.Ratio && e.Ratio < e.High && e.Low > 1.5 {
+			found++
+		}
+		if e.Axis == "publish" && e.Metric == "pub.total" && len(e.FlipsWith) == 1 {
+			found++
+		}
+	}
+	if found != 2 {
+		t.Errorf("effects in the JSON: %+v", doc.Effects)
+	}
 }

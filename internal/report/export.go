@@ -56,6 +56,21 @@ type jsonCell struct {
 	Metrics map[string]jsonStats `json:"metrics"`
 }
 
+// jsonEffect is one axis level's effect on one metric (see Effect): low and high are the 95%
+// interval, absent without one.
+type jsonEffect struct {
+	Axis        string   `json:"axis"`
+	Level       string   `json:"level"`
+	Baseline    string   `json:"baseline"`
+	Metric      string   `json:"metric"`
+	Ratio       float64  `json:"ratio"`
+	Low         *float64 `json:"low,omitempty"`
+	High        *float64 `json:"high,omitempty"`
+	Pairs       int      `json:"pairs"`
+	Significant bool     `json:"significant"`
+	FlipsWith   []string `json:"flips_with,omitempty"`
+}
+
 // jsonFailed is a run left out of the metrics.
 type jsonFailed struct {
 	Repetition int    `json:"repetition"`
@@ -75,11 +90,22 @@ type jsonStats struct {
 func JSON(w io.Writer, s *Set) error {
 	metrics := Metrics(s)
 	out := struct {
-		Schema  string     `json:"schema"`
-		Axes    []string   `json:"axes,omitempty"`
-		Metrics []Metric   `json:"metrics"`
-		Cells   []jsonCell `json:"cells"`
+		Schema  string       `json:"schema"`
+		Axes    []string     `json:"axes,omitempty"`
+		Metrics []Metric     `json:"metrics"`
+		Cells   []jsonCell   `json:"cells"`
+		Effects []jsonEffect `json:"effects,omitempty"`
 	}{Schema: "natsperf.report/v2", Axes: s.Axes, Metrics: metrics}
+	for _, e := range Effects(s) {
+		je := jsonEffect{Axis: e.Axis, Level: e.Level, Baseline: e.Baseline, Metric: e.Metric.Key, Ratio: e.Ratio, Pairs: e.Pairs, Significant: e.Significant()}
+		if e.CI {
+			je.Low, je.High = &e.Lo, &e.Hi
+		}
+		for _, f := range e.Flips {
+			je.FlipsWith = append(je.FlipsWith, f.Axis)
+		}
+		out.Effects = append(out.Effects, je)
+	}
 	for _, c := range s.Cells {
 		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.OK()), Metrics: map[string]jsonStats{}}
 		for _, r := range c.FailedRuns() {
