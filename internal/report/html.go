@@ -168,7 +168,10 @@ func stabilityHTML(b *strings.Builder, st *Stability) {
 		mid := (w.From + w.To) / 2
 		pub, sub = append(pub, Point{mid, w.PubRate}), append(sub, Point{mid, w.SubRate})
 		if w.P50 > 0 {
-			p50, p99, mx = append(p50, Point{mid, w.P50}), append(p99, Point{mid, w.P99}), append(mx, Point{mid, w.Max})
+			p50, p99 = append(p50, Point{mid, w.P50}), append(p99, Point{mid, w.P99})
+		}
+		if w.Max > 0 {
+			mx = append(mx, Point{mid, w.Max})
 		}
 	}
 	bands := append([]band{}, st.Faults...)
@@ -183,9 +186,16 @@ func stabilityHTML(b *strings.Builder, st *Stability) {
 		tl = append(tl, series{name: "sub", pts: sub})
 	}
 	timeChart(b, "msgs/s per window", axis{label: "msgs/s", fmt: HumanCount}, tl, bands, st.Duration)
-	if len(p50) > 0 {
-		timeChart(b, st.LatencyRole+" latency per window", axis{label: "latency", fmt: HumanNanos},
-			[]series{{name: "P50", pts: p50}, {name: "P99", pts: p99}, {name: "max", pts: mx}}, bands, st.Duration)
+	if len(mx) > 0 {
+		lines := []series{{name: "max", pts: mx}}
+		if len(p50) > 0 {
+			lines = []series{{name: "P50", pts: p50}, {name: "P99", pts: p99}, {name: "max", pts: mx}}
+		}
+		role := st.LatencyRole
+		if role == "" {
+			role = "all groups'"
+		}
+		timeChart(b, role+" latency per window", axis{label: "latency", fmt: HumanNanos}, lines, bands, st.Duration)
 	}
 	for _, t := range StabilityTables(st) {
 		fmt.Fprintf(b, "<h3>%s</h3>\n", html.EscapeString(t.Title))

@@ -189,7 +189,7 @@ func (r Run) Series() map[string][]Point {
 			pts = append(pts, Point{X: x, Y: y / w})
 		}
 		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-		res[role] = pts
+		res[role] = fillGaps(pts, width)
 	}
 	return res
 }
@@ -274,4 +274,23 @@ func (r Run) FailReason() string {
 		return "no reason recorded"
 	}
 	return strings.ReplaceAll(r.Result.Stop.Error, "\n", " ")
+}
+
+// fillGaps adds a zero for every interval missing between two points: a client records no
+// interval in which nothing moved, and a line drawn straight across an outage would show
+// traffic that never was.
+func fillGaps(pts []Point, width float64) []Point {
+	if width <= 0 || len(pts) < 2 {
+		return pts
+	}
+	out := make([]Point, 0, len(pts))
+	for i, p := range pts {
+		if i > 0 {
+			for x := pts[i-1].X + width; x < p.X-width/2 && len(out) < 1_000_000; x += width {
+				out = append(out, Point{X: x})
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -33,6 +33,7 @@ type StabilityWindow struct {
 	P50, P99, Max  float64 // ns, of the latency role; 0 when the window recorded none
 	latency        *hdrhistogram.Histogram
 	pubMsgs, subMs int64
+	maxNs          int64 // from a Result's own intervals, which keep percentiles, not histograms
 }
 
 // Stall is a span in which a role moved no message for longer than the threshold.
@@ -142,6 +143,10 @@ func StabilityOf(r Run, maxWindows int) (*Stability, error) {
 	for _, g := range res.Groups {
 		for _, iv := range g.Series {
 			add(iv.Offset.Seconds(), Role(g.Name), iv.Msgs, "")
+			if iv.Max > 0 && r.SeriesPath == "" {
+				w := &st.Windows[min(int(math.Max(iv.Offset.Seconds(), 0)/width), n-1)]
+				w.maxNs = max(w.maxNs, iv.Max)
+			}
 		}
 	}
 	for i := range st.Windows {
@@ -153,6 +158,8 @@ func StabilityOf(r Run, maxWindows int) (*Stability, error) {
 		w.PubRate, w.SubRate = float64(w.pubMsgs)/span, float64(w.subMs)/span
 		if w.latency != nil {
 			w.P50, w.P99, w.Max = float64(w.latency.ValueAtPercentile(50)), float64(w.latency.ValueAtPercentile(99)), float64(w.latency.Max())
+		} else if w.maxNs > 0 {
+			w.Max = float64(w.maxNs)
 		}
 	}
 	// A stall is longer than 5 s, 3 intervals and 5 mean gaps between a role's messages, so a
@@ -261,13 +268,14 @@ func niceSeconds(s float64) float64 {
 	return math.Ceil(s/3600) * 3600
 }
 
-// Stabilities is the view of every run that streamed its series (long runs), in cell order.
+// Stabilities is the view of every run that streamed its series (long runs) or ran faults, in
+// cell order.
 func Stabilities(s *Set) ([]*Stability, error) {
 	var out []*Stability
 	for _, c := range s.Cells {
 		for _, r := range c.OK() {
-			if r.SeriesPath == "" {
-				continue
+			if r.SeriesPath == "" && r.Result.Faults == nil {
+				continue // short runs without faults: the cells' charts say it all
 			}
 			st, err := StabilityOf(r, MaxWindows)
 			if err != nil {

@@ -103,3 +103,14 @@ func TestSeriesLastInterval(t *testing.T) {
 		t.Fatalf("series %+v, want 1000 msgs/s in each of 3 intervals", pts)
 	}
 }
+
+// TestSeriesGap: intervals in which nothing moved (no record) are drawn as zeros, not bridged.
+func TestSeriesGap(t *testing.T) {
+	start := reporttest.Epoch
+	r := report.Run{Result: &result.Result{Start: start, End: start.Add(5 * time.Second), Groups: []result.Group{{Name: "pub",
+		Series: []result.Interval{{Offset: 0, Msgs: 1000}, {Offset: time.Second, Msgs: 1000}, {Offset: 4 * time.Second, Msgs: 1000}}}}}}
+	pts := r.Series()["pub"]
+	if len(pts) != 5 || pts[2].Y != 0 || pts[3].Y != 0 || pts[2].X != 2 || pts[4].Y != 1000 {
+		t.Fatalf("series %+v, want zeros at 2 s and 3 s", pts)
+	}
+}
