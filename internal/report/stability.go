@@ -277,6 +277,9 @@ func Stabilities(s *Set) ([]*Stability, error) {
 			if r.SeriesPath == "" && r.Result.Faults == nil {
 				continue // short runs without faults: the cells' charts say it all
 			}
+			if !r.Result.End.After(r.Result.Start) {
+				continue // no time axis to draw
+			}
 			st, err := StabilityOf(r, MaxWindows)
 			if err != nil {
 				return nil, err
