@@ -53,6 +53,11 @@ rows as one JSON document (natsperf.compare/v1, see docs/reports.md).`,
 			if err := write(a.streams.Out, rows); err != nil {
 				return err
 			}
+			if !a.out.JSON { // the JSON's n says how many runs each figure comes from
+				if err := compare.WriteFailed(a.streams.Out, old, new); err != nil {
+					return err
+				}
+			}
 			n := 0
 			for _, r := range rows {
 				if r.Regression {

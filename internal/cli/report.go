@@ -16,11 +16,13 @@ func (a *app) reportCmd() *cobra.Command {
 		Use:   "report DIR|FILE...",
 		Short: "Turn run directories and Result files into Markdown, HTML (with plots), CSV, JSON or .hgrm",
 		Long: `Read run directories ('natsperf run -o DIR') and Result files, and write one report:
-md (a table with one row per cell: rates per client and in total with their spread over the
-repetitions, latency P50/P99, lost and duplicates, stored vs expected bytes; then per-instance
-tables), html (one self-contained page with the table and plots: cells compared, throughput
-over time, the latency percentile spectrum), csv (one row per run), json (per-cell statistics)
-or hgrm (each cell's merged latency distribution). Printed on stdout, or saved with -o.`,
+md (a header with the run's context, failed runs with their reasons, what each matrix choice
+changes (ratios with 95% intervals from paired cells), a table with one row per cell, the
+storage check, per-instance tables, and a stability view of long runs), html (the same on one
+self-contained page with plots: cells compared, small multiples of throughput over time and of
+the latency percentile spectrum, throughput and latency per window of long runs), csv (one row
+per run), json (per-cell statistics) or hgrm (each cell's merged latency distribution). Failed
+runs are left out of every figure. Printed on stdout, or saved with -o.`,
 		Example: `  natsperf report results/eval
   natsperf report results/eval --format html -o eval.html
   natsperf report a.json b.json --format csv`,

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/live"
+	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
 )
 
@@ -69,7 +70,7 @@ and plots.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&rf.set, "set", nil, "override a variable (name=value), or pin a matrix axis to one value; repeatable")
-	f.BoolVar(&rf.resume, "resume", false, "continue a run in -o DIR: skip the runs its index lists as done")
+	f.BoolVar(&rf.resume, "resume", false, "continue a run in -o DIR: skip the runs its index lists as done, run the failed ones again")
 	f.BoolVar(&rf.dryRun, "dry-run", false, "list the cells and each workload instance's command line, run nothing")
 	f.BoolVar(&rf.keep, "keep", false, "keep the setup streams and buckets after each run")
 	f.StringVar(&rf.metricsAddr, "metrics-addr", "", "serve live rates and latency percentiles as Prometheus metrics on HOST:PORT/metrics")
@@ -201,9 +202,10 @@ func (a *app) runScenario(ctx context.Context, sc *scenario.Scenario, set map[st
 	return nil
 }
 
+// runDone: a failed run is not done, so --resume runs it again.
 func runDone(c scenario.IndexCell, rep int) bool {
 	for _, r := range c.Runs {
-		if r.Repetition == rep && r.Done() {
+		if r.Repetition == rep && r.Done() && r.Stop != result.StopFailed {
 			return true
 		}
 	}
@@ -239,7 +241,8 @@ func (a *app) openIndex(dir string, sc *scenario.Scenario, set map[string]string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
-	ix := &scenario.Index{Schema: scenario.IndexSchema, Scenario: sc.Name, File: sc.Path, Set: set, Axes: sc.Axes, Started: time.Now().UTC()}
+	ix := &scenario.Index{Schema: scenario.IndexSchema, Scenario: sc.Name, File: sc.Path, Set: set, Axes: sc.Axes, Started: time.Now().UTC(),
+		Description: sc.Cells[0].File.Description, Vars: fixedVars(sc, set)}
 	for _, c := range sc.Cells {
 		values := map[string]string{}
 		for _, v := range c.Values {
@@ -268,6 +271,21 @@ func (a *app) openIndex(dir string, sc *scenario.Scenario, set map[string]string
 		ix.Started = old.Started
 	}
 	return ix, scenario.WriteIndex(dir, ix)
+}
+
+// fixedVars is the scenario's variables as this run sets them, without the matrix axes.
+func fixedVars(sc *scenario.Scenario, set map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range sc.Cells[0].File.Vars {
+		out[k] = v
+	}
+	for k, v := range set {
+		out[k] = v
+	}
+	for _, a := range sc.Axes {
+		delete(out, a.Name)
+	}
+	return out
 }
 
 // varChanged names a --set variable (not a matrix axis) whose value differs between runs.

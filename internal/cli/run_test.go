@@ -119,3 +119,41 @@ func TestRunScenarioErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeRetriesFailedRuns: a run the index lists as failed is run again by --resume
+// (issue 9 item 7), and a completed one is not.
+func TestResumeRetriesFailedRuns(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte(smallScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if r := run(ctx, t, nil, "run", file, "-o", out, "--set", "storage=memory"); r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	ix, err := scenario.ReadIndex(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ix.Cells[0].Runs[0].End
+	ix.Cells[0].Runs[1].Stop, ix.Cells[0].Runs[1].Error = result.StopFailed, "server gone"
+	if err := scenario.WriteIndex(out, ix); err != nil {
+		t.Fatal(err)
+	}
+	r := run(ctx, t, nil, "run", file, "-o", out, "--resume", "--set", "storage=memory")
+	if r.code != 0 || !strings.Contains(r.out, "(1 to do)") || !strings.Contains(r.out, "repetition 2 of 2") {
+		t.Fatalf("resume: exit %d, want the failed repetition 2 run again\n%s\n%s", r.code, r.out, r.err)
+	}
+	ix, err = scenario.ReadIndex(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ix.Cells[0].Runs[1]; got.Stop != result.StopCompleted || got.Error != "" {
+		t.Errorf("repetition 2 after resume: %+v, want completed", got)
+	}
+	if !ix.Cells[0].Runs[0].End.Equal(first) {
+		t.Error("resume ran the completed repetition 1 again")
+	}
+}

@@ -178,3 +178,17 @@ func statsJSON(s report.Stats) jsonStats {
 	}
 	return jsonStats{N: s.N, Mean: s.Mean, StdDev: s.StdDev, Min: s.Min, Max: s.Max, Samples: samples}
 }
+
+// WriteFailed names the runs of sets that failed and were left out of every figure.
+func WriteFailed(w io.Writer, sets ...*report.Set) error {
+	for _, s := range sets {
+		for _, c := range s.Cells {
+			for _, r := range c.FailedRuns() {
+				if _, err := fmt.Fprintf(w, "%s: %s repetition %d failed (%s), left out\n", r.Path, c.Name, r.Repetition, r.FailReason()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -111,3 +111,34 @@ func TestGolden(t *testing.T) {
 		t.Errorf("compare output differs from %s\n%s", path, b.String())
 	}
 }
+
+// TestCompareLeavesOutFailedRuns: a failed run's zeros do not drag the mean down, and the
+// printed comparison names it with its reason.
+func TestCompareLeavesOutFailedRuns(t *testing.T) {
+	dir := t.TempDir()
+	if err := reporttest.Write(dir, 7, 3, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := reporttest.Fail(dir, "storage=file", 2, "server gone"); err != nil {
+		t.Fatal(err)
+	}
+	failed, err := report.Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := Compare(load(t, 7, 3, 1, 1), failed, 10)
+	for _, r := range rows {
+		if r.Cell == "storage=file" && r.Metric.Key == "pub.rate" {
+			if r.New.N != 2 || r.Regression {
+				t.Errorf("pub.rate: n=%d regression=%v, want the 2 completed runs and no regression", r.New.N, r.Regression)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteFailed(&b, failed); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "storage=file repetition 2 failed (server gone), left out") {
+		t.Errorf("no failed-run note in %q", b.String())
+	}
+}

@@ -15,7 +15,7 @@ func CSV(w io.Writer, s *Set) error {
 	metrics := Metrics(s)
 	cw := csv.NewWriter(w)
 	head := append([]string{"cell"}, s.Axes...)
-	head = append(head, "repetition", "stop")
+	head = append(head, "repetition", "stop", "error")
 	for _, m := range metrics {
 		head = append(head, m.Key)
 	}
@@ -28,7 +28,7 @@ func CSV(w io.Writer, s *Set) error {
 			for _, a := range s.Axes {
 				row = append(row, c.Values[a])
 			}
-			row = append(row, strconv.Itoa(r.Repetition), r.Result.Stop.Reason)
+			row = append(row, strconv.Itoa(r.Repetition), r.Result.Stop.Reason, r.Result.Stop.Error)
 			v := Values(r.Result)
 			for _, m := range metrics {
 				x, ok := v[m.Key]
@@ -51,8 +51,30 @@ func CSV(w io.Writer, s *Set) error {
 type jsonCell struct {
 	Name    string               `json:"name"`
 	Values  map[string]string    `json:"values,omitempty"`
-	Runs    int                  `json:"runs"`
+	Runs    int                  `json:"runs"` // the runs the metrics come from
+	Failed  []jsonFailed         `json:"failed,omitempty"`
 	Metrics map[string]jsonStats `json:"metrics"`
+}
+
+// jsonEffect is one axis level's effect on one metric (see Effect): low and high are the 95%
+// interval, absent without one.
+type jsonEffect struct {
+	Axis        string   `json:"axis"`
+	Level       string   `json:"level"`
+	Baseline    string   `json:"baseline"`
+	Metric      string   `json:"metric"`
+	Ratio       float64  `json:"ratio"`
+	Low         *float64 `json:"low,omitempty"`
+	High        *float64 `json:"high,omitempty"`
+	Pairs       int      `json:"pairs"`
+	Significant bool     `json:"significant"`
+	FlipsWith   []string `json:"flips_with,omitempty"`
+}
+
+// jsonFailed is a run left out of the metrics.
+type jsonFailed struct {
+	Repetition int    `json:"repetition"`
+	Reason     string `json:"reason"`
 }
 
 type jsonStats struct {
@@ -68,13 +90,27 @@ type jsonStats struct {
 func JSON(w io.Writer, s *Set) error {
 	metrics := Metrics(s)
 	out := struct {
-		Schema  string     `json:"schema"`
-		Axes    []string   `json:"axes,omitempty"`
-		Metrics []Metric   `json:"metrics"`
-		Cells   []jsonCell `json:"cells"`
+		Schema  string       `json:"schema"`
+		Axes    []string     `json:"axes,omitempty"`
+		Metrics []Metric     `json:"metrics"`
+		Cells   []jsonCell   `json:"cells"`
+		Effects []jsonEffect `json:"effects,omitempty"`
 	}{Schema: "natsperf.report/v2", Axes: s.Axes, Metrics: metrics}
+	for _, e := range Effects(s) {
+		je := jsonEffect{Axis: e.Axis, Level: e.Level, Baseline: e.Baseline, Metric: e.Metric.Key, Ratio: e.Ratio, Pairs: e.Pairs, Significant: e.Significant()}
+		if e.CI {
+			je.Low, je.High = &e.Lo, &e.Hi
+		}
+		for _, f := range e.Flips {
+			je.FlipsWith = append(je.FlipsWith, f.Axis)
+		}
+		out.Effects = append(out.Effects, je)
+	}
 	for _, c := range s.Cells {
-		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.Runs), Metrics: map[string]jsonStats{}}
+		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.OK()), Metrics: map[string]jsonStats{}}
+		for _, r := range c.FailedRuns() {
+			jc.Failed = append(jc.Failed, jsonFailed{r.Repetition, r.FailReason()})
+		}
 		for k, st := range CellStats(c, metrics) {
 			jc.Metrics[k] = jsonStats(st)
 		}
@@ -94,7 +130,7 @@ func HGRM(w io.Writer, s *Set) error {
 			if h == nil {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "# %s: %s latency, %d runs\n", c.Name, role, len(c.Runs)); err != nil {
+			if _, err := fmt.Fprintf(w, "# %s: %s latency, %d runs\n", c.Name, role, len(c.OK())); err != nil {
 				return err
 			}
 			if err := histo.WriteHGRM(w, h); err != nil {

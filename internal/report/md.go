@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/natsperf/natsperf/internal/result"
@@ -18,11 +17,23 @@ func Format(m Metric, x float64) string {
 		return Duration(int64(math.Round(x)))
 	case "B":
 		return units.FormatSize(int64(x))
+	case "msgs/s":
+		return msgRate(x)
 	}
 	return units.Comma(int64(math.Round(x)))
 }
 
-// cellValue is mean ± stddev over the repetitions (just the value for one run).
+// msgRate prints msgs/s with commas, and with decimals below 100 so a slow fixed-rate run's
+// 0.4 msgs/s does not read 0.
+func msgRate(x float64) string {
+	if math.Abs(x) < 100 {
+		return trim(x)
+	}
+	return units.Comma(int64(math.Round(x)))
+}
+
+// cellValue is the mean ± the standard deviation as a percentage of it over the repetitions
+// (just the value for one run): "2.04ms ± 3%" reads at a glance where "2.04ms ± 61.2us" does not.
 func cellValue(m Metric, s Stats) string {
 	if s.N == 0 {
 		return ""
@@ -30,7 +41,10 @@ func cellValue(m Metric, s Stats) string {
 	if s.N == 1 || s.StdDev == 0 {
 		return Format(m, s.Mean)
 	}
-	return Format(m, s.Mean) + " ± " + Format(m, s.StdDev)
+	if s.Mean == 0 {
+		return Format(m, s.Mean) + " ± " + Format(m, s.StdDev)
+	}
+	return fmt.Sprintf("%s ± %.0f%%", Format(m, s.Mean), s.StdDev/math.Abs(s.Mean)*100)
 }
 
 // Markdown writes the report: one row per cell, then per-instance tables per cell.
@@ -41,7 +55,14 @@ func Markdown(w io.Writer, s *Set, title string) error {
 		title = "natsperf report"
 	}
 	fmt.Fprintf(&b, "# %s\n\n", title)
-	fmt.Fprintf(&b, "%d cells, %d runs. Values are the mean ± standard deviation over the repetitions; rates per client are the average of every client's msgs/sec (nats bench's \"avg\"), totals add the instances up; latency percentiles merge every run's histogram.\n\n", len(s.Cells), countRuns(s))
+	for _, f := range Header(s) {
+		fmt.Fprintf(&b, "- **%s**: %s\n", f.Name, mdEscape(f.Value))
+	}
+	b.WriteString("\n")
+	failedRuns(&b, s)
+	effectsMD(&b, s)
+	b.WriteString("## Cells\n\n")
+	fmt.Fprintf(&b, "%d cells, %d runs. Values are the mean ± the standard deviation (in %% of the mean) over the repetitions that did not fail; rates per client are the average of every client's msgs/sec (nats bench's \"avg\"), totals add the instances up; latency percentiles merge every run's histogram.\n\n", len(s.Cells), countRuns(s))
 	head := append([]string{}, s.Axes...)
 	if len(s.Axes) == 0 {
 		head = append(head, "cell")
@@ -69,7 +90,7 @@ func Markdown(w io.Writer, s *Set, title string) error {
 			for _, a := range s.Axes {
 				cells = append(cells, c.Values[a])
 			}
-			cells = append(cells, fmt.Sprint(len(c.Runs)))
+			cells = append(cells, c.RunsLabel())
 			for _, m := range cols {
 				if m.Key == "stored" {
 					cells = append(cells, storedVsExpected(st["stored"], st["expected"]))
@@ -80,8 +101,31 @@ func Markdown(w io.Writer, s *Set, title string) error {
 			row(cells...)
 		}
 	})
+	if t := StorageTable(s); t != nil {
+		b.WriteString("\n## Storage\n\nWhat the servers hold (every replica) against messages x replicas x size; above 1 is the overhead of the store.\n\n")
+		mdTable(&b, *t)
+	}
+	stab, err := Stabilities(s)
+	if err != nil {
+		return err
+	}
+	for _, st := range stab {
+		fmt.Fprintf(&b, "\n## Stability: %s, repetition %d\n\n%s in %d windows of %s.\n", mdEscape(st.Cell), st.Repetition, HumanDuration(st.Duration), len(st.Windows), HumanDuration(st.Width))
+		for _, t := range StabilityTables(st) {
+			fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(t.Title))
+			mdTable(&b, t)
+		}
+	}
+	first := true
 	for _, c := range s.Cells {
-		instances(&b, c)
+		if t := InstanceTable(c); t != nil {
+			if first {
+				b.WriteString("\n## Per instance\n")
+				first = false
+			}
+			fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(t.Title))
+			mdTable(&b, *t)
+		}
 	}
 	if notes := stopNotes(s); len(notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
@@ -89,8 +133,74 @@ func Markdown(w io.Writer, s *Set, title string) error {
 			b.WriteString("- " + n + "\n")
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// failedRuns lists the runs left out of every figure, with their reasons.
+func failedRuns(b *strings.Builder, s *Set) {
+	rows := failures(s)
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("## Failed runs\n\nLeft out of every figure above; `natsperf run --resume` runs them again.\n\n")
+	table(b, []string{"cell", "repetition", "reason"}, func(row func(...string)) {
+		for _, f := range rows {
+			row(f.cell, fmt.Sprint(f.rep), mdEscape(f.reason))
+		}
+	})
+	b.WriteString("\n")
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+func mdTable(b *strings.Builder, t Table) {
+	table(b, t.Head, func(row func(...string)) {
+		for _, r := range t.Rows {
+			row(r...)
+		}
+	})
+}
+
+// effectsMD is "What each choice changes": verdicts, interactions, then a table per axis.
+func effectsMD(b *strings.Builder, s *Set) {
+	effects := Effects(s)
+	if len(effects) == 0 {
+		return
+	}
+	b.WriteString("## What each choice changes\n\n")
+	b.WriteString("Each level against the axis's first, in cells that differ in that axis only: the ratio of the means with a 95% interval from the repetitions (`*`: the interval excludes 1). Failed runs are left out.\n\n")
+	_, verdicts, interactions := EffectLines(effects)
+	for _, v := range verdicts {
+		b.WriteString("- " + v + "\n")
+	}
+	if len(verdicts) == 0 {
+		b.WriteString("- No choice changes a headline metric beyond the noise of the repetitions.\n")
+	}
+	for _, x := range interactions {
+		b.WriteString("- Interaction: " + x + "\n")
+	}
+	for _, t := range EffectTables(s, effects) {
+		b.WriteString("\n")
+		mdTable(b, t)
+	}
+	b.WriteString("\n")
+}
+
+type failure struct {
+	cell   string
+	rep    int
+	reason string
+}
+
+func failures(s *Set) []failure {
+	var out []failure
+	for _, c := range s.Cells {
+		for _, r := range c.FailedRuns() {
+			out = append(out, failure{c.Name, r.Repetition, r.FailReason()})
+		}
+	}
+	return out
 }
 
 func countRuns(s *Set) int {
@@ -110,61 +220,6 @@ func storedVsExpected(stored, expected Stats) string {
 		out += fmt.Sprintf(" (%.2fx)", stored.Mean/expected.Mean)
 	}
 	return out
-}
-
-// instances is a cell's per-instance table (the seed's per-pod figures), averaged over runs.
-func instances(b *strings.Builder, c *Cell) {
-	type acc struct{ rate, lat50, lat99 []float64 }
-	rows := map[string]map[string]*acc{}
-	var order []string
-	roles := map[string]bool{}
-	for _, r := range c.Runs {
-		for _, g := range r.Result.Groups {
-			inst, role := Instance(g.Name), Role(g.Name)
-			if inst == "" {
-				return // not a scenario run: the main table says it all
-			}
-			if rows[inst] == nil {
-				rows[inst] = map[string]*acc{}
-				order = append(order, inst)
-			}
-			if rows[inst][role] == nil {
-				rows[inst][role] = &acc{}
-			}
-			roles[role] = true
-			a := rows[inst][role]
-			a.rate = append(a.rate, g.Aggregate.Rates.Avg)
-			if l := g.Aggregate.Latency; l != nil {
-				a.lat50 = append(a.lat50, float64(pct(l, 50)))
-				a.lat99 = append(a.lat99, float64(pct(l, 99)))
-			}
-		}
-	}
-	var rs []string
-	for r := range roles {
-		rs = append(rs, r)
-	}
-	sort.Slice(rs, func(i, j int) bool { return roleOrder(rs[i]) < roleOrder(rs[j]) })
-	fmt.Fprintf(b, "\n<details><summary>%s: per instance</summary>\n\n", c.Name)
-	head := []string{"instance"}
-	for _, r := range rs {
-		head = append(head, r+" msgs/s per client", r+" P50", r+" P99")
-	}
-	table(b, head, func(row func(...string)) {
-		for _, inst := range order {
-			cells := []string{inst}
-			for _, r := range rs {
-				a := rows[inst][r]
-				if a == nil {
-					cells = append(cells, "", "", "")
-					continue
-				}
-				cells = append(cells, units.Comma(int64(Of(a.rate).Mean)), durOf(a.lat50), durOf(a.lat99))
-			}
-			row(cells...)
-		}
-	})
-	b.WriteString("\n</details>\n")
 }
 
 func durOf(xs []float64) string {
@@ -187,7 +242,7 @@ func stopNotes(s *Set) []string {
 	var out []string
 	for _, c := range s.Cells {
 		for _, r := range c.Runs {
-			if r.Result.Stop.Reason != result.StopCompleted {
+			if r.Result.Stop.Reason != result.StopCompleted && !r.Failed() {
 				out = append(out, fmt.Sprintf("%s, repetition %d: stopped %s: %s", c.Name, r.Repetition, r.Result.Stop.Reason, r.Result.Stop.Error))
 			}
 		}

@@ -139,12 +139,12 @@ func Of(samples []float64) Stats {
 	return s
 }
 
-// CellStats computes every metric of a cell over its repetitions; a metric absent from a run
-// is left out of that run's samples.
+// CellStats computes every metric of a cell over its repetitions that did not fail; a metric
+// absent from a run is left out of that run's samples.
 func CellStats(c *Cell, metrics []Metric) map[string]Stats {
 	out := map[string]Stats{}
 	samples := map[string][]float64{}
-	for _, r := range c.Runs {
+	for _, r := range c.OK() {
 		v := Values(r.Result)
 		for _, m := range metrics {
 			if x, ok := v[m.Key]; ok {
@@ -158,10 +158,10 @@ func CellStats(c *Cell, metrics []Metric) map[string]Stats {
 	return out
 }
 
-// Latency merges a role's latency histograms over a cell's runs (nil when none).
+// Latency merges a role's latency histograms over a cell's runs that did not fail (nil when none).
 func (c *Cell) Latency(role string) *hdrhistogram.Histogram {
 	var h *hdrhistogram.Histogram
-	for _, r := range c.Runs {
+	for _, r := range c.OK() {
 		for _, g := range r.Result.Groups {
 			if Role(g.Name) != role || g.Aggregate.Latency == nil || g.Aggregate.Latency.Histogram == "" {
 				continue

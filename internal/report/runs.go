@@ -36,6 +36,9 @@ type Cell struct {
 type Set struct {
 	Axes  []string
 	Cells []*Cell
+	// From the run directory's index, for the report's header.
+	Scenario, Description, File string
+	Vars                        map[string]string
 }
 
 // Load reads run directories (with index.json) and Result files. Results that are not part
@@ -61,6 +64,9 @@ func Load(paths []string) (*Set, error) {
 			ix, err := scenario.ReadIndex(p)
 			if err != nil {
 				return nil, fmt.Errorf("%s is not a run directory: %w", p, err)
+			}
+			if s.Scenario == "" {
+				s.Scenario, s.Description, s.File, s.Vars = ix.Scenario, ix.Description, ix.File, ix.Vars
 			}
 			if len(s.Axes) == 0 {
 				for _, a := range ix.Axes {
@@ -172,13 +178,18 @@ func (r Run) Series() map[string][]Point {
 		}
 	}
 	res := map[string][]Point{}
+	dur := r.Result.End.Sub(r.Result.Start).Seconds()
 	for role, m := range out {
 		var pts []Point
 		for x, y := range m {
-			pts = append(pts, Point{X: x, Y: y / width})
+			w := width
+			if rest := dur - x; rest > 0 && rest < w {
+				w = rest // the last interval ends with the run: its rate is over what it lasted
+			}
+			pts = append(pts, Point{X: x, Y: y / w})
 		}
 		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-		res[role] = pts
+		res[role] = fillGaps(pts, width)
 	}
 	return res
 }
@@ -220,4 +231,66 @@ func Instance(group string) string {
 		return group[:i]
 	}
 	return ""
+}
+
+// Failed reports whether the run failed: its figures are partial or zero, so no aggregate
+// takes them in; reports list it with its reason instead.
+func (r Run) Failed() bool { return r.Result.Stop.Reason == result.StopFailed }
+
+// OK is the cell's runs that did not fail, the only ones aggregated.
+func (c *Cell) OK() []Run {
+	var out []Run
+	for _, r := range c.Runs {
+		if !r.Failed() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// FailedRuns is the cell's failed runs.
+func (c *Cell) FailedRuns() []Run {
+	var out []Run
+	for _, r := range c.Runs {
+		if r.Failed() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// RunsLabel is how many runs a cell's figures come from: "3", or "2 (1 failed)".
+func (c *Cell) RunsLabel() string {
+	ok, failed := len(c.OK()), len(c.FailedRuns())
+	if failed == 0 {
+		return fmt.Sprint(ok)
+	}
+	return fmt.Sprintf("%d (%d failed)", ok, failed)
+}
+
+// FailReason is a failed run's stop reason, one line.
+func (r Run) FailReason() string {
+	if r.Result.Stop.Error == "" {
+		return "no reason recorded"
+	}
+	return strings.ReplaceAll(r.Result.Stop.Error, "\n", " ")
+}
+
+// fillGaps adds a zero for every interval missing between two points: a client records no
+// interval in which nothing moved, and a line drawn straight across an outage would show
+// traffic that never was.
+func fillGaps(pts []Point, width float64) []Point {
+	if width <= 0 || len(pts) < 2 {
+		return pts
+	}
+	out := make([]Point, 0, len(pts))
+	for i, p := range pts {
+		if i > 0 {
+			for x := pts[i-1].X + width; x < p.X-width/2 && len(out) < 1_000_000; x += width {
+				out = append(out, Point{X: x})
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -22,14 +22,18 @@ const IndexFile = "index.json"
 
 // Index lists a scenario run's cells and the Result file of each repetition.
 type Index struct {
-	Schema   string            `json:"schema"`
-	Scenario string            `json:"scenario"` // its name
-	File     string            `json:"file"`     // the scenario file as given
-	Set      map[string]string `json:"set,omitempty"`
-	Axes     []Axis            `json:"axes,omitempty"`
-	Cells    []IndexCell       `json:"cells"`
-	Started  time.Time         `json:"started"`
-	Updated  time.Time         `json:"updated"`
+	Schema   string `json:"schema"`
+	Scenario string `json:"scenario"` // its name
+	File     string `json:"file"`     // the scenario file as given
+	// Description and Vars (the variables after --set, matrix axes left out) are what the
+	// report's header says about the run.
+	Description string            `json:"description,omitempty"`
+	Vars        map[string]string `json:"vars,omitempty"`
+	Set         map[string]string `json:"set,omitempty"`
+	Axes        []Axis            `json:"axes,omitempty"`
+	Cells       []IndexCell       `json:"cells"`
+	Started     time.Time         `json:"started"`
+	Updated     time.Time         `json:"updated"`
 }
 
 // IndexCell is one cell and its runs.

@@ -13,8 +13,8 @@ func TestExamplesLoad(t *testing.T) {
 		set   map[string]string
 		cells int
 	}{
-		{"jetstream-evaluation.yaml", nil, 16},
-		{"jetstream-evaluation.yaml", map[string]string{"layout": "per-app", "publish": "sync"}, 4},
+		{"jetstream-evaluation.yaml", nil, 32},
+		{"jetstream-evaluation.yaml", map[string]string{"layout": "per-app", "publish": "sync"}, 8},
 		{"stability.yaml", map[string]string{"duration": "2m"}, 1},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -35,7 +35,7 @@ func TestSubstitution(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := sc.Cells[0]
-	if c.Name != "layout=per-app,storage=memory,replicas=3,publish=sync" {
+	if c.Name != "layout=per-app,storage=memory,replicas=3,publish=sync,consumer=push" {
 		t.Fatalf("name %q", c.Name)
 	}
 	streams := c.File.Setup.Expanded()
@@ -47,7 +47,7 @@ func TestSubstitution(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(args, " ")
-	for _, want := range []string{"pubsub app2.bench.subj.v1", "--stream app2", "--syncpub", "--replicas=3", "--storage=memory"} {
+	for _, want := range []string{"pubsub app2.bench.subj.v1", "--stream app2", "--syncpub", "--replicas=3", "--storage=memory", "--consumer-kind=push"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("args %q lack %q", got, want)
 		}
