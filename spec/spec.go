@@ -1,0 +1,148 @@
+package spec
+
+// Version names this format. A spec of another version is refused when read.
+const Version = "natsperf.spec/v1"
+
+// Spec is one run. Zero values mean the command line's defaults, as documented per field.
+type Spec struct {
+	Version string `json:"version"`
+	// Name labels the run, e.g. a scenario cell ("storage-file_replicas-3").
+	Name   string `json:"name,omitempty"`
+	Target Target `json:"target,omitzero"`
+	Setup  Setup  `json:"setup,omitzero"`
+	// Workloads run at the same time, all clients released at one start barrier.
+	Workloads []Workload `json:"workloads"`
+	// Warmup leaves the run's first moments out of the statistics (--warmup).
+	Warmup Duration `json:"warmup,omitempty"`
+	// Interval is the width of one slice of the per-interval series (--interval; 0: 1s, or
+	// 250ms in a run with faults).
+	Interval Duration `json:"interval,omitempty"`
+	// NoLatency records no latency histograms (--no-latency).
+	NoLatency bool   `json:"no_latency,omitempty"`
+	Faults    Faults `json:"faults,omitzero"`
+	// Verify checks delivery per publisher (--verify): JetStream streams are read back after
+	// the run and reconciled against the acknowledgements.
+	Verify bool `json:"verify,omitempty"`
+}
+
+// Target is where the clients connect. With no servers, context or embedded it is resolved as
+// the command line does: $NATS_URL, then the selected nats context, else an embedded server.
+type Target struct {
+	// Servers are NATS URLs (-s/--server); credentials in a URL are refused.
+	Servers []string `json:"servers,omitempty"`
+	Context string   `json:"context,omitempty"` // nats CLI context name (--context)
+	Creds   string   `json:"creds,omitempty"`   // credentials file path (--creds)
+	NKey    string   `json:"nkey,omitempty"`    // nkey seed file path (--nkey)
+	User    string   `json:"user,omitempty"`    // --user
+	// Password and Token are never serialised (see Secret).
+	Password       Secret   `json:"password,omitempty"`
+	Token          Secret   `json:"token,omitempty"`
+	TLSCert        string   `json:"tls_cert,omitempty"`        // --tlscert
+	TLSKey         string   `json:"tls_key,omitempty"`         // --tlskey
+	TLSCA          string   `json:"tls_ca,omitempty"`          // --tlsca
+	TLSFirst       bool     `json:"tls_first,omitempty"`       // --tlsfirst
+	TLSInsecure    bool     `json:"tls_insecure,omitempty"`    // --tls-insecure
+	ConnectTimeout Duration `json:"connect_timeout,omitempty"` // --connect-timeout (0: 5s)
+	// Embedded starts natsperf's own nats-server (JetStream on) instead of connecting to
+	// servers.
+	Embedded *Embedded `json:"embedded,omitempty"`
+}
+
+// Embedded is natsperf's own server: one node, or a JetStream cluster on loopback.
+type Embedded struct {
+	// Nodes is 1 for a single server, 3 or more for a cluster (0: 1, or 3 when a stream has
+	// replicas or a fault acts on nodes).
+	Nodes int `json:"nodes,omitempty"`
+}
+
+// Setup is what is created before the workloads start.
+type Setup struct {
+	Streams []Stream `json:"streams,omitempty"`
+	Buckets []Bucket `json:"buckets,omitempty"`
+}
+
+// Stream is a JetStream stream the workloads use. Settings left zero are not asked for: an
+// existing stream is used as it is, a new one gets the default.
+type Stream struct {
+	Name     string   `json:"name"`
+	Subjects []string `json:"subjects,omitempty"`
+	Storage  string   `json:"storage,omitempty"`  // file (default) or memory (--storage)
+	Replicas int      `json:"replicas,omitempty"` // 1 to 5 (--replicas; 0: 1)
+	// MaxBytes bounds a stream natsperf creates (--maxbytes; absent: 1 GiB, 0: unlimited).
+	MaxBytes     *Size     `json:"max_bytes,omitempty"`
+	DedupWindow  *Duration `json:"dedup_window,omitempty"`  // --dedup-window (absent: 2m)
+	PersistAsync bool      `json:"persist_async,omitempty"` // --persistasync
+	// Create creates the stream when it is missing (--create; always on an embedded server and
+	// for read benchmarks).
+	Create bool `json:"create,omitempty"`
+	// Recreate deletes a stream natsperf created earlier and creates it afresh, so the run
+	// starts empty with these settings (a scenario's setup streams).
+	Recreate bool `json:"recreate,omitempty"`
+	// Purge empties it first (--purge): only a stream natsperf created, unless Force.
+	Purge bool `json:"purge,omitempty"`
+	Force bool `json:"force,omitempty"` // --force
+	// DeleteAfter removes it after the run when natsperf created it (a scenario's setup without
+	// run --keep).
+	DeleteAfter bool `json:"delete_after,omitempty"`
+}
+
+// Bucket is a JetStream KV bucket, created when missing.
+type Bucket struct {
+	Name     string `json:"name"`
+	Storage  string `json:"storage,omitempty"`  // file (default) or memory
+	Replicas int    `json:"replicas,omitempty"` // 1 to 5 (0: 1)
+	History  int    `json:"history,omitempty"`  // 1 to 64 (0: 1)
+	// Purge empties it first (kv put --purge): only a bucket natsperf created, unless Force.
+	Purge bool `json:"purge,omitempty"`
+	// Force allows purging, or putting into, a bucket natsperf did not create (--force).
+	Force       bool `json:"force,omitempty"`
+	DeleteAfter bool `json:"delete_after,omitempty"`
+}
+
+// Faults are injected during the run, in internal/fault's spec format (docs/faults.md).
+type Faults struct {
+	// Inject are --fault specs: AT:kill-leader, AT:kill:N, AT:restart[:N], AT:pause:D[:N],
+	// AT:stepdown.
+	Inject []string `json:"inject,omitempty"`
+	// Exec are --fault-exec specs, AT:COMMAND, run with sh -c.
+	Exec        []string `json:"exec,omitempty"`
+	ExecTimeout Duration `json:"exec_timeout,omitempty"` // --fault-exec-timeout (0: 30s)
+}
+
+// Workload is one benchmark command's clients. Its kind is the command's path as the Result
+// names it ("pub", "js pub async", "kv get"); Config is the kind's own type.
+type Workload struct {
+	// Name prefixes the workload's groups in the Result ("pod" gives pod1/pub, pod2/pub ...
+	// with instances); empty for a single command.
+	Name string `json:"name,omitempty"`
+	// Instances runs this many copies at once (0: 1), each with its own clients.
+	Instances int `json:"instances,omitempty"`
+	// Clients is the number of connections (--clients; 0: 1). pubsub counts --pub and --sub in
+	// its config instead; latency always has one publisher and one subscriber.
+	Clients int    `json:"clients,omitempty"`
+	Pacing  Pacing `json:"pacing,omitzero"`
+	Config  Config `json:"config"`
+}
+
+// Kind is the workload's kind, from its config ("" when it has none).
+func (w Workload) Kind() string {
+	if w.Config == nil {
+		return ""
+	}
+	return w.Config.Kind()
+}
+
+// Pacing is how much work a workload does and how fast.
+type Pacing struct {
+	// Msgs is the number of messages (--msgs): a total split across the clients for senders
+	// and shared consumers, per client for fan-out receivers, as the command's help says. 0:
+	// the command's default (100,000), or open-ended when Duration is set.
+	Msgs int64 `json:"msgs,omitempty"`
+	// Rate is a fixed rate in messages per second across the clients (--rate; senders only).
+	Rate float64 `json:"rate,omitempty"`
+	// Duration bounds a sender's run (--duration).
+	Duration Duration `json:"duration,omitempty"`
+	// Sleep pauses after each operation (--sleep): a sender's throttle, a receiver's or
+	// responder's simulated processing time.
+	Sleep Duration `json:"sleep,omitempty"`
+}

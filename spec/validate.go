@@ -1,0 +1,466 @@
+package spec
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/fault"
+)
+
+// Limits the command line applies too.
+const (
+	maxClients  = 100_000
+	maxPayload  = 64 << 20 // NATS' maximum payload
+	stampSize   = 16       // a natsperf stamp: publisher, sequence, send time
+	minInterval = 10 * time.Millisecond
+	maxBatch    = 1000 // atomic batch limit of the server
+)
+
+// checker keeps the first problem found, with the path of its field.
+type checker struct {
+	err error
+	at  string // the workload being checked: "workloads[2] (js fetch)"
+}
+
+func (c *checker) failf(path, format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+	}
+}
+
+// Validate checks the spec as the command line checks its flags and returns the first
+// problem as one line naming the field, e.g. `workloads[0].config.size: 80 MiB is larger
+// than NATS' 64 MiB maximum payload`.
+func (s *Spec) Validate() error {
+	c := &checker{}
+	if s.Version != Version {
+		c.failf("version", "%q is not %q", s.Version, Version)
+	}
+	s.Target.check(c)
+	s.Setup.check(c)
+	if len(s.Workloads) == 0 {
+		c.failf("workloads", "at least one workload is needed")
+	}
+	if s.Warmup < 0 {
+		c.failf("warmup", "must not be negative")
+	}
+	if s.Interval != 0 && s.Interval.D() < minInterval {
+		c.failf("interval", "must be at least %v, got %v", minInterval, s.Interval.D())
+	}
+	for i := range s.Workloads {
+		s.Workloads[i].check(c, fmt.Sprintf("workloads[%d]", i), s.Warmup)
+	}
+	s.checkFaults(c)
+	return c.err
+}
+
+func (t *Target) check(c *checker) {
+	for i, u := range t.Servers {
+		checkURL(c, fmt.Sprintf("target.servers[%d]", i), u)
+	}
+	if t.Embedded != nil {
+		if len(t.Servers) > 0 || t.Context != "" {
+			c.failf("target.embedded", "an embedded server and servers or a context exclude each other")
+		}
+		if t.Embedded.Nodes < 0 || t.Embedded.Nodes > 9 {
+			c.failf("target.embedded.nodes", "must be 1 to 9, got %d", t.Embedded.Nodes)
+		}
+	}
+	if t.ConnectTimeout < 0 {
+		c.failf("target.connect_timeout", "must not be negative")
+	}
+	if (t.TLSCert == "") != (t.TLSKey == "") {
+		c.failf("target.tls_cert", "tls_cert and tls_key go together")
+	}
+}
+
+// checkURL refuses a server URL that does not parse or that carries credentials.
+func checkURL(c *checker, path, raw string) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		c.failf(path, "empty URL")
+		return
+	}
+	if !strings.Contains(s, "://") {
+		s = "nats://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		c.failf(path, "%q is not a server URL such as nats://127.0.0.1:4222", raw)
+		return
+	}
+	if u.User != nil {
+		c.failf(path, "credentials in a server URL are not kept in a spec: use target.user, or --password, --token, --creds")
+	}
+}
+
+func (s *Setup) check(c *checker) {
+	names := map[string]bool{}
+	for i, st := range s.Streams {
+		p := fmt.Sprintf("setup.streams[%d]", i)
+		checkName(c, p+".name", st.Name)
+		if names[st.Name] {
+			c.failf(p+".name", "stream %q is listed twice", st.Name)
+		}
+		names[st.Name] = true
+		checkStorage(c, p+".storage", st.Storage)
+		checkReplicas(c, p+".replicas", st.Replicas)
+		if st.MaxBytes != nil && *st.MaxBytes < 0 {
+			c.failf(p+".max_bytes", "must not be negative (0: unlimited)")
+		}
+		if st.DedupWindow != nil && *st.DedupWindow < 0 {
+			c.failf(p+".dedup_window", "must not be negative")
+		}
+		if st.PersistAsync && (st.Replicas > 1 || st.Storage == "memory") {
+			c.failf(p+".persist_async", "needs file storage and replicas 1")
+		}
+		for j, sub := range st.Subjects {
+			if sub == "" || strings.ContainsAny(sub, " \t") {
+				c.failf(fmt.Sprintf("%s.subjects[%d]", p, j), "%q is not a subject", sub)
+			}
+		}
+	}
+	buckets := map[string]bool{}
+	for i, b := range s.Buckets {
+		p := fmt.Sprintf("setup.buckets[%d]", i)
+		checkName(c, p+".name", b.Name)
+		if buckets[b.Name] {
+			c.failf(p+".name", "bucket %q is listed twice", b.Name)
+		}
+		buckets[b.Name] = true
+		checkStorage(c, p+".storage", b.Storage)
+		checkReplicas(c, p+".replicas", b.Replicas)
+		if b.History < 0 || b.History > 64 {
+			c.failf(p+".history", "must be 1 to 64, got %d", b.History)
+		}
+	}
+}
+
+// checkName refuses names JetStream does not take for streams, consumers and buckets.
+func checkName(c *checker, path, name string) {
+	if name == "" {
+		c.failf(path, "must not be empty")
+	} else if strings.ContainsAny(name, " \t.*>/\\") {
+		c.failf(path, "%q may not contain spaces, '.', '*', '>', '/' or '\\'", name)
+	}
+}
+
+func checkStorage(c *checker, path, s string) {
+	switch s {
+	case "", "file", "memory":
+	default:
+		c.failf(path, "must be file or memory, got %q", s)
+	}
+}
+
+func checkReplicas(c *checker, path string, n int) {
+	if n < 0 || n > 5 {
+		c.failf(path, "must be 1 to 5, got %d", n)
+	}
+}
+
+func (w *Workload) check(c *checker, p string, warmup Duration) {
+	if w.Config == nil {
+		c.failf(p+".config", "missing: every workload needs a kind and its config")
+		return
+	}
+	k := w.Config.Kind()
+	p = fmt.Sprintf("%s (%s)", p, k)
+	c.at = p
+	if w.Instances < 0 {
+		c.failf(p+".instances", "must not be negative")
+	}
+	if w.Clients < 0 || w.Clients > maxClients {
+		c.failf(p+".clients", "must be 1 to %d, got %d", maxClients, w.Clients)
+	}
+	pc := w.Pacing
+	switch {
+	case pc.Msgs < 0:
+		c.failf(p+".pacing.msgs", "must not be negative")
+	case pc.Rate < 0:
+		c.failf(p+".pacing.rate", "must not be negative")
+	case pc.Duration < 0, pc.Sleep < 0:
+		c.failf(p+".pacing", "durations must not be negative")
+	}
+	if !kinds[k].sender && (pc.Rate != 0 || pc.Duration != 0) {
+		c.failf(p+".pacing", "rate and duration are for senders; %s receives (bound it with msgs)", k)
+	}
+	if pc.Duration > 0 && warmup >= pc.Duration {
+		c.failf("warmup", "%v must be shorter than %s's duration %v, or nothing is measured", warmup.D(), p, pc.Duration.D())
+	}
+	if pc.Rate > 0 && pc.Duration > 0 && pc.Rate*pc.Duration.D().Seconds() < 1 {
+		c.failf(p+".pacing", "rate %v for duration %v sends no message", pc.Rate, pc.Duration.D())
+	}
+	w.Config.check(c, w)
+}
+
+// cfg is the path of a field of the workload's config.
+func (c *checker) cfg(field string) string { return c.at + ".config." + field }
+
+func checkSubject(c *checker, w *Workload, s string, literal bool) {
+	switch {
+	case s == "":
+		c.failf(c.cfg("subject"), "must not be empty")
+	case strings.ContainsAny(s, " \t"):
+		c.failf(c.cfg("subject"), "%q is not a subject", s)
+	case literal && strings.ContainsAny(s, "*>"):
+		c.failf(c.cfg("subject"), "must be a literal subject, got %q", s)
+	}
+}
+
+func checkSize(c *checker, w *Workload, n Size) {
+	if n < 0 {
+		c.failf(c.cfg("size"), "must not be negative")
+	} else if n > maxPayload {
+		c.failf(c.cfg("size"), "%d is larger than NATS' 64 MiB maximum payload", n)
+	}
+}
+
+func checkMulti(c *checker, w *Workload, max int) {
+	if max < 0 {
+		c.failf(c.cfg("multisubject_max"), "must not be negative")
+	}
+}
+
+func checkPending(c *checker, w *Workload, msgs int, bytes Size) {
+	if msgs < -1 || bytes < -1 {
+		c.failf(c.cfg("pending_msgs"), "pending_msgs and pending_bytes must be positive, or 0/-1 for unlimited")
+	}
+}
+
+func checkPositive(c *checker, w *Workload, field string, d Duration) {
+	if d < 0 {
+		c.failf(c.cfg(field), "must not be negative (0: the default)")
+	}
+}
+
+func checkBatch(c *checker, w *Workload, n, max int) {
+	if n < 0 || (max > 0 && n > max) {
+		if max > 0 {
+			c.failf(c.cfg("batch"), "must be 1 to %d, got %d", max, n)
+		} else {
+			c.failf(c.cfg("batch"), "must be at least 1, got %d", n)
+		}
+	}
+}
+
+func (x *Pub) check(c *checker, w *Workload) {
+	checkSubject(c, w, x.Subject, false)
+	checkSize(c, w, x.Size)
+	checkMulti(c, w, x.MultiSubjectMax)
+}
+
+func (x *Sub) check(c *checker, w *Workload) {
+	checkSubject(c, w, x.Subject, false)
+	checkPositive(c, w, "idle_timeout", x.IdleTimeout)
+	checkPending(c, w, x.PendingMsgs, x.PendingBytes)
+}
+
+func (x *PubSub) check(c *checker, w *Workload) {
+	checkSubject(c, w, x.Subject, false)
+	checkSize(c, w, x.Size)
+	checkMulti(c, w, x.MultiSubjectMax)
+	checkPositive(c, w, "idle_timeout", x.IdleTimeout)
+	checkPositive(c, w, "sub_sleep", x.SubSleep)
+	checkPending(c, w, x.PendingMsgs, x.PendingBytes)
+	if w.Clients != 0 {
+		c.failf(c.at+".clients", "pubsub counts its clients in config.pubs and config.subs")
+	}
+	if x.Pubs < 0 || x.Subs < 0 || x.Pubs > maxClients || x.Subs > maxClients {
+		c.failf(c.cfg("pubs"), "pubs and subs must be 1 to %d (got %d and %d)", maxClients, x.Pubs, x.Subs)
+	}
+	if j := x.JS; j != nil {
+		switch j.ConsumerKind {
+		case "", "ordered", "pull", "consume", "push":
+		default:
+			c.failf(c.cfg("js.consumer_kind"), "must be ordered, pull or push, got %q", j.ConsumerKind)
+		}
+		if j.Stream != "" {
+			checkName(c, c.cfg("js.stream"), j.Stream)
+		}
+		if j.Batch < 0 {
+			c.failf(c.cfg("js.batch"), "must be at least 1, got %d", j.Batch)
+		}
+		checkPositive(c, w, "js.ack_timeout", j.AckTimeout)
+	}
+}
+
+func (x *ServiceServe) check(c *checker, w *Workload) { checkSubject(c, w, x.Subject, false) }
+
+func (x *ServiceRequest) check(c *checker, w *Workload) {
+	checkSubject(c, w, x.Subject, false)
+	checkSize(c, w, x.Size)
+	checkPositive(c, w, "timeout", x.Timeout)
+}
+
+func (x *JSPublish) check(c *checker, w *Workload) {
+	if x.Stream != "" {
+		checkName(c, c.cfg("stream"), x.Stream)
+	}
+	checkSubject(c, w, x.Subject, true)
+	checkSize(c, w, x.Size)
+	checkMulti(c, w, x.MultiSubjectMax)
+	checkPositive(c, w, "ack_timeout", x.AckTimeout)
+}
+
+func (x *JSPubSync) check(c *checker, w *Workload) { x.JSPublish.check(c, w) }
+
+func (x *JSPubAsync) check(c *checker, w *Workload) {
+	x.JSPublish.check(c, w)
+	checkBatch(c, w, x.Batch, 0)
+}
+
+func (x *JSPubBatch) check(c *checker, w *Workload) {
+	x.JSPublish.check(c, w)
+	checkBatch(c, w, x.Batch, maxBatch)
+	if w.Pacing.Rate != 0 {
+		c.failf(c.at+".pacing.rate", "a fixed rate is not supported with atomic batches; use js pub sync or async")
+	}
+}
+
+func (x *JSConsumer) check(c *checker, w *Workload) {
+	if x.Stream != "" {
+		checkName(c, c.cfg("stream"), x.Stream)
+	}
+	checkSize(c, w, x.Size)
+	checkBatch(c, w, x.Batch, 0)
+	switch x.Deliver {
+	case "", "all", "new", "last":
+	default:
+		c.failf(c.cfg("deliver"), "must be all, new or last, got %q", x.Deliver)
+	}
+	checkPositive(c, w, "idle_timeout", x.IdleTimeout)
+	checkPositive(c, w, "ack_timeout", x.AckTimeout)
+}
+
+func (x *JSDurable) check(c *checker, w *Workload) {
+	if x.Consumer != "" {
+		checkName(c, c.cfg("consumer"), x.Consumer)
+	}
+	switch x.Acks {
+	case "", "explicit", "none", "all":
+	default:
+		c.failf(c.cfg("acks"), "must be explicit, none or all, got %q", x.Acks)
+	}
+	if x.MaxAckPending < 0 {
+		c.failf(c.cfg("max_ack_pending"), "must not be negative")
+	}
+	checkPositive(c, w, "ack_wait", x.AckWait)
+}
+
+func (x *JSOrdered) check(c *checker, w *Workload) { x.JSConsumer.check(c, w) }
+
+func (x *JSConsume) check(c *checker, w *Workload) {
+	x.JSConsumer.check(c, w)
+	x.JSDurable.check(c, w)
+}
+
+func (x *JSFetch) check(c *checker, w *Workload) {
+	x.JSConsumer.check(c, w)
+	x.JSDurable.check(c, w)
+}
+
+func (x *JSPush) check(c *checker, w *Workload) {
+	x.JSConsumer.check(c, w)
+	x.JSDurable.check(c, w)
+	if x.Heartbeat != nil && *x.Heartbeat < 0 {
+		c.failf(c.cfg("heartbeat"), "must not be negative")
+	}
+	if (x.FlowControl == nil || *x.FlowControl) && x.Heartbeat != nil && *x.Heartbeat == 0 {
+		c.failf(c.cfg("flow_control"), "flow control needs a heartbeat")
+	}
+}
+
+func (x *JSGetSync) check(c *checker, w *Workload) {
+	if x.Stream != "" {
+		checkName(c, c.cfg("stream"), x.Stream)
+	}
+	checkSize(c, w, x.Size)
+	checkPositive(c, w, "ack_timeout", x.AckTimeout)
+}
+
+func (x *JSGetBatch) check(c *checker, w *Workload) {
+	x.JSGetSync.check(c, w)
+	checkBatch(c, w, x.Batch, 0)
+}
+
+func (x *KV) check(c *checker, w *Workload) {
+	if x.Bucket != "" {
+		checkName(c, c.cfg("bucket"), x.Bucket)
+	}
+	checkSize(c, w, x.Size)
+	if x.Randomize < 0 {
+		c.failf(c.cfg("randomize"), "must not be negative")
+	}
+	checkPositive(c, w, "ack_timeout", x.AckTimeout)
+}
+
+func (x *KVPut) check(c *checker, w *Workload) { x.KV.check(c, w) }
+func (x *KVGet) check(c *checker, w *Workload) { x.KV.check(c, w) }
+
+func (x *Latency) check(c *checker, w *Workload) {
+	if x.Subject != "" {
+		checkSubject(c, w, x.Subject, true)
+	}
+	checkSize(c, w, x.Size)
+	if x.Size != 0 && x.Size < stampSize {
+		c.failf(c.cfg("size"), "%d: the latency workload needs at least %d bytes per message for its stamp", x.Size, stampSize)
+	}
+	if w.Clients > 1 {
+		c.failf(c.at+".clients", "latency has one publisher and one subscriber")
+	}
+	if w.Pacing.Rate <= 0 || w.Pacing.Duration <= 0 {
+		c.failf(c.at+".pacing", "latency needs a rate and a duration")
+	}
+	if w.Pacing.Sleep != 0 {
+		c.failf(c.at+".pacing.sleep", "latency is paced by its rate, not by sleep")
+	}
+	if x.ServerB != "" {
+		checkURL(c, c.cfg("server_b"), x.ServerB)
+	}
+}
+
+// checkFaults parses the fault specs and checks them against the target and workloads.
+func (s *Spec) checkFaults(c *checker) {
+	f := s.Faults
+	if f.ExecTimeout < 0 {
+		c.failf("faults.exec_timeout", "must not be negative")
+	}
+	p, err := fault.ParseAll(f.Inject, f.Exec)
+	if err != nil {
+		c.failf("faults", "%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return
+	}
+	stream, able := false, false
+	for _, w := range s.Workloads {
+		switch x := w.Config.(type) {
+		case *PubSub:
+			able, stream = true, stream || x.JS != nil
+		case *JSPubSync, *JSPubAsync, *JSPubBatch:
+			able, stream = true, true
+		case *JSOrdered, *JSConsume, *JSFetch, *JSPush, *JSGetSync, *JSGetBatch, *KVPut, *KVGet:
+			stream = true
+		}
+	}
+	if (len(p) > 0 || s.Verify) && !able {
+		c.failf("faults", "faults and verify need a pubsub or js pub workload")
+		return
+	}
+	if len(p) == 0 {
+		return
+	}
+	// External servers have no nodes natsperf can act on; an embedded target has its nodes,
+	// and an unspecified one becomes the cluster the faults need.
+	nodes := 3
+	switch t := s.Target; {
+	case len(t.Servers) > 0 || t.Context != "":
+		nodes = 0
+	case t.Embedded != nil && t.Embedded.Nodes > 0:
+		nodes = t.Embedded.Nodes
+	}
+	if err := p.Validate(nodes, stream, true); err != nil {
+		c.failf("faults", "%v", err)
+	}
+}
