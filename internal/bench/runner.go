@@ -358,6 +358,8 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			Kind:       g.Kind,
 			Expected:   g.Expected(),
 			TargetRate: g.Rate,
+			Shared:     g.Shared,
+			Estimated:  g.Estimated,
 			Clients:    clients,
 			Aggregate:  agg,
 			Series:     record.Series(recs, epoch),

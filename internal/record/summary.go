@@ -1,7 +1,9 @@
 package record
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -152,16 +154,14 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 	return a
 }
 
-// publishers counts the distinct publishers the clients heard from together (queue-group
-// members each hear from some of them).
-func publishers(recs []*Recorder) int {
-	seen := map[uint32]bool{}
-	for _, r := range recs {
-		for id := range r.trackers {
-			seen[id] = true
-		}
+// publisherList is what the recorders saw of each publisher, sorted by id, for the Result.
+func publisherList(pubs map[uint32]*seenOf) []result.PublisherSeen {
+	out := make([]result.PublisherSeen, 0, len(pubs))
+	for id, p := range pubs {
+		out = append(out, result.PublisherSeen{ID: id, Highest: uint64(p.highest), Distinct: p.distinct})
 	}
-	return len(seen)
+	slices.SortFunc(out, func(a, b result.PublisherSeen) int { return cmp.Compare(a.ID, b.ID) })
+	return out
 }
 
 func mergedLatency(recs []*Recorder) *result.Latency {
@@ -202,11 +202,13 @@ func mergedCorrectness(recs []*Recorder, clients []result.Client, expected int64
 	if !seen {
 		return nil
 	}
-	c.Publishers = publishers(recs)
+	pubs := perPublisher(recs)
+	c.Publishers = len(pubs)
 	// Where each publisher went silent is the furthest any receiver saw of it.
-	for _, p := range perPublisher(recs) {
+	for _, p := range pubs {
 		c.HighestSeqMin, c.HighestSeqMax = highest(c.HighestSeqMin, c.HighestSeqMax, uint64(p.highest))
 	}
+	c.PerPublisher = publisherList(pubs)
 	if shared {
 		// Queue-group members each see some of every publisher's sequence: gaps are judged on
 		// the union, below each publisher's highest sequence seen by any member.
@@ -306,6 +308,7 @@ func Series(recs []*Recorder, start int64) []result.Interval {
 			iv.P90 = a.lat.ValueAtPercentile(90)
 			iv.P99 = a.lat.ValueAtPercentile(99)
 			iv.Max = a.lat.Max()
+			iv.Histogram, _ = histo.Encode(a.lat) // "" if it cannot be encoded: the series then merges approximately
 		}
 		out = append(out, iv)
 	}

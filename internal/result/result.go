@@ -43,6 +43,8 @@ type Result struct {
 	Verify  *Verify  `json:"verify,omitempty"`
 	Faults  *Faults  `json:"faults,omitempty"`
 	Windows []Window `json:"windows,omitempty"`
+	// Parts are the processes whose Results Merge joined into this one (merge.go).
+	Parts []Part `json:"parts,omitempty"`
 }
 
 // StreamState is a JetStream stream (or the stream behind a KV bucket) as the server reported it
@@ -112,6 +114,12 @@ type Group struct {
 	// TargetRate is the fixed rate the group was asked for, msgs/sec across its clients (--rate);
 	// absent when it ran as fast as it could. Compare it with Aggregate.MsgsPerSec.
 	TargetRate float64 `json:"target_rate,omitempty"`
+	// Shared marks a queue group (or a shared durable consumer): the clients split the
+	// messages, so losses are judged on the group's total.
+	Shared bool `json:"shared,omitempty"`
+	// Estimated marks an Expected that only says when to stop (a receiver's default --msgs):
+	// losses are then judged by sequence gaps alone.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Client is one connection's share of the work.
@@ -129,6 +137,8 @@ type Client struct {
 	Events      Events       `json:"events,omitzero"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`
+	// Part names the process the client ran in, in a merged Result (Result.Parts).
+	Part string `json:"part,omitempty"`
 }
 
 // Gap is a stretch of time without a successful operation, as offsets from the run's start.
@@ -203,6 +213,17 @@ type Correctness struct {
 	// sequence numbers seen: where they went silent, as far as the receivers know.
 	HighestSeqMin uint64 `json:"highest_seq_min,omitempty"`
 	HighestSeqMax uint64 `json:"highest_seq_max,omitempty"`
+	// PerPublisher, on a group's aggregate, is what the receivers together saw of each
+	// publisher (sorted by id), so the Results of several processes merge exactly: a publisher
+	// heard in two parts is counted once, and a queue group's gaps are judged on the union.
+	PerPublisher []PublisherSeen `json:"per_publisher,omitempty"`
+}
+
+// PublisherSeen is what a group's receivers saw of one publisher's sequence.
+type PublisherSeen struct {
+	ID       uint32 `json:"id"`          // the publisher id in the stamps
+	Highest  uint64 `json:"highest_seq"` // the highest sequence any receiver saw
+	Distinct int64  `json:"distinct"`    // distinct sequences, added up over the receivers
 }
 
 // Events counts the anomalies a client met; they are data, not log lines.
@@ -234,4 +255,7 @@ type Interval struct {
 	P90    int64         `json:"p90_ns,omitempty"`
 	P99    int64         `json:"p99_ns,omitempty"`
 	Max    int64         `json:"max_ns,omitempty"`
+	// Histogram is the interval's latency histogram (HdrHistogram V2, base64), so series
+	// merge exactly.
+	Histogram string `json:"histogram,omitempty"`
 }
