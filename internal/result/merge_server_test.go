@@ -17,34 +17,41 @@ import (
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
-// startGate holds publishers until every client of every part is connected and subscribed:
-// the cross-process start barrier a distributed run will have, here between two runners. The
-// server's counters are read when it opens, after the connections' own setup requests.
+// startGate holds publishers until every client of every part is ready: publishers connected,
+// subscribers subscribed and released by their own runner's barrier (so their recorders have
+// their start). It is the cross-process start barrier a distributed run will have, here
+// between two runners. The server's counters are read when it opens, after the connections'
+// own setup requests.
 type startGate struct {
-	prepared sync.WaitGroup
-	open     chan struct{}
+	ready sync.WaitGroup
+	open  chan struct{}
 }
 
-// gated is a client that reports its Prepare to the gate and, when hold is set, starts only
-// once the gate is open.
+// gated is a client that reports to the gate: a publisher once prepared, then it waits for the
+// gate to open before it runs; a subscriber once it runs.
 type gated struct {
 	bench.Client
 	gate *startGate
-	hold bool
+	pub  bool
 }
 
 func (g *gated) Prepare(ctx context.Context, env *bench.Env) error {
-	defer g.gate.prepared.Done()
-	return g.Client.Prepare(ctx, env)
+	err := g.Client.Prepare(ctx, env)
+	if g.pub {
+		g.gate.ready.Done()
+	}
+	return err
 }
 
 func (g *gated) Run(ctx context.Context, env *bench.Env) error {
-	if g.hold {
-		select {
-		case <-g.gate.open:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if !g.pub {
+		g.gate.ready.Done()
+		return g.Client.Run(ctx, env)
+	}
+	select {
+	case <-g.gate.open:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	return g.Client.Run(ctx, env)
 }
@@ -80,14 +87,14 @@ func TestMergeRealRun(t *testing.T) {
 	dial := func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return nats.Connect(url, append(opts, nats.Name(name))...)
 	}
-	const perPub = 20_000
+	const perPub = 5_000
 	gate := &startGate{open: make(chan struct{})}
 	subsA, subsB := 2, 1
-	gate.prepared.Add(2 + subsA + subsB)
+	gate.ready.Add(2 + subsA + subsB)
 	var before *server.Varz
 	var beforeErr error
 	go func() {
-		gate.prepared.Wait()
+		gate.ready.Wait()
 		before, beforeErr = s.Varz(nil)
 		close(gate.open)
 	}()
@@ -98,7 +105,7 @@ func TestMergeRealRun(t *testing.T) {
 	}
 	parts := make([]*result.Result, len(plans))
 	errs := make([]error, len(plans))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup
 	for i, p := range plans {
