@@ -1,13 +1,16 @@
 package result_test
 
 import (
+	"bytes"
 	"context"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
@@ -198,6 +201,29 @@ func TestMergeRealRun(t *testing.T) {
 	}
 	if !m.Start.Equal(first) || m.Stop.Reason != result.StopCompleted || len(m.Parts) != 2 {
 		t.Errorf("start %v (want %v), stop %+v, %d parts", m.Start, first, m.Stop, len(m.Parts))
+	}
+	validateSchema(t, m)
+}
+
+// validateSchema checks a Result against schema/result.schema.json.
+func validateSchema(t *testing.T, r *result.Result) {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	sch, err := c.Compile(filepath.Join("..", "..", "schema", "result.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := result.Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("the merged Result does not match schema/result.schema.json: %v", err)
 	}
 }
 
