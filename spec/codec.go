@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -121,6 +122,9 @@ func plain(n *yaml.Node) {
 type specAlias Spec
 
 func decodeJSON(data []byte) (*Spec, error) {
+	if e := unknownKey(data, reflect.TypeFor[Spec]()); e != "" {
+		return nil, errors.New(e)
+	}
 	var s Spec
 	aux := struct {
 		*specAlias
@@ -230,37 +234,45 @@ func (w *Workload) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// maxYAMLNodes bounds the tree an input may expand to through aliases.
-const maxYAMLNodes = 1 << 20
+// maxYAMLNodes bounds the tree an input may expand to through aliases, maxYAMLDepth its
+// nesting (a spec is a few levels deep; an alias of its own parent is infinitely deep).
+const (
+	maxYAMLNodes = 1 << 20
+	maxYAMLDepth = 64
+)
 
 // yamlToJSON converts a YAML tree to JSON, keeping the mapping order.
 func yamlToJSON(n *yaml.Node, budget *int) ([]byte, error) {
 	var b bytes.Buffer
-	if err := writeJSON(&b, n, budget); err != nil {
+	if err := writeJSON(&b, n, budget, 0); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
-func writeJSON(b *bytes.Buffer, n *yaml.Node, budget *int) error {
+func writeJSON(b *bytes.Buffer, n *yaml.Node, budget *int, depth int) error {
 	if *budget--; *budget < 0 {
 		return errors.New("document too large (aliases expand beyond the limit)")
 	}
+	if depth > maxYAMLDepth {
+		return fmt.Errorf("line %d: nested too deeply (an alias inside what it names?)", n.Line)
+	}
+	depth++
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return errors.New("empty document")
 		}
-		return writeJSON(b, n.Content[0], budget)
+		return writeJSON(b, n.Content[0], budget, depth)
 	case yaml.AliasNode:
-		return writeJSON(b, n.Alias, budget)
+		return writeJSON(b, n.Alias, budget, depth)
 	case yaml.SequenceNode:
 		b.WriteByte('[')
 		for i, c := range n.Content {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := writeJSON(b, c, budget); err != nil {
+			if err := writeJSON(b, c, budget, depth); err != nil {
 				return err
 			}
 		}
@@ -287,7 +299,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, budget *int) error {
 			kb, _ := json.Marshal(k.Value)
 			b.Write(kb)
 			b.WriteByte(':')
-			if err := writeJSON(b, n.Content[i+1], budget); err != nil {
+			if err := writeJSON(b, n.Content[i+1], budget, depth); err != nil {
 				return err
 			}
 		}

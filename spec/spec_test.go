@@ -156,13 +156,13 @@ func TestUnknownFieldRefused(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"top json", `{"version":"natsperf.spec/v1","workloads":[],"colour":1}`, `unknown field "colour"`},
 		{"top yaml", "version: natsperf.spec/v1\ncolour: 1\nworkloads: []\n", `unknown field "colour"`},
-		{"target", "version: natsperf.spec/v1\ntarget: {servers: [nats://a:4222], passwd: x}\nworkloads: []\n", `unknown field "passwd"`},
-		{"stream", "version: natsperf.spec/v1\nsetup: {streams: [{name: s, replica: 3}]}\nworkloads: []\n", `unknown field "replica"`},
+		{"target", "version: natsperf.spec/v1\ntarget: {servers: [nats://a:4222], passwd: x}\nworkloads: []\n", `target: unknown field "passwd"`},
+		{"stream", "version: natsperf.spec/v1\nsetup: {streams: [{name: s, replica: 3}]}\nworkloads: []\n", `setup.streams[0]: unknown field "replica"`},
 		{"workload", "version: natsperf.spec/v1\nworkloads: [{kind: pub, client: 2, config: {subject: foo}}]\n", `workloads[0]: unknown field "client"`},
-		{"config json", `{"version":"natsperf.spec/v1","workloads":[{"kind":"pub","config":{"subject":"foo","sizee":16}}]}`, `workloads[0]: config (pub): unknown field "sizee"`},
-		{"config yaml", "version: natsperf.spec/v1\nworkloads:\n  - kind: js pub async\n    config: {subject: foo, window: 10}\n", `workloads[0]: config (js pub async): unknown field "window"`},
-		{"embedded field of another kind", "version: natsperf.spec/v1\nworkloads: [{kind: js ordered, config: {consumer: x}}]\n", `config (js ordered): unknown field "consumer"`},
-		{"pacing", "version: natsperf.spec/v1\nworkloads: [{kind: pub, pacing: {msg: 5}, config: {subject: foo}}]\n", `unknown field "msg"`},
+		{"config json", `{"version":"natsperf.spec/v1","workloads":[{"kind":"pub","config":{"subject":"foo","sizee":16}}]}`, `workloads[0].config: unknown field "sizee"`},
+		{"config yaml", "version: natsperf.spec/v1\nworkloads:\n  - kind: js pub async\n    config: {subject: foo, window: 10}\n", `workloads[0].config: unknown field "window"`},
+		{"embedded field of another kind", "version: natsperf.spec/v1\nworkloads: [{kind: js ordered, config: {consumer: x}}]\n", `workloads[0].config: unknown field "consumer"`},
+		{"pacing", "version: natsperf.spec/v1\nworkloads: [{kind: pub, pacing: {msg: 5}, config: {subject: foo}}]\n", `workloads[0].pacing: unknown field "msg"`},
 		{"unknown kind", "version: natsperf.spec/v1\nworkloads: [{kind: js pull, config: {}}]\n", `workloads[0]: kind: unknown kind "js pull"`},
 		{"missing kind", "version: natsperf.spec/v1\nworkloads: [{config: {}}]\n", `workloads[0]: kind: missing`},
 		{"version", "version: natsperf.spec/v2\nworkloads: []\n", `version: "natsperf.spec/v2" is not supported`},
@@ -349,4 +349,16 @@ func hasNilConfig(s *Spec) bool {
 		}
 	}
 	return false
+}
+
+// TestYAMLAliasBombs: self-referencing and exponential aliases are refused, not followed.
+func TestYAMLAliasBombs(t *testing.T) {
+	for name, in := range map[string]string{
+		"self":        "version: natsperf.spec/v1\nworkloads: &a [*a]\n",
+		"exponential": "a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n",
+	} {
+		if _, err := Parse([]byte(in)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
 }
