@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// codeBlocks returns the fenced blocks of a markdown file whose language is lang.
+// codeBlocks returns the fenced blocks of a markdown file marked "LANG spec" (a Spec, not a
+// scenario: the scenario examples test reads the plain yaml blocks).
 func codeBlocks(t *testing.T, path, lang string) []string {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -17,7 +18,7 @@ func codeBlocks(t *testing.T, path, lang string) []string {
 	var out []string
 	parts := strings.Split(string(data), "```")
 	for i := 1; i < len(parts); i += 2 {
-		if body, ok := strings.CutPrefix(parts[i], lang+"\n"); ok {
+		if body, ok := strings.CutPrefix(parts[i], lang+" spec\n"); ok {
 			out = append(out, body)
 		}
 	}
