@@ -44,9 +44,13 @@ func Merge(parts ...*Result) (*Result, error) {
 //
 // Delivery counts stay exact without counting anything twice: a fan-out receiver counts what
 // it missed of each publisher, and each receiver is in exactly one part, so the receivers'
-// counts add up whether each part has every publisher or only some; a queue group's losses are
-// judged once, on the whole group's total, as a single process does. Duplicates of one message
-// delivered to queue members in different parts are not seen (no part has both).
+// counts add up whether each part has every publisher or only some; what the receivers saw of
+// each publisher merges (furthest sequence, distinct sequences), so a queue group's gaps are
+// judged on the union of its members in every part and its not-received tail on the whole
+// group's total, as a single process does. Two limits: duplicates of one message delivered to
+// queue members in different parts are not seen (no part has both), and the tail a part moved
+// from not-received to lost because its own publishers said they sent it is kept as that part
+// judged it (a part knows only its own publishers' counts).
 //
 // Parts of different commands, of different natsperf versions or Result schemas, or whose
 // groups of one name are different kinds are refused.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -158,8 +159,11 @@ func TestMergeRealRun(t *testing.T) {
 	if c.Publishers != 2 || partsSaw != 4 || c.Lost != 0 || c.Duplicated != 0 || c.Received != sub.Aggregate.Msgs {
 		t.Errorf("correctness %+v (the parts saw %d publishers between them): want 2 publishers, nothing lost", c, partsSaw)
 	}
-	if want := []uint32{stamp.IDs(1 << 12).For(0), stamp.IDs(2 << 12).For(0)}; len(c.PublisherIDs) != 2 || c.PublisherIDs[0] != want[0] || c.PublisherIDs[1] != want[1] {
-		t.Errorf("publisher ids %v, want %v", c.PublisherIDs, want)
+	// Each of the 3 subscribers saw every message of both publishers: per publisher, sequences
+	// up to perPub, 3 x perPub distinct over the receivers.
+	want := []result.PublisherSeen{{ID: stamp.IDs(1 << 12).For(0), Highest: perPub, Distinct: 3 * perPub}, {ID: stamp.IDs(2 << 12).For(0), Highest: perPub, Distinct: 3 * perPub}}
+	if !reflect.DeepEqual(c.PerPublisher, want) || c.HighestSeqMin != perPub || c.HighestSeqMax != perPub {
+		t.Errorf("per publisher %+v (highest %d..%d), want %+v", c.PerPublisher, c.HighestSeqMin, c.HighestSeqMax, want)
 	}
 
 	// Every sample: the histograms of every subscriber row, merged independently of Merge.

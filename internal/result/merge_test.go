@@ -351,32 +351,38 @@ func TestMergeEdges(t *testing.T) {
 			}
 		}},
 		{name: "queue group losses judged once", parts: func() []*result.Result {
-			// 100 expected in all, 50 per part; members split them 70/30 across the parts and 5
-			// never arrived: each part alone would say 0 and 20 lost; the whole run lost 5.
-			q := func(received, lost int64) result.Group {
-				c := &result.Correctness{Received: received, Publishers: 1, PublisherIDs: []uint32{9}}
+			// Publisher 9 sent 1..100 to a queue group split over two parts; 5 never arrived.
+			// Part 1's members got 70 (up to 100), part 2's 25 (up to 96): alone they would say
+			// 30 and 71 lost; judged on the union, 5 are lost.
+			q := func(received int64, highest uint64) result.Group {
 				return result.Group{Name: "sub", Kind: "k", Shared: true, Expected: 50,
-					Clients:   []result.Client{{ID: 1, Expected: 50, Msgs: received, Correctness: &result.Correctness{Received: received, Publishers: 1}}},
-					Aggregate: result.Aggregate{Msgs: received, Correctness: &result.Correctness{Received: c.Received, Lost: lost, Publishers: 1, PublisherIDs: []uint32{9}}}}
+					Clients: []result.Client{{ID: 1, Expected: 50, Msgs: received, Correctness: &result.Correctness{Received: received, Publishers: 1}}},
+					Aggregate: result.Aggregate{Msgs: received, Correctness: &result.Correctness{Received: received, Lost: int64(highest) - received, Publishers: 1,
+						Expected: 50, PerPublisher: []result.PublisherSeen{{ID: 9, Highest: highest, Distinct: received}}}}}
 			}
-			return []*result.Result{part(start, q(70, 0)), part(start, q(25, 25))}
+			return []*result.Result{part(start, q(70, 100)), part(start, q(25, 96))}
 		}, check: func(t *testing.T, m *result.Result) {
 			c := m.Groups[0].Aggregate.Correctness
-			if c.Lost != 5 || c.Received != 95 || c.Publishers != 1 {
-				t.Errorf("correctness %+v: want 95 received, 5 lost, 1 publisher", c)
+			if c.Lost != 5 || c.Received != 95 || c.Publishers != 1 || c.Expected != 100 || c.NotReceived != 0 || c.HighestSeqMax != 100 {
+				t.Errorf("correctness %+v: want 95 received, 5 lost, 100 expected, 0 not received, 1 publisher up to 100", c)
 			}
 		}},
 		{name: "fan-out publishers counted once", parts: func() []*result.Result {
 			s := func(ids ...uint32) result.Group {
+				var seen []result.PublisherSeen
+				for _, id := range ids {
+					seen = append(seen, result.PublisherSeen{ID: id, Highest: uint64(10 * id), Distinct: 5})
+				}
 				return result.Group{Name: "sub", Kind: "k",
 					Clients:   []result.Client{{ID: 1, Correctness: &result.Correctness{Received: 10, Publishers: len(ids)}}},
-					Aggregate: result.Aggregate{Correctness: &result.Correctness{Received: 10, Publishers: len(ids), PublisherIDs: ids}}}
+					Aggregate: result.Aggregate{Correctness: &result.Correctness{Received: 10, Publishers: len(ids), PerPublisher: seen}}}
 			}
 			return []*result.Result{part(start, s(1, 2)), part(start, s(1, 2)), part(start, s(2, 3))}
 		}, check: func(t *testing.T, m *result.Result) {
 			c := m.Groups[0].Aggregate.Correctness
-			if c.Publishers != 3 || !reflect.DeepEqual(c.PublisherIDs, []uint32{1, 2, 3}) || c.Received != 30 {
-				t.Errorf("correctness %+v: want 3 publishers (1, 2, 3), 30 received", c)
+			want := []result.PublisherSeen{{ID: 1, Highest: 10, Distinct: 10}, {ID: 2, Highest: 20, Distinct: 15}, {ID: 3, Highest: 30, Distinct: 5}}
+			if c.Publishers != 3 || !reflect.DeepEqual(c.PerPublisher, want) || c.Received != 30 || c.HighestSeqMin != 10 || c.HighestSeqMax != 30 {
+				t.Errorf("correctness %+v: want 3 publishers %v, 30 received, highest 10..30", c, want)
 			}
 		}},
 		{name: "verify publisher ids clash", parts: func() []*result.Result {
