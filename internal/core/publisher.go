@@ -57,7 +57,7 @@ func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
 	defer release()
 	var err error
 	if p.cfg.Rate > 0 {
-		err = p.paced(ctx, env)
+		err = p.paced(ctx, env, stopped.Load)
 	} else {
 		err = p.unpaced(ctx, env, stopped.Load)
 	}
@@ -139,7 +139,12 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 // receiver's latency includes any delay in sending it (coordinated-omission correction). A
 // payload with room for an extended stamp also carries the actual send time, for the
 // uncorrected latency.
-func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
+//
+// A sender behind its schedule sends what fell due back to back (a catch-up), reading the
+// clock and checking for a stop every clockEvery messages, so Ctrl-C and the duration end it
+// within microseconds, and its sends are recorded when they really left, not when the
+// catch-up began: its rate is what it sent, not what it was asked to.
+func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bool) error {
 	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(buf) >= stamp.Size
@@ -148,14 +153,19 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 	if !bounded {
 		return fmt.Errorf("a fixed rate needs --msgs or --duration")
 	}
+	deadline := loop.Deadline(env.Start, p.cfg.Duration)
 	timer := loop.NewTimer()
 	rec.Begin(env.Start + int64(pacer.Intended(0))) // its first slot: senders interleave
 	var sent uint64
+sending:
 	for sent < share {
-		if ctx.Err() != nil {
+		if stopped() {
 			return ctx.Err()
 		}
 		now := clk.Now()
+		if loop.Past(deadline, now) {
+			break
+		}
 		elapsed := time.Duration(now - env.Start)
 		due := min(pacer.Due(elapsed), share)
 		if sent >= due {
@@ -164,11 +174,21 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 			}
 			continue
 		}
-		for ; sent < due; sent++ {
+		for tick := 0; sent < due; sent++ {
+			if tick++; tick > clockEvery {
+				tick = 1
+				if stopped() {
+					return ctx.Err()
+				}
+				if now = clk.Now(); loop.Past(deadline, now) {
+					break sending
+				}
+			}
 			switch {
 			case extended:
 				// A fresh clock read per message: one stuck in Publish delays those behind it.
-				stamp.PutExt(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)), clk.Now())
+				now = clk.Now()
+				stamp.PutExt(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)), now)
 			case stamped:
 				stamp.Put(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)))
 			}
@@ -178,8 +198,12 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 			rec.Sent(now, len(buf))
 		}
 	}
-	// The schedule ends with the slot after the last message: N messages at R/s take N/R.
-	rec.End(env.Start + int64(pacer.Intended(sent)))
+	// The run ends when its last message went out, and a schedule kept ends with the slot
+	// after its last message: N messages at R/s take N/R.
+	rec.End(clk.Now())
+	if sent == share {
+		rec.End(env.Start + int64(pacer.Intended(sent)))
+	}
 	return nil
 }
 

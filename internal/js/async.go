@@ -150,8 +150,11 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 	stamped := p.cfg.Size >= stamp.Size
 	share, bounded, pacer := p.share(env)
 	var deadline int64
-	if p.cfg.Duration > 0 && !p.paced {
+	if p.cfg.Duration > 0 {
 		deadline = env.Start + int64(p.cfg.Duration)
+		if p.paced {
+			deadline = loop.Deadline(env.Start, p.cfg.Duration)
+		}
 	}
 	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
 	var published int64
@@ -172,6 +175,10 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 				var err error
 				if now, err = loop.Until(ctx, timer, clk, intended); err != nil {
 					return err
+				}
+				if loop.Past(deadline, now) {
+					ended = true
+					break
 				}
 			}
 			m := &p.msgs[n]

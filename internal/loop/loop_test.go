@@ -76,6 +76,7 @@ func TestSchedule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.env.Start = clk.Now() // the duration counts from here, not from the table
 			s := NewSchedule(tt.env, tt.rate, tt.d)
 			start := time.Now()
 			ops, last := 0, int64(-1)
@@ -105,5 +106,34 @@ func TestSchedule(t *testing.T) {
 				t.Fatalf("took %v", took)
 			}
 		})
+	}
+}
+
+// TestScheduleEndsAtTheDurationWhenBehind: a rate no sender reaches still ends at the
+// duration, having done fewer than rate x duration operations.
+func TestScheduleEndsAtTheDurationWhenBehind(t *testing.T) {
+	clk := record.NewClock()
+	const rate, d = 1e10, 50 * time.Millisecond // 500 million slots in 50ms
+	s := NewSchedule(&bench.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, d)
+	start := time.Now()
+	ops := 0
+	for {
+		_, _, _, ok, err := s.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		ops++
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("a %v schedule took %v (%d operations)", d, took, ops)
+	}
+	if ops == 0 || uint64(ops) >= s.n {
+		t.Fatalf("%d operations of %d", ops, s.n)
+	}
+	if s.End() != 0 {
+		t.Fatal("an unfinished schedule moved the end to its last slot")
 	}
 }

@@ -44,8 +44,11 @@ type Schedule struct {
 func NewSchedule(env *bench.Env, rate float64, d time.Duration) *Schedule {
 	s := &Schedule{clk: env.Clock, start: env.Start, paced: rate > 0, timer: NewTimer()}
 	s.n, s.bounded, s.pacer = Share(env, rate, d)
-	if d > 0 && !s.paced {
+	if d > 0 {
 		s.deadline = env.Start + int64(d)
+		if s.paced {
+			s.deadline = Deadline(env.Start, d)
+		}
 	}
 	return s
 }
@@ -81,7 +84,7 @@ func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok
 		return 0, 0, 0, false, err
 	}
 	sent = s.clk.Now()
-	if s.deadline != 0 && sent >= s.deadline {
+	if Past(s.deadline, sent) {
 		return 0, 0, 0, false, nil
 	}
 	intended = sent
@@ -89,6 +92,9 @@ func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok
 		intended = s.start + int64(s.pacer.Intended(s.i))
 		if sent, err = Until(ctx, s.timer, s.clk, intended); err != nil {
 			return 0, 0, 0, false, err
+		}
+		if Past(s.deadline, sent) {
+			return 0, 0, 0, false, nil
 		}
 	}
 	i = s.i
@@ -103,3 +109,18 @@ func (s *Schedule) Pause(ctx context.Context, d time.Duration) error {
 	}
 	return Sleep(ctx, s.timer, d)
 }
+
+// Deadline is when a client that started at start (Clock nanoseconds) and runs for d stops
+// sending, whatever its rate: --duration is a time limit, never rate x duration messages for
+// a sender that cannot keep up. A sender a moment late at its end (a timer waking late on a
+// busy host) still sends its last slots within a grace of a tenth of d, at most 50ms. 0
+// when d is 0 (no limit).
+func Deadline(start int64, d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return start + int64(d) + int64(min(d/10, 50*time.Millisecond))
+}
+
+// Past reports whether now is at or beyond deadline (0: none).
+func Past(deadline, now int64) bool { return deadline != 0 && now >= deadline }
