@@ -154,7 +154,8 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bo
 		return fmt.Errorf("a fixed rate needs --msgs or --duration")
 	}
 	deadline := loop.Deadline(env.Start, p.cfg.Duration)
-	timer := loop.NewTimer()
+	w := loop.NewWaiter(clk)
+	defer w.Close()
 	rec.Begin(env.Start + int64(pacer.Intended(0))) // its first slot: senders interleave
 	var sent uint64
 sending:
@@ -169,7 +170,7 @@ sending:
 		elapsed := time.Duration(now - env.Start)
 		due := min(pacer.Due(elapsed), share)
 		if sent >= due {
-			if err := loop.Toward(ctx, timer, pacer.Wait(elapsed, sent)); err != nil {
+			if _, err := w.Until(ctx, env.Start+int64(pacer.Intended(sent))); err != nil {
 				return err
 			}
 			continue
@@ -202,7 +203,7 @@ sending:
 	// after its last message: N messages at R/s take N/R.
 	rec.End(clk.Now())
 	if sent == share {
-		rec.End(env.Start + int64(pacer.Intended(sent)))
+		rec.End(env.Start + int64(pacer.After(sent)))
 	}
 	return nil
 }

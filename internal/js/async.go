@@ -157,6 +157,8 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 		}
 	}
 	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
+	w := loop.NewWaiter(clk)
+	defer w.Close()
 	var published int64
 	ended := false
 	for i := uint64(0); !ended && (!bounded || i < share); {
@@ -173,7 +175,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 			if p.paced {
 				intended = env.Start + int64(pacer.Intended(i))
 				var err error
-				if now, err = loop.Until(ctx, timer, clk, intended); err != nil {
+				if now, err = w.Until(ctx, intended); err != nil {
 					return err
 				}
 				if loop.Past(deadline, now) {

@@ -10,18 +10,50 @@ import (
 	"github.com/natsperf/natsperf/internal/record"
 )
 
-func TestUntilLandsOnTimeNotEarly(t *testing.T) {
+func TestWaiterLandsOnTimeNotEarly(t *testing.T) {
 	clk := record.NewClock()
-	timer := NewTimer()
+	w := NewWaiter(clk)
+	defer w.Close()
 	for _, ahead := range []time.Duration{0, 30 * time.Microsecond, 500 * time.Microsecond, 5 * time.Millisecond} {
 		at := clk.Now() + int64(ahead)
-		now, err := Until(context.Background(), timer, clk, at)
+		now, err := w.Until(context.Background(), at)
 		if err != nil || now < at {
 			t.Fatalf("Until(+%v) ended at %d, %dns early (err %v)", ahead, now, at-now, err)
 		}
-		if late := time.Duration(now - at); late > 20*time.Millisecond {
+		if late := time.Duration(now - at); late > 20*time.Millisecond+MinGap {
 			t.Errorf("Until(+%v) overshot by %v", ahead, late)
 		}
+	}
+}
+
+// TestWaiterBatchesCloseSends: sends due less than MinGap after the last wake-up wait for
+// MinGap, so a fast schedule costs at most one wake-up per MinGap.
+func TestWaiterBatchesCloseSends(t *testing.T) {
+	clk := record.NewClock()
+	w := NewWaiter(clk)
+	defer w.Close()
+	first, err := w.Until(context.Background(), clk.Now()+int64(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := w.Until(context.Background(), first+int64(10*time.Microsecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next-first < int64(MinGap) {
+		t.Fatalf("woke %v after the previous wake-up, want at least %v", time.Duration(next-first), MinGap)
+	}
+}
+
+func TestWaiterEndsWithTheContext(t *testing.T) {
+	clk := record.NewClock()
+	w := NewWaiter(clk)
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := w.Until(ctx, clk.Now()+int64(time.Hour)); err == nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("Until returned %v after %v", err, time.Since(start))
 	}
 }
 

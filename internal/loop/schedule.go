@@ -37,6 +37,7 @@ type Schedule struct {
 	bounded  bool
 	deadline int64
 	timer    *time.Timer
+	waiter   *Waiter // paced only
 	i        uint64
 }
 
@@ -44,6 +45,9 @@ type Schedule struct {
 func NewSchedule(env *bench.Env, rate float64, d time.Duration) *Schedule {
 	s := &Schedule{clk: env.Clock, start: env.Start, paced: rate > 0, timer: NewTimer()}
 	s.n, s.bounded, s.pacer = Share(env, rate, d)
+	if s.paced {
+		s.waiter = NewWaiter(env.Clock)
+	}
 	if d > 0 {
 		s.deadline = env.Start + int64(d)
 		if s.paced {
@@ -68,7 +72,7 @@ func (s *Schedule) End() int64 {
 	if !s.paced || !s.bounded || s.i < s.n {
 		return 0
 	}
-	return s.start + int64(s.pacer.Intended(s.i))
+	return s.start + int64(s.pacer.After(s.i))
 }
 
 // Paced reports whether operations follow the fixed-rate schedule.
@@ -90,7 +94,7 @@ func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok
 	intended = sent
 	if s.paced {
 		intended = s.start + int64(s.pacer.Intended(s.i))
-		if sent, err = Until(ctx, s.timer, s.clk, intended); err != nil {
+		if sent, err = s.waiter.Until(ctx, intended); err != nil {
 			return 0, 0, 0, false, err
 		}
 		if Past(s.deadline, sent) {
@@ -100,6 +104,13 @@ func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok
 	i = s.i
 	s.i++
 	return i, intended, sent, true, nil
+}
+
+// Close releases what a paced schedule holds (its place among the senders that may spin).
+func (s *Schedule) Close() {
+	if s.waiter != nil {
+		s.waiter.Close()
+	}
 }
 
 // Pause sleeps d between operations (--sleep), unless ctx ends first.
