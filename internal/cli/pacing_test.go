@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -190,5 +192,35 @@ func TestInterruptMidCatchUp(t *testing.T) {
 				t.Errorf("the run ended %v after the interrupt, want within 1s (+1s slack for a loaded host)", took)
 			}
 		})
+	}
+}
+
+// TestCPUSummary: every Result carries the process's CPU time for the run, no more than the
+// process's own getrusage account over the whole command (setup included there), and --cpu
+// prints it with the messages per CPU-second.
+func TestCPUSummary(t *testing.T) {
+	s := startServer(t, nil)
+	var before, after syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	file := filepath.Join(t.TempDir(), "r.json")
+	r := run(context.Background(), t, nil, "pub", "cpu", "--msgs", "200000", "--size", "16", "--cpu", "-o", file, "-s", s.ClientURL(), "--no-progress")
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s %s", r.code, r.out, r.err)
+	}
+	res, err := result.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.CPU
+	process := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano()).Seconds()
+	if c == nil || c.Seconds <= 0 || c.Seconds > process+0.01 || c.Msgs != 200000 || c.Cores < 1 {
+		t.Fatalf("cpu %+v; the process spent %.3fs on the whole command", c, process)
+	}
+	if got := float64(c.Msgs) / c.Seconds; math.Abs(got-c.MsgsPerCPUSecond) > got*1e-9 {
+		t.Fatalf("msgs per CPU-second %.0f, want %.0f", c.MsgsPerCPUSecond, got)
+	}
+	if !regexp.MustCompile(`CPU: [\d.]+s \(user [\d.]+s, sys [\d.]+s\) in [\d.]+s · \d+% of \d+ cores · [\d,]+ msgs per CPU-second`).MatchString(r.out) {
+		t.Fatalf("no CPU line in %q", r.out)
 	}
 }
