@@ -88,8 +88,8 @@ func (p *Publisher) subject(i int64) string {
 // Fixed-rate publishers stamp every message with its own intended time instead.
 const clockEvery = 8
 
-// unpaced is the hot loop: a stamp, a publish and a record per message; a clock read and a
-// stop check every clockEvery messages.
+// unpaced is the hot loop: a stamp and a publish per message; a clock read, a stop check and
+// one record for every clockEvery messages.
 func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() bool) error {
 	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
 	id := p.cfg.IDs.For(env.Index)
@@ -106,26 +106,29 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 	if sleeper != nil {
 		every = 1 // a sleeping publisher's stamps must not inherit a reading from sleeps ago
 	}
-	now := clk.Now()
-	rec.Begin(now)
-	for i, tick := int64(0), int64(0); !env.Bounded || i < env.Share; i++ {
-		if tick--; tick <= 0 {
-			tick = every
-			if stopped() {
-				return ctx.Err()
+	rec.Begin(clk.Now())
+	for i := int64(0); !env.Bounded || i < env.Share; {
+		if stopped() {
+			return ctx.Err()
+		}
+		now := clk.Now()
+		if deadline != 0 && now >= deadline {
+			break
+		}
+		n := every
+		if env.Bounded {
+			n = min(n, env.Share-i)
+		}
+		for end := i + n; i < end; i++ {
+			if stamped {
+				stamp.Put(buf, id, uint64(i+1), now)
 			}
-			now = clk.Now()
-			if deadline != 0 && now >= deadline {
-				break
+			if err := nc.Publish(p.subject(i), buf); err != nil {
+				rec.SentN(now, int(n-(end-i)), len(buf))
+				return p.conn.Explain("publish", err)
 			}
 		}
-		if stamped {
-			stamp.Put(buf, id, uint64(i+1), now)
-		}
-		if err := nc.Publish(p.subject(i), buf); err != nil {
-			return p.conn.Explain("publish", err)
-		}
-		rec.Sent(now, len(buf))
+		rec.SentN(now, int(n), len(buf))
 		if sleeper != nil {
 			if err := loop.Sleep(ctx, sleeper, p.cfg.Sleep); err != nil {
 				return err
