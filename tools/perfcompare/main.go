@@ -66,6 +66,23 @@ func run(bin, url string, rounds, msgs, size int, mem bool) error {
 		{"pub/sub 1:1 (subscriber rate)", "pubsub", []string{"pubsub", "perf.ps", "--pub", "1", "--sub", "1"}, "sub"},
 	}
 	for _, c := range cases {
+		// Each process's fixed cost (start-up, connecting, setup) measured with one message,
+		// so the per-message ratio can be given without it too.
+		var fixed []sample
+		for i := 0; i < rounds; i++ {
+			_, bcpu, err := bareProcess(self, c.bare, url, 1, size)
+			if err != nil {
+				return fmt.Errorf("%s bare: %w", c.name, err)
+			}
+			args := append(append([]string{}, c.args...), "-s", url, "--msgs", "1", "--size", fmt.Sprint(size), "--json", "--no-progress")
+			_, ncpu, _, err := natsperf(bin, c.grp, args...)
+			if err != nil {
+				return fmt.Errorf("%s natsperf: %w", c.name, err)
+			}
+			fixed = append(fixed, sample{bareCPU: bcpu, npCPU: ncpu})
+		}
+		bareFixed := medianOf(fixed, func(s sample) float64 { return s.bareCPU })
+		npFixed := medianOf(fixed, func(s sample) float64 { return s.npCPU })
 		var ss []sample
 		for i := 0; i < rounds; i++ {
 			b, bcpu, err := bareProcess(self, c.bare, url, msgs, size)
@@ -85,6 +102,8 @@ func run(bin, url string, rounds, msgs, size int, mem bool) error {
 			c.name, medianOf(ss, func(s sample) float64 { return s.np / s.bare }), medianOf(ss, func(s sample) float64 { return s.npCPU / s.bareCPU }),
 			medianOf(ss, func(s sample) float64 { return s.bare }), medianOf(ss, func(s sample) float64 { return s.bareCPU }),
 			medianOf(ss, func(s sample) float64 { return s.np }), medianOf(ss, func(s sample) float64 { return s.npCPU }))
+		fmt.Printf("%-30s fixed cost (1 message): bare %.3f CPU s, natsperf %.3f CPU s; CPU per message without it: %.3f\n\n",
+			c.name, bareFixed, npFixed, medianOf(ss, func(s sample) float64 { return (s.npCPU - npFixed) / (s.bareCPU - bareFixed) }))
 	}
 	if mem {
 		for _, n := range []int{1_000_000, 10_000_000} {
