@@ -61,8 +61,9 @@ func (m *inMsgs) end() {
 	<-m.stopped
 }
 
-// reached is when the server had first taken in n messages more than at the first sample.
-func (m *inMsgs) reached(t *testing.T, n int64) time.Time {
+// before is the last sample at which the server had not yet taken in n messages more than at
+// the first sample: all n arrived after it, whatever delays the sampling itself had.
+func (m *inMsgs) before(t *testing.T, n int64) time.Time {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		m.mu.Lock()
@@ -75,7 +76,7 @@ func (m *inMsgs) reached(t *testing.T, n int64) time.Time {
 	m.end()
 	for i := range m.n {
 		if m.n[i]-m.n[0] >= n {
-			return m.at[i]
+			return m.at[i-1]
 		}
 	}
 	t.Fatalf("the server took in %d messages, natsperf says it sent %d", m.n[len(m.n)-1]-m.n[0], n)
@@ -85,9 +86,10 @@ func (m *inMsgs) reached(t *testing.T, n int64) time.Time {
 var notReached = regexp.MustCompile(`target rate not reached: [\d,]+ msgs/sec asked, ([\d,]+) msgs/sec achieved`)
 
 // checkBehindRate runs a fixed-rate command far above what this machine can send and holds
-// its reported rates against the server's: messages the server took in over the time from
-// the publisher's first slot to when the server had them all. The publisher's rate may not
-// be above that (10% slack for the sampling and what is in flight), however loaded the host.
+// its reported rates against the server's: the messages over the time from the publisher's
+// first slot to the last moment the server was seen without all of them, a rate the
+// publisher cannot have exceeded (a late sample only makes that bound looser), however
+// loaded the host. 2% slack for the clock reads.
 func checkBehindRate(t *testing.T, s *server.Server, args ...string) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "r.json")
@@ -101,10 +103,10 @@ func checkBehindRate(t *testing.T, s *server.Server, args ...string) {
 		t.Fatal(err)
 	}
 	a := group(t, res, "pub").Aggregate
-	done := ref.reached(t, a.Msgs)
-	server := float64(a.Msgs) / done.Sub(a.Start).Seconds()
-	t.Logf("natsperf: %d msgs at %.0f msgs/sec; server: %.0f msgs/sec", a.Msgs, a.MsgsPerSec, server)
-	if a.MsgsPerSec > server*1.1 {
+	notYet := ref.before(t, a.Msgs)
+	server := float64(a.Msgs) / notYet.Sub(a.Start).Seconds()
+	t.Logf("natsperf: %d msgs at %.0f msgs/sec; server: at most %.0f msgs/sec", a.Msgs, a.MsgsPerSec, server)
+	if a.MsgsPerSec > server*1.02 {
 		t.Errorf("reported %.0f msgs/sec, the server took them in at %.0f msgs/sec", a.MsgsPerSec, server)
 	}
 	m := notReached.FindStringSubmatch(r.out)
@@ -112,7 +114,7 @@ func checkBehindRate(t *testing.T, s *server.Server, args ...string) {
 		t.Fatalf("no \"target rate not reached\" line in %q", r.out)
 	}
 	said, _ := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
-	if said > server*1.1 {
+	if said > server*1.02 {
 		t.Errorf("\"target rate not reached\" says %.0f msgs/sec achieved, the server took in %.0f", said, server)
 	}
 }

@@ -67,11 +67,11 @@ func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
 	if ferr := p.conn.FlushTimeout(30 * time.Second); ferr != nil {
 		return p.conn.Explain("flush", ferr)
 	}
-	if p.cfg.Rate == 0 {
-		// Flat out, the messages are only out once flushed (nats bench times it the same way);
-		// at a fixed rate the schedule ends with the last send.
-		env.Rec.End(env.Clock.Now())
-	}
+	// The messages are only out once the server has them all: the flush's round trip ends
+	// after the server read the last one (nats bench times it the same way). A publisher
+	// behind its schedule may have megabytes in the socket when its last Publish returns; one
+	// on schedule ends with the slot after its last message, a flush round trip later at most.
+	env.Rec.End(env.Clock.Now())
 	return nil
 }
 
@@ -202,9 +202,8 @@ sending:
 			rec.Sent(now, len(buf))
 		}
 	}
-	// The run ends when its last message went out, and a schedule kept ends with the slot
-	// after its last message: N messages at R/s take N/R.
-	rec.End(clk.Now())
+	// A schedule kept ends with the slot after its last message: N messages at R/s take N/R
+	// (Run moves the end on to when the server has them all, when that is later).
 	if sent == share {
 		rec.End(env.Start + int64(pacer.After(sent)))
 	}
