@@ -245,7 +245,7 @@ func TestSentNIsSentKTimes(t *testing.T) {
 		batch.SentN(at, k, 16)
 	}
 	a, b := one.Client(1, 0, false), batch.Client(1, 0, false)
-	if a.Msgs != b.Msgs || a.Bytes != b.Bytes || a.Start != b.Start || a.End != b.End || one.Progress() != batch.Progress() ||
+	if a.Msgs != b.Msgs || a.Bytes != b.Bytes || a.Start != b.Start || a.End != b.End || one.Progress() != batch.Progress() || one.Unique() != batch.Unique() ||
 		a.Gap == nil || b.Gap == nil || *a.Gap != *b.Gap || len(one.intervals) != len(batch.intervals) {
 		t.Fatalf("one by one %+v, batched %+v", a, b)
 	}

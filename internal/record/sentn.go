@@ -8,6 +8,7 @@ func (r *Recorder) SentN(now int64, k, n int) {
 		return
 	}
 	r.msgs.Add(int64(k))
+	r.unique.Add(int64(k)) // a publisher's messages are each its own
 	if g := now - r.prev; g > r.gap && r.prev != 0 {
 		r.gap, r.gapEnd = g, now
 	}
