@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/cpuuse"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/units"
@@ -161,8 +162,14 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 	stopProgress := r.startProgress(slots)
 	runStart := time.Now()
 	during := r.startDuring(runCtx, p, runStart)
+	cpu := cpuuse.Now()
 	close(barrier)
 	wg.Wait()
+	var handled int64
+	for _, s := range slots {
+		handled += s.env.Rec.Progress()
+	}
+	cpuUsed := cpuuse.Since(cpu, handled)
 	end := time.Now()
 	windows := during()
 	stopProgress()
@@ -170,6 +177,7 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 
 	res := r.assemble(p, slots, clk, epoch)
 	res.Start, res.End = runStart.UTC(), end.UTC()
+	res.CPU = cpuUsed
 	res.Windows = windowStats(p, slots, epoch, windows)
 	res.Stop = stopReason(ctx, slots)
 	if p.After != nil {

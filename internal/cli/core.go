@@ -256,6 +256,9 @@ stamp in each message, on one clock.`,
 			total := sentInAll(bf, pubs)
 			sg := subGroup(scfg, sbf, total)
 			sg.HearsProducers = true // what the publishers sent and never arrived is lost
+			// At a fixed rate for a duration the publishers stop at the duration, having sent
+			// rate x duration only if they kept up: that total is a bound, not a promise.
+			sg.Estimated = sg.Estimated || (bf.Rate > 0 && bf.Duration > 0)
 			kv := commonParams(bf)
 			delete(kv, "clients")
 			kv["pub"], kv["sub"], kv["subject"] = strconv.Itoa(pubs), strconv.Itoa(subs), args[0]

@@ -108,6 +108,9 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 		err = result.Write(a.streams.Out, res)
 	} else {
 		err = text(a.streams.Out, res)
+		if err == nil {
+			err = report.CPU(a.streams.Out, res, a.out.CPU)
+		}
 	}
 	if err != nil {
 		return err

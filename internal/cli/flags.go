@@ -62,6 +62,7 @@ type outputFlags struct {
 	JSON       bool
 	File       string
 	NoProgress bool
+	CPU        bool
 }
 
 func (o *outputFlags) register(cmd *cobra.Command) {
@@ -69,6 +70,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&o.JSON, "json", false, "print the Result document (JSON) on stdout instead of text")
 	f.StringVarP(&o.File, "output", "o", "", "also write the Result document to this file")
 	f.BoolVar(&o.NoProgress, "no-progress", false, "do not draw progress bars")
+	f.BoolVar(&o.CPU, "cpu", false, "print the CPU natsperf used while the clients ran (user+sys seconds, share of its cores, messages per CPU-second); always in the Result")
 }
 
 // benchFlags are the flags every benchmark command has, named as nats bench names them.

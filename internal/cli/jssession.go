@@ -116,6 +116,11 @@ func setupCtx(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 // the Result before rendering it.
 func (a *app) runJS(cmd *cobra.Command, s *jsSession, plan *bench.Plan, bf benchFlags) error {
 	plan.Corrected = bf.Rate > 0
+	for _, g := range plan.Groups {
+		if g.Producer && bf.Rate > 0 {
+			g.Rate = bf.Rate // the report says when it was not reached
+		}
+	}
 	return a.execute(cmd, s.t, plan, bf, runHooks{
 		logf:   s.logf,
 		finish: s.finishRun,

@@ -140,7 +140,7 @@ func (a *app) runLatency(cmd *cobra.Command, lf latencyFlags, started time.Time)
 func latencyPlan(lf latencyFlags, dialB bench.Dialer) (*bench.Plan, *latency.Link) {
 	link := latency.NewLink(lf.Subject)
 	msgs := int64((pace.Constant{Rate: lf.Rate}).Total(lf.Duration))
-	pcfg := core.PubConfig{Subject: lf.Subject, Size: int(lf.Size), Rate: lf.Rate, IDs: stamp.NewIDs()}
+	pcfg := core.PubConfig{Subject: lf.Subject, Size: int(lf.Size), Rate: lf.Rate, Duration: lf.Duration, IDs: stamp.NewIDs()}
 	plan := &bench.Plan{
 		Command: "latency", Title: "Core NATS latency test",
 		Params: params(map[string]string{

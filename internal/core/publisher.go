@@ -57,7 +57,7 @@ func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
 	defer release()
 	var err error
 	if p.cfg.Rate > 0 {
-		err = p.paced(ctx, env)
+		err = p.paced(ctx, env, stopped.Load)
 	} else {
 		err = p.unpaced(ctx, env, stopped.Load)
 	}
@@ -67,11 +67,11 @@ func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
 	if ferr := p.conn.FlushTimeout(30 * time.Second); ferr != nil {
 		return p.conn.Explain("flush", ferr)
 	}
-	if p.cfg.Rate == 0 {
-		// Flat out, the messages are only out once flushed (nats bench times it the same way);
-		// at a fixed rate the schedule ends with the last send.
-		env.Rec.End(env.Clock.Now())
-	}
+	// The messages are only out once the server has them all: the flush's round trip ends
+	// after the server read the last one (nats bench times it the same way). A publisher
+	// behind its schedule may have megabytes in the socket when its last Publish returns; one
+	// on schedule ends with the slot after its last message, a flush round trip later at most.
+	env.Rec.End(env.Clock.Now())
 	return nil
 }
 
@@ -88,8 +88,8 @@ func (p *Publisher) subject(i int64) string {
 // Fixed-rate publishers stamp every message with its own intended time instead.
 const clockEvery = 8
 
-// unpaced is the hot loop: a stamp, a publish and a record per message; a clock read and a
-// stop check every clockEvery messages.
+// unpaced is the hot loop: a stamp and a publish per message; a clock read, a stop check and
+// one record for every clockEvery messages.
 func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() bool) error {
 	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
 	id := p.cfg.IDs.For(env.Index)
@@ -106,26 +106,29 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 	if sleeper != nil {
 		every = 1 // a sleeping publisher's stamps must not inherit a reading from sleeps ago
 	}
-	now := clk.Now()
-	rec.Begin(now)
-	for i, tick := int64(0), int64(0); !env.Bounded || i < env.Share; i++ {
-		if tick--; tick <= 0 {
-			tick = every
-			if stopped() {
-				return ctx.Err()
+	rec.Begin(clk.Now())
+	for i := int64(0); !env.Bounded || i < env.Share; {
+		if stopped() {
+			return ctx.Err()
+		}
+		now := clk.Now()
+		if deadline != 0 && now >= deadline {
+			break
+		}
+		n := every
+		if env.Bounded {
+			n = min(n, env.Share-i)
+		}
+		for end := i + n; i < end; i++ {
+			if stamped {
+				stamp.Put(buf, id, uint64(i+1), now)
 			}
-			now = clk.Now()
-			if deadline != 0 && now >= deadline {
-				break
+			if err := nc.Publish(p.subject(i), buf); err != nil {
+				rec.SentN(now, int(n-(end-i)), len(buf))
+				return p.conn.Explain("publish", err)
 			}
 		}
-		if stamped {
-			stamp.Put(buf, id, uint64(i+1), now)
-		}
-		if err := nc.Publish(p.subject(i), buf); err != nil {
-			return p.conn.Explain("publish", err)
-		}
-		rec.Sent(now, len(buf))
+		rec.SentN(now, int(n), len(buf))
 		if sleeper != nil {
 			if err := loop.Sleep(ctx, sleeper, p.cfg.Sleep); err != nil {
 				return err
@@ -139,7 +142,12 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 // receiver's latency includes any delay in sending it (coordinated-omission correction). A
 // payload with room for an extended stamp also carries the actual send time, for the
 // uncorrected latency.
-func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
+//
+// A sender behind its schedule sends what fell due back to back (a catch-up), reading the
+// clock and checking for a stop every clockEvery messages, so Ctrl-C and the duration end it
+// within microseconds, and its sends are recorded when they really left, not when the
+// catch-up began: its rate is what it sent, not what it was asked to.
+func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bool) error {
 	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(buf) >= stamp.Size
@@ -148,27 +156,43 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 	if !bounded {
 		return fmt.Errorf("a fixed rate needs --msgs or --duration")
 	}
-	timer := loop.NewTimer()
+	deadline := loop.Deadline(env.Start, p.cfg.Duration)
+	w := loop.NewWaiter(clk)
+	defer w.Close()
 	rec.Begin(env.Start + int64(pacer.Intended(0))) // its first slot: senders interleave
 	var sent uint64
+sending:
 	for sent < share {
-		if ctx.Err() != nil {
+		if stopped() {
 			return ctx.Err()
 		}
 		now := clk.Now()
+		if loop.Past(deadline, now) {
+			break
+		}
 		elapsed := time.Duration(now - env.Start)
 		due := min(pacer.Due(elapsed), share)
 		if sent >= due {
-			if err := loop.Toward(ctx, timer, pacer.Wait(elapsed, sent)); err != nil {
+			if _, err := w.Until(ctx, env.Start+int64(pacer.Intended(sent))); err != nil {
 				return err
 			}
 			continue
 		}
-		for ; sent < due; sent++ {
+		for tick := 0; sent < due; sent++ {
+			if tick++; tick > clockEvery {
+				tick = 1
+				if stopped() {
+					return ctx.Err()
+				}
+				if now = clk.Now(); loop.Past(deadline, now) {
+					break sending
+				}
+			}
 			switch {
 			case extended:
 				// A fresh clock read per message: one stuck in Publish delays those behind it.
-				stamp.PutExt(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)), clk.Now())
+				now = clk.Now()
+				stamp.PutExt(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)), now)
 			case stamped:
 				stamp.Put(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)))
 			}
@@ -178,8 +202,11 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env) error {
 			rec.Sent(now, len(buf))
 		}
 	}
-	// The schedule ends with the slot after the last message: N messages at R/s take N/R.
-	rec.End(env.Start + int64(pacer.Intended(sent)))
+	// A schedule kept ends with the slot after its last message: N messages at R/s take N/R
+	// (Run moves the end on to when the server has them all, when that is later).
+	if sent == share {
+		rec.End(env.Start + int64(pacer.After(sent)))
+	}
 	return nil
 }
 

@@ -126,6 +126,7 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 		timeout = 5 * time.Second
 	}
 	sched := loop.NewSchedule(env, q.cfg.Rate, q.cfg.Duration)
+	defer sched.Close()
 	rec.Begin(sched.Begin())
 	for {
 		i, intended, sent, ok, err := sched.Next(ctx)

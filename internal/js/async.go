@@ -150,10 +150,15 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 	stamped := p.cfg.Size >= stamp.Size
 	share, bounded, pacer := p.share(env)
 	var deadline int64
-	if p.cfg.Duration > 0 && !p.paced {
+	if p.cfg.Duration > 0 {
 		deadline = env.Start + int64(p.cfg.Duration)
+		if p.paced {
+			deadline = loop.Deadline(env.Start, p.cfg.Duration)
+		}
 	}
 	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
+	w := loop.NewWaiter(clk)
+	defer w.Close()
 	var published int64
 	ended := false
 	for i := uint64(0); !ended && (!bounded || i < share); {
@@ -170,8 +175,12 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 			if p.paced {
 				intended = env.Start + int64(pacer.Intended(i))
 				var err error
-				if now, err = loop.Until(ctx, timer, clk, intended); err != nil {
+				if now, err = w.Until(ctx, intended); err != nil {
 					return err
+				}
+				if loop.Past(deadline, now) {
+					ended = true
+					break
 				}
 			}
 			m := &p.msgs[n]

@@ -161,6 +161,7 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 	id := k.cfg.IDs.For(env.Index)
 	stamped := len(k.buf) >= stamp.Size
 	sched := loop.NewSchedule(env, 0, 0)
+	defer sched.Close()
 	rec.Begin(sched.Begin())
 	for {
 		seq, _, sent, ok, err := sched.Next(ctx)

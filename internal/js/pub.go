@@ -167,6 +167,7 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(m.Data) >= stamp.Size
 	sched := loop.NewSchedule(env, p.cfg.Rate, p.cfg.Duration)
+	defer sched.Close()
 	rec.Begin(sched.Begin())
 	for {
 		i, intended, sent, ok, err := sched.Next(ctx)

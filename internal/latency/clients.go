@@ -32,6 +32,16 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 	return p.link.waitRoute(ctx, p.Conn())
 }
 
+// Run publishes, then tells the subscriber when it sent fewer than its share: behind its
+// schedule, it stopped at the duration.
+func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
+	err := p.Publisher.Run(ctx, env)
+	if n := env.Rec.Progress(); n < env.Share {
+		p.link.short.Store(n)
+	}
+	return err
+}
+
 // MinDrain is the least time the subscriber waits for the rest after the publisher is done.
 const MinDrain = time.Second
 
@@ -94,7 +104,7 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) (err error) {
 
 // Run waits for every message, or for the drain time after the publisher is done.
 func (s *Subscriber) Run(ctx context.Context, env *bench.Env) error {
-	var drain <-chan time.Time
+	var drain, sent <-chan time.Time
 	producers := env.ProducersDone
 	for {
 		select {
@@ -109,6 +119,15 @@ func (s *Subscriber) Run(ctx context.Context, env *bench.Env) error {
 			t := time.NewTimer(Drain(time.Duration(s.maxLat.Load())))
 			defer t.Stop()
 			drain = t.C
+			poll := time.NewTicker(5 * time.Millisecond)
+			defer poll.Stop()
+			sent = poll.C
+		case <-sent:
+			// Every message the publisher sent has arrived (it may have sent fewer than its
+			// share when it could not keep the rate).
+			if short := s.link.short.Load(); short > 0 && s.rec.Progress() >= short {
+				return nil
+			}
 		case <-drain:
 			return bench.ErrIdle // the rest is lost: counted, not waited for
 		}

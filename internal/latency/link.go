@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -31,6 +32,10 @@ type Link struct {
 
 	mu             sync.Mutex
 	pubRTT, subRTT time.Duration
+
+	// short is what the publisher sent when it sent fewer than its share (0 otherwise), set
+	// once it is done: behind its schedule, it stops at the duration.
+	short atomic.Int64
 }
 
 // NewLink returns a link for subject.

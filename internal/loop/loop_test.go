@@ -10,18 +10,50 @@ import (
 	"github.com/natsperf/natsperf/internal/record"
 )
 
-func TestUntilLandsOnTimeNotEarly(t *testing.T) {
+func TestWaiterLandsOnTimeNotEarly(t *testing.T) {
 	clk := record.NewClock()
-	timer := NewTimer()
+	w := NewWaiter(clk)
+	defer w.Close()
 	for _, ahead := range []time.Duration{0, 30 * time.Microsecond, 500 * time.Microsecond, 5 * time.Millisecond} {
 		at := clk.Now() + int64(ahead)
-		now, err := Until(context.Background(), timer, clk, at)
+		now, err := w.Until(context.Background(), at)
 		if err != nil || now < at {
 			t.Fatalf("Until(+%v) ended at %d, %dns early (err %v)", ahead, now, at-now, err)
 		}
-		if late := time.Duration(now - at); late > 20*time.Millisecond {
+		if late := time.Duration(now - at); late > 20*time.Millisecond+MinGap {
 			t.Errorf("Until(+%v) overshot by %v", ahead, late)
 		}
+	}
+}
+
+// TestWaiterBatchesCloseSends: sends due less than MinGap after the last wake-up wait for
+// MinGap, so a fast schedule costs at most one wake-up per MinGap.
+func TestWaiterBatchesCloseSends(t *testing.T) {
+	clk := record.NewClock()
+	w := NewWaiter(clk)
+	defer w.Close()
+	first, err := w.Until(context.Background(), clk.Now()+int64(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := w.Until(context.Background(), first+int64(10*time.Microsecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next-first < int64(MinGap) {
+		t.Fatalf("woke %v after the previous wake-up, want at least %v", time.Duration(next-first), MinGap)
+	}
+}
+
+func TestWaiterEndsWithTheContext(t *testing.T) {
+	clk := record.NewClock()
+	w := NewWaiter(clk)
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := w.Until(ctx, clk.Now()+int64(time.Hour)); err == nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("Until returned %v after %v", err, time.Since(start))
 	}
 }
 
@@ -76,6 +108,7 @@ func TestSchedule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.env.Start = clk.Now() // the duration counts from here, not from the table
 			s := NewSchedule(tt.env, tt.rate, tt.d)
 			start := time.Now()
 			ops, last := 0, int64(-1)
@@ -105,5 +138,34 @@ func TestSchedule(t *testing.T) {
 				t.Fatalf("took %v", took)
 			}
 		})
+	}
+}
+
+// TestScheduleEndsAtTheDurationWhenBehind: a rate no sender reaches still ends at the
+// duration, having done fewer than rate x duration operations.
+func TestScheduleEndsAtTheDurationWhenBehind(t *testing.T) {
+	clk := record.NewClock()
+	const rate, d = 1e10, 50 * time.Millisecond // 500 million slots in 50ms
+	s := NewSchedule(&bench.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, d)
+	start := time.Now()
+	ops := 0
+	for {
+		_, _, _, ok, err := s.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		ops++
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("a %v schedule took %v (%d operations)", d, took, ops)
+	}
+	if ops == 0 || uint64(ops) >= s.n {
+		t.Fatalf("%d operations of %d", ops, s.n)
+	}
+	if s.End() != 0 {
+		t.Fatal("an unfinished schedule moved the end to its last slot")
 	}
 }

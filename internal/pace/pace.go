@@ -32,6 +32,17 @@ func (c Constant) Intended(i uint64) time.Duration {
 	return time.Duration(math.Ceil(slot / c.Rate * 1e9))
 }
 
+// After is the offset at which the senders' schedule ends once this sender has sent n
+// messages: the slot of all senders following its last message, so the group's N messages
+// at R per second span N/R seconds. 0 when n is 0.
+func (c Constant) After(n uint64) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	slot := float64(n-1)*c.senders() + float64(c.Index) + 1
+	return time.Duration(math.Ceil(slot / c.Rate * 1e9))
+}
+
 // Due is how many of this sender's messages are due at elapsed since the start.
 func (c Constant) Due(elapsed time.Duration) uint64 {
 	if elapsed < 0 {

@@ -56,3 +56,19 @@ func TestIntendedMatchesDue(t *testing.T) {
 		}
 	}
 }
+
+// TestAfterEndsTheGroupsSchedule: whichever sender ends last, the group's schedule of N
+// messages at R per second ends at N/R.
+func TestAfterEndsTheGroupsSchedule(t *testing.T) {
+	const rate, senders, each = 10_000, 1000, 50
+	var end time.Duration
+	for k := 0; k < senders; k++ {
+		end = max(end, Constant{Rate: rate, Count: senders, Index: k}.After(each))
+	}
+	if want := time.Duration(senders * each * int64(time.Second) / rate); end != want {
+		t.Fatalf("schedule ends at %v, want %v", end, want)
+	}
+	if got := (Constant{Rate: 1000}).After(3); got != 3*time.Millisecond {
+		t.Fatalf("one sender's 3 messages at 1000/s end at %v, want 3ms", got)
+	}
+}

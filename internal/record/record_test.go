@@ -227,3 +227,31 @@ func TestSentTail(t *testing.T) {
 		})
 	}
 }
+
+// TestSentNIsSentKTimes: recording a batch at one clock reading is recording each message of
+// it at that reading, warm-up, intervals and gaps included.
+func TestSentNIsSentKTimes(t *testing.T) {
+	clk := NewClock()
+	base := clk.Now()
+	one, batch := New(Options{Clock: clk}), New(Options{Clock: clk})
+	for _, r := range []*Recorder{one, batch} {
+		r.Start(base, base+int64(10*time.Millisecond))
+	}
+	for i, at := range []int64{base, base + int64(20*time.Millisecond), base + int64(1500*time.Millisecond), base + int64(3*time.Second)} {
+		k := 3 + i
+		for range k {
+			one.Sent(at, 16)
+		}
+		batch.SentN(at, k, 16)
+	}
+	a, b := one.Client(1, 0, false), batch.Client(1, 0, false)
+	if a.Msgs != b.Msgs || a.Bytes != b.Bytes || a.Start != b.Start || a.End != b.End || one.Progress() != batch.Progress() || one.Unique() != batch.Unique() ||
+		a.Gap == nil || b.Gap == nil || *a.Gap != *b.Gap || len(one.intervals) != len(batch.intervals) {
+		t.Fatalf("one by one %+v, batched %+v", a, b)
+	}
+	for i := range one.intervals {
+		if one.intervals[i] != batch.intervals[i] {
+			t.Fatalf("interval %d: %+v vs %+v", i, one.intervals[i], batch.intervals[i])
+		}
+	}
+}

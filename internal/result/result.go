@@ -45,6 +45,26 @@ type Result struct {
 	Windows []Window `json:"windows,omitempty"`
 	// Parts are the processes whose Results Merge joined into this one (merge.go).
 	Parts []Part `json:"parts,omitempty"`
+	// CPU is what the natsperf process spent while its clients ran (getrusage).
+	CPU *CPU `json:"cpu,omitempty"`
+}
+
+// CPU is the natsperf process's CPU time during the run, from the start barrier until every
+// client was done (setup not included). With the embedded server it includes the server's.
+type CPU struct {
+	UserSeconds float64 `json:"user_seconds"`
+	SysSeconds  float64 `json:"sys_seconds"`
+	Seconds     float64 `json:"seconds"` // user + sys
+	WallSeconds float64 `json:"wall_seconds"`
+	Cores       int     `json:"cores"`      // GOMAXPROCS: the cores the process may use
+	CoreShare   float64 `json:"core_share"` // seconds / (wall x cores), 0..1
+	// Msgs is every message the clients handled, sent plus received (a message published and
+	// received in one process counts twice); MsgsPerCPUSecond is Msgs over Seconds.
+	Msgs             int64   `json:"msgs"`
+	MsgsPerCPUSecond float64 `json:"msgs_per_cpu_second"`
+	// Saturated: the process used more than 90% of its cores, so the client, not the
+	// server, may have limited the run.
+	Saturated bool `json:"saturated,omitempty"`
 }
 
 // StreamState is a JetStream stream (or the stream behind a KV bucket) as the server reported it
