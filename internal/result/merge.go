@@ -79,6 +79,7 @@ func MergeNamed(in []Input) (*Result, error) {
 	m.out.Verify = m.verify(in)
 	m.out.Faults = m.faults(in)
 	m.out.Windows = m.windows(in)
+	m.out.CPU = mergeCPU(in)
 	m.out.Warnings = append(m.out.Warnings, m.warnings...)
 	if m.err != nil {
 		return nil, m.err
@@ -765,4 +766,37 @@ func joinNonEmpty(a, b, sep string) string {
 		return a
 	}
 	return a + sep + b
+}
+
+// mergeCPU adds up the parts' processes: they ran side by side, so their CPU seconds, cores
+// and messages add up, the wall time is the longest, and the share is of all their cores.
+// nil when no part measured its CPU.
+func mergeCPU(in []Input) *CPU {
+	var c *CPU
+	for _, p := range in {
+		pc := p.Result.CPU
+		if pc == nil {
+			continue
+		}
+		if c == nil {
+			c = &CPU{}
+		}
+		c.UserSeconds += pc.UserSeconds
+		c.SysSeconds += pc.SysSeconds
+		c.Seconds += pc.Seconds
+		c.WallSeconds = max(c.WallSeconds, pc.WallSeconds)
+		c.Cores += pc.Cores
+		c.Msgs += pc.Msgs
+		c.Saturated = c.Saturated || pc.Saturated
+	}
+	if c == nil {
+		return nil
+	}
+	if c.WallSeconds > 0 && c.Cores > 0 {
+		c.CoreShare = c.Seconds / (c.WallSeconds * float64(c.Cores))
+	}
+	if c.Seconds > 0 {
+		c.MsgsPerCPUSecond = float64(c.Msgs) / c.Seconds
+	}
+	return c
 }

@@ -419,3 +419,23 @@ func TestMergeEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeCPU: the parts' processes ran side by side, so CPU seconds, cores and messages add
+// up, the wall time is the longest, and the share is of all the parts' cores.
+func TestMergeCPU(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a, b, c := part(start), part(start), part(start)
+	a.CPU = &result.CPU{UserSeconds: 1, SysSeconds: 0.5, Seconds: 1.5, WallSeconds: 2, Cores: 2, Msgs: 3000}
+	b.CPU = &result.CPU{UserSeconds: 2, SysSeconds: 0.5, Seconds: 2.5, WallSeconds: 4, Cores: 2, Msgs: 5000, Saturated: true}
+	m, err := result.Merge(a, b, c) // c measured nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := result.CPU{UserSeconds: 3, SysSeconds: 1, Seconds: 4, WallSeconds: 4, Cores: 4, CoreShare: 0.25, Msgs: 8000, MsgsPerCPUSecond: 2000, Saturated: true}
+	if m.CPU == nil || *m.CPU != want {
+		t.Fatalf("merged CPU %+v, want %+v", m.CPU, want)
+	}
+	if m, _ := result.Merge(part(start), part(start)); m.CPU != nil {
+		t.Errorf("parts without CPU figures merged into %+v", m.CPU)
+	}
+}
