@@ -38,12 +38,7 @@ func FromResult(res *result.Result, started time.Time, pubRTT, subRTT time.Durat
 	pub, sub := res.Groups[0].Aggregate, res.Groups[1].Aggregate
 	r.ActualRate, r.Sent, r.Received, r.Latency = pub.MsgsPerSec, pub.Msgs, sub.Msgs, sub.Latency
 	if c := sub.Correctness; c != nil {
-		r.Lost = c.Lost
-		if pub.Msgs < res.Groups[0].Expected {
-			// A publisher behind its schedule stopped at the duration: what it never sent is
-			// not lost.
-			r.Lost = max(0, pub.Msgs-(c.Received-c.Duplicated))
-		}
+		r.Lost = c.Lost // what the publisher sent and never arrived (record.SentTail)
 	}
 	if !pub.Start.IsZero() {
 		r.FirstSent = pub.Start.Sub(started)

@@ -207,22 +207,22 @@ func TestRecorderUniqueSkipsDuplicates(t *testing.T) {
 
 func TestSentTail(t *testing.T) {
 	tests := []struct {
-		name          string
-		c             result.Correctness
-		sent          int64
-		lost, notRecv int64
+		name                    string
+		c                       result.Correctness
+		sent                    int64
+		lost, notRecv, expected int64
 	}{
-		{"publisher stopped: nothing sent was missed", result.Correctness{Received: 600, NotReceived: 400}, 600, 0, 400},
-		{"sent and never arrived", result.Correctness{Received: 600, NotReceived: 400}, 1000, 400, 0},
-		{"part sent", result.Correctness{Received: 600, Lost: 5, NotReceived: 395}, 800, 200, 200},
-		{"duplicates are not seen twice", result.Correctness{Received: 650, Duplicated: 50, NotReceived: 400}, 700, 100, 300},
+		{"publisher stopped: nothing sent was missed", result.Correctness{Received: 600, Expected: 1000, NotReceived: 400}, 600, 0, 0, 600},
+		{"sent and never arrived", result.Correctness{Received: 600, Expected: 1000, NotReceived: 400}, 1000, 400, 0, 1000},
+		{"part sent", result.Correctness{Received: 600, Lost: 5, Expected: 1000, NotReceived: 395}, 800, 200, 0, 800},
+		{"duplicates are not seen twice", result.Correctness{Received: 650, Duplicated: 50, Expected: 1000, NotReceived: 400}, 700, 100, 0, 700},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := tt.c
 			SentTail(&c, tt.sent)
-			if c.Lost != tt.lost || c.NotReceived != tt.notRecv {
-				t.Fatalf("lost %d not received %d, want %d %d", c.Lost, c.NotReceived, tt.lost, tt.notRecv)
+			if c.Lost != tt.lost || c.NotReceived != tt.notRecv || c.Expected != tt.expected {
+				t.Fatalf("lost %d not received %d expected %d, want %d %d %d", c.Lost, c.NotReceived, c.Expected, tt.lost, tt.notRecv, tt.expected)
 			}
 		})
 	}

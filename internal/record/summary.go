@@ -85,8 +85,10 @@ func notReceived(expected, unique, lost int64) int64 {
 	return max(0, expected-unique-lost)
 }
 
-// SentTail moves to Lost the part of c's NotReceived that in-process publishers are known to
-// have sent (sent messages in all): they were sent and never arrived.
+// SentTail settles c's NotReceived against what in-process publishers are known to have sent
+// (sent messages in all): what they sent and never arrived is lost; what they never sent
+// (a publisher behind its schedule stopped at the duration) is neither lost nor awaited, so
+// the receiver expected only what was sent.
 func SentTail(c *result.Correctness, sent int64) {
 	if c == nil || c.NotReceived == 0 {
 		return
@@ -95,6 +97,10 @@ func SentTail(c *result.Correctness, sent int64) {
 	if moved := min(max(0, unseen), c.NotReceived); moved > 0 {
 		c.Lost += moved
 		c.NotReceived -= moved
+	}
+	if c.NotReceived > 0 { // the rest was never sent
+		c.NotReceived = 0
+		c.Expected = min(c.Expected, sent)
 	}
 }
 
