@@ -370,7 +370,7 @@ func (s *jsSession) readStream(cmd *cobra.Command, sf streamFlags, cfg *js.Consu
 		if msgs, err = s.fill(ctx, st, msgs, size); err != nil {
 			return 0, err
 		}
-		cfg.IdleFromStart = true
+		cfg.IdleFromStart, cfg.RateFromStart = true, true
 	}
 	if cfg.Consumer.Deliver == "last" {
 		s.logf("--deliver last: expecting 1 message per consumer")

@@ -85,6 +85,9 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 	ccfg := js.ConsumeConfig{
 		Kind: kind, Stream: sf.Stream, Batch: j.Batch, IdleTimeout: bf.IdleTimeout, AckTimeout: sf.AckTimeout,
 		RideOut: ff.any(),
+		// The publishers start at the same barrier: a consumer's rate runs from there, not
+		// from a first message that may come late, with its whole share, in one burst.
+		RateFromStart: true,
 		// A name of its own per run: a scenario's instances share a stream and each needs its own
 		// consumer. It is deleted after the run (and marked, for 'natsperf clean').
 		Consumer: js.ConsumerSpec{Name: "natsperf-pubsub-" + nuid.Next()[14:], Acks: "explicit", Deliver: "all", StartSeq: st.Info.State.LastSeq + 1},

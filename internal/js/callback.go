@@ -135,7 +135,7 @@ func pullOpts(cfg ConsumeConfig, h *handler) []jetstream.PullConsumeOpt {
 }
 
 func (c *callbackConsumer) Run(ctx context.Context, env *bench.Env) error {
-	c.h.ctx, c.h.start = ctx, env.Start
+	c.h.begin(ctx, env)
 	cc, err := c.start()
 	if err != nil {
 		return fmt.Errorf("consume: %w", err)

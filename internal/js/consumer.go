@@ -34,6 +34,13 @@ type ConsumeConfig struct {
 	// the start when IdleFromStart (the messages are already in the stream).
 	IdleTimeout   time.Duration `json:"idle_timeout"`
 	IdleFromStart bool          `json:"idle_from_start,omitempty"`
+	// RateFromStart begins the client's rate interval at the start barrier, when it starts
+	// consuming, instead of at its first message: its messages are already stored, or this
+	// run's own publishers start at the same barrier. Its first message is then no measure of
+	// when it could have begun: a share delivered (or buffered in the client library) in one
+	// burst would make first-to-last the callback's drain speed, not a receive rate. Set it
+	// with IdleFromStart, and for consumers of in-process publishers (pubsub --js).
+	RateFromStart bool          `json:"rate_from_start,omitempty"`
 	AckTimeout    time.Duration `json:"ack_timeout"`
 	// RideOut (a fault run) keeps a consumer going through a leader change as an application
 	// would: short pull heartbeats so a lost consumer is noticed within the idle timeout,
@@ -106,6 +113,16 @@ func newHandler(ctx context.Context, cfg ConsumeConfig, env *bench.Env) (*handle
 		cfg: cfg, ctx: ctx, rec: env.Rec, clk: env.Clock, share: env.Share, ack: ack,
 		done: make(chan struct{}), fail: make(chan error, 1),
 	}, nil
+}
+
+// begin starts the client's run: the stamps of messages sent before env.Start are not this
+// run's, and with RateFromStart the rate's interval opens now. Call it from Run before the
+// first message can arrive.
+func (h *handler) begin(ctx context.Context, env *bench.Env) {
+	h.ctx, h.start = ctx, env.Start
+	if h.cfg.RateFromStart {
+		h.rec.Begin(env.Start)
+	}
 }
 
 func (h *handler) handle(msg jetstream.Msg) {

@@ -48,7 +48,7 @@ func (f *fetcher) Prepare(ctx context.Context, env *bench.Env) error {
 // timeout. Each fetch waits at most a fraction of the idle timeout, so the client never hangs.
 func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
 	h := f.h
-	h.ctx, h.start = ctx, env.Start
+	h.begin(ctx, env)
 	idle := f.cfg.IdleTimeout
 	if idle <= 0 {
 		idle = DefaultIdleTimeout

@@ -95,8 +95,9 @@ func (r *Recorder) Start(epoch, warmupEnd int64) {
 	r.opts.WarmupEnd = warmupEnd
 }
 
-// Begin marks the start of the client's measured work (a publisher's first send); receivers
-// need not call it: their first message begins them.
+// Begin marks the start of the client's measured work (a publisher's first send, a JetStream
+// consumer's start on messages that are stored or on their way); other receivers need not
+// call it: their first message begins them.
 func (r *Recorder) Begin(now int64) {
 	if r.begin == 0 {
 		r.begin = now
