@@ -62,7 +62,7 @@ func Markdown(w io.Writer, s *Set, title string) error {
 	failedRuns(&b, s)
 	effectsMD(&b, s)
 	b.WriteString("## Cells\n\n")
-	fmt.Fprintf(&b, "%d cells, %d runs. Values are the mean ± the standard deviation (in %% of the mean) over the repetitions that did not fail; rates per client are the average of every client's msgs/sec (nats bench's \"avg\"), totals add the instances up; latency percentiles merge every run's histogram.\n\n", len(s.Cells), countRuns(s))
+	fmt.Fprintf(&b, "%d cells, %d runs. Values are the mean ± the standard deviation (in %% of the mean) over the repetitions that did not fail; rates per client are the average of the msgs/sec of every client that has one (nats bench's \"avg\"), totals add the instances up; latency percentiles merge every run's histogram.\n\n", len(s.Cells), countRuns(s))
 	head := append([]string{}, s.Axes...)
 	if len(s.Axes) == 0 {
 		head = append(head, "cell")

@@ -68,16 +68,22 @@ func roleOrder(r string) string {
 }
 
 // Values computes every metric of one Result. Rates are per client averaged over all the
-// instances' clients (the seed's "avg pub msg/sec"), and their sum (the whole cluster's rate).
+// instances' clients that have one (the seed's "avg pub msg/sec"), and the instances' totals
+// added up (the whole cluster's rate).
 func Values(r *result.Result) map[string]float64 {
 	v := map[string]float64{}
 	clients := map[string]int{}
 	hists := map[string]*hdrhistogram.Histogram{}
 	for _, g := range r.Groups {
 		role := Role(g.Name)
+		v[role+".rate"] += 0 // present, if 0, when no client has a rate
 		for _, c := range g.Clients {
-			v[role+".rate"] += c.MsgsPerSec
-			clients[role]++
+			// A client with no rate (no message, or one without an interval) is left out, as
+			// in the Result's rates spread: it did not run slowly, it did not run.
+			if c.MsgsPerSec > 0 {
+				v[role+".rate"] += c.MsgsPerSec
+				clients[role]++
+			}
 		}
 		v[role+".total"] += g.Aggregate.MsgsPerSec
 		if g.Aggregate.Correctness != nil {
