@@ -7,11 +7,14 @@ import (
 	"github.com/natsperf/natsperf/internal/result"
 )
 
-// checkResult refuses a Result a report cannot be true to: no groups, a negative count or
+// checkResult refuses a Result a report cannot be true to: no groups (unless it failed), a negative count or
 // rate, or a latency histogram that does not decode (its percentiles and .hgrm would be empty
 // or made up). natsperf never writes such a file; a hand-edited or truncated one does.
 func checkResult(path string, res *result.Result) error {
 	if len(res.Groups) == 0 {
+		if res.Stop.Reason == result.StopFailed {
+			return nil // failed before its clients started (setup): listed as failed, in no aggregate
+		}
 		return fmt.Errorf("%s: the Result has no groups (\"groups\" is missing, null or empty)", path)
 	}
 	for _, g := range res.Groups {

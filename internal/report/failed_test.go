@@ -2,11 +2,13 @@ package report_test
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/report/reporttest"
+	"github.com/natsperf/natsperf/internal/result"
 )
 
 const failReason = "connection to nats://127.0.0.1:4222 lost"
@@ -73,5 +75,57 @@ func TestFailedRunExcluded(t *testing.T) {
 				t.Errorf("%s lacks %q", tc.name, w)
 			}
 		}
+	}
+}
+
+// TestSetupFailedRunLoads: a run that failed before its clients started (the scenario's stream
+// lookup timed out on a loaded cluster) has a Result with no groups; the report lists it as
+// failed, like any other, instead of refusing the whole directory.
+func TestSetupFailedRunLoads(t *testing.T) {
+	dir := t.TempDir()
+	if err := reporttest.Write(dir, 42, 3, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	const reason = "look up stream default: context deadline exceeded"
+	if err := reporttest.Fail(dir, "storage=file", 3, reason); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	emptied := 0
+	for _, p := range paths {
+		res, err := result.ReadFile(p)
+		if err != nil || res.Stop.Reason != result.StopFailed {
+			continue
+		}
+		res.Groups = nil
+		if err := result.WriteFile(p, res); err != nil {
+			t.Fatal(err)
+		}
+		emptied++
+	}
+	if emptied != 1 {
+		t.Fatalf("emptied %d failed Results, want 1", emptied)
+	}
+	s, err := report.Load([]string{dir})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	var md bytes.Buffer
+	if err := report.Markdown(&md, s, "eval"); err != nil {
+		t.Fatal(err)
+	}
+	var html, csv, js bytes.Buffer
+	for name, err := range map[string]error{"html": report.HTML(&html, s, "eval"), "csv": report.CSV(&csv, s), "json": report.JSON(&js, s)} {
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	for name, out := range map[string]string{"markdown": md.String(), "html": html.String(), "json": js.String()} {
+		if !strings.Contains(out, reason) {
+			t.Errorf("the %s does not name the failed run's reason %q", name, reason)
+		}
+	}
+	if got := report.CellStats(s.Cells[0], report.Metrics(s))["pub.rate"]; got.N != 2 || got.Min == 0 {
+		t.Fatalf("pub.rate over the cell: n=%d min %.1f; want the 2 completed runs", got.N, got.Min)
 	}
 }
