@@ -1,0 +1,182 @@
+//! natsperf-rust: natsperf's core workloads measured through the async-nats client, with the
+//! same stamp bytes, fixed-rate schedule and loss accounting as natsperf's Go engine, writing a
+//! natsperf Result document (natsperf.result/v2). See clients/rust/README.md.
+
+mod pace;
+mod record;
+mod result;
+mod stamp;
+mod workload;
+
+use clap::{Args, Parser, Subcommand};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The async-nats release this crate is built against (checked against Cargo.lock by a test).
+pub const ASYNC_NATS_VERSION: &str = "0.42.0";
+
+#[derive(Parser)]
+#[command(name = "natsperf-rust", version, about = "natsperf's core workloads through the async-nats client; prints a natsperf Result (JSON)")]
+struct Cli {
+    /// NATS server URL
+    #[arg(short = 's', long = "server", global = true, default_value = "nats://127.0.0.1:4222")]
+    server: String,
+    /// Write the Result to FILE instead of stdout
+    #[arg(short = 'o', long = "output", global = true, value_name = "FILE")]
+    output: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Publish stamped messages to SUBJECT
+    Pub(Bench),
+    /// Receive messages on SUBJECT, counting latency, losses, duplicates and reordering
+    Sub(Bench),
+    /// Service responders and requesters
+    #[command(subcommand)]
+    Service(Service),
+}
+
+#[derive(Subcommand)]
+enum Service {
+    /// Answer requests on SUBJECT (queue group natsperf-service) until --msgs, --duration or Ctrl-C
+    Serve(Bench),
+    /// Send requests to SUBJECT and measure the round trip
+    Request(Bench),
+}
+
+#[derive(Args, Clone)]
+pub struct Bench {
+    /// Subject to use
+    pub subject: String,
+    /// Number of clients (connections)
+    #[arg(long, default_value_t = 1)]
+    pub clients: usize,
+    /// Messages in total, split across the clients (each subscriber expects all of them); 0 with --duration: no count limit
+    #[arg(long, default_value_t = 100_000)]
+    pub msgs: u64,
+    /// Payload size in bytes (16 or more carries a stamp, 24 or more an extended one at a fixed rate)
+    #[arg(long, default_value_t = 128)]
+    pub size: usize,
+    /// Fixed rate in messages per second across all clients (0: as fast as possible)
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
+    /// Time limit, e.g. 10s, 500ms, 2m (0: none)
+    #[arg(long, default_value = "0", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Receivers stop after this long without a message
+    #[arg(long = "idle-timeout", default_value = "5s", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+    /// Request timeout (service request)
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// Base of the publisher ids written into stamps (client i gets base+i+1); random when unset
+    #[arg(long = "pub-id-base")]
+    pub pub_id_base: Option<u32>,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    if s == "0" {
+        return Ok(Duration::ZERO);
+    }
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).ok_or_else(|| format!("duration {s:?} needs a unit (ms, s, m, h)"))?;
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num.parse().map_err(|_| format!("bad duration {s:?}"))?;
+    let secs = match unit {
+        "ns" => n / 1e9,
+        "us" | "µs" => n / 1e6,
+        "ms" => n / 1e3,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("bad duration unit in {s:?} (ns, us, ms, s, m, h)")),
+    };
+    if !(secs >= 0.0 && secs.is_finite()) {
+        return Err(format!("bad duration {s:?}"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("natsperf-rust: {msg}");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (kind, bench) = match &cli.command {
+        Command::Pub(b) => (workload::Kind::Pub, b.clone()),
+        Command::Sub(b) => (workload::Kind::Sub, b.clone()),
+        Command::Service(Service::Serve(b)) => (workload::Kind::Serve, b.clone()),
+        Command::Service(Service::Request(b)) => (workload::Kind::Request, b.clone()),
+    };
+    if bench.clients == 0 {
+        return usage_error("--clients must be at least 1");
+    }
+    if bench.rate < 0.0 || !bench.rate.is_finite() {
+        return usage_error("--rate must be 0 or more");
+    }
+    if bench.msgs == 0 && bench.duration.is_zero() && matches!(kind, workload::Kind::Pub | workload::Kind::Request) {
+        return usage_error("--msgs 0 needs a --duration");
+    }
+    if let Some(base) = bench.pub_id_base {
+        if base > stamp::MAX_PUBLISHER {
+            return usage_error(&format!("--pub-id-base must be at most {}", stamp::MAX_PUBLISHER));
+        }
+    }
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("natsperf-rust: start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let outcome = rt.block_on(workload::run(kind, &cli.server, bench));
+    let doc = match outcome {
+        Ok(doc) => doc,
+        Err(e) => {
+            eprintln!("natsperf-rust: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let json = serde_json::to_string_pretty(&doc).expect("a Result always serialises");
+    let written = match &cli.output {
+        Some(path) => std::fs::write(path, json + "\n").map_err(|e| format!("write {path}: {e}")),
+        None => {
+            println!("{json}");
+            Ok(())
+        }
+    };
+    if let Err(e) = written {
+        eprintln!("natsperf-rust: {e}");
+        return ExitCode::from(1);
+    }
+    match doc.stop.reason {
+        "completed" => ExitCode::SUCCESS,
+        "interrupted" => ExitCode::from(130),
+        _ => ExitCode::from(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn async_nats_version_matches_lock() {
+        let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
+        let want = format!("name = \"async-nats\"\nversion = \"{}\"", super::ASYNC_NATS_VERSION);
+        assert!(lock.contains(&want), "ASYNC_NATS_VERSION is not the locked async-nats version");
+    }
+
+    #[test]
+    fn durations() {
+        use std::time::Duration;
+        assert_eq!(super::parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(super::parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(super::parse_duration("0").unwrap(), Duration::ZERO);
+        assert!(super::parse_duration("10").is_err());
+        assert!(super::parse_duration("-1s").is_err());
+    }
+}

@@ -1,0 +1,218 @@
+//! One client's measurements: counts, HdrHistograms of nanoseconds (1 ns to 1 h, 3 significant
+//! digits, as natsperf's Go `internal/histo`) and, for receivers, per-publisher sequence
+//! accounting as `internal/record`: a publisher's lost messages are the gaps below the highest
+//! sequence seen; the tail beyond it counts as lost only against an expected total.
+//! Recording allocates nothing per message (a tracker per new publisher only) and takes no lock.
+
+use hdrhistogram::Histogram;
+use std::collections::HashMap;
+
+pub const LOWEST: u64 = 1;
+pub const HIGHEST: u64 = 3_600_000_000_000;
+pub const DIGITS: u8 = 3;
+
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(LOWEST, HIGHEST, DIGITS).expect("valid histogram bounds")
+}
+
+/// Records `ns` clamped into the trackable range, so nothing is silently dropped.
+pub fn record_ns(h: &mut Histogram<u64>, ns: i64) {
+    let v = (ns.max(LOWEST as i64) as u64).min(HIGHEST);
+    h.record(v).expect("value inside the bounds");
+}
+
+/// How far back a tracker tells a late message from a duplicate (as Go's `window`).
+const WINDOW: u64 = 1 << 16;
+
+/// The sequence numbers of one publisher.
+pub struct SeqTracker {
+    pub highest: u64,
+    pub distinct: i64,
+    pub duplicated: i64,
+    pub out_of_order: i64,
+    seen: Box<[u64; (WINDOW / 64) as usize]>,
+}
+
+impl Default for SeqTracker {
+    fn default() -> Self {
+        SeqTracker { highest: 0, distinct: 0, duplicated: 0, out_of_order: 0, seen: Box::new([0; (WINDOW / 64) as usize]) }
+    }
+}
+
+impl SeqTracker {
+    fn bit(seq: u64) -> (usize, u64) {
+        let i = seq % WINDOW;
+        ((i / 64) as usize, 1 << (i % 64))
+    }
+
+    pub fn observe(&mut self, seq: u64) {
+        if seq > self.highest {
+            if seq - self.highest > WINDOW {
+                self.seen.fill(0);
+            } else {
+                for s in self.highest + 1..seq {
+                    let (w, m) = Self::bit(s);
+                    self.seen[w] &= !m;
+                }
+            }
+            let (w, m) = Self::bit(seq);
+            self.seen[w] |= m;
+            self.highest = seq;
+            self.distinct += 1;
+        } else if self.highest - seq >= WINDOW {
+            // Too old to tell a duplicate from a late arrival: out of order.
+            self.out_of_order += 1;
+            self.distinct += 1;
+        } else {
+            let (w, m) = Self::bit(seq);
+            if self.seen[w] & m != 0 {
+                self.duplicated += 1;
+                return;
+            }
+            self.seen[w] |= m;
+            self.out_of_order += 1;
+            self.distinct += 1;
+        }
+    }
+
+    /// Sequence numbers up to the highest seen that never arrived.
+    pub fn gaps(&self) -> i64 {
+        (self.highest as i64 - self.distinct).max(0)
+    }
+}
+
+#[derive(Default, Clone, Copy, Debug)]
+pub struct Events {
+    pub errors: i64,
+    pub timeouts: i64,
+    pub slow_consumers: i64,
+}
+
+/// One client's recorder.
+pub struct Recorder {
+    pub msgs: i64,
+    pub bytes: i64,
+    /// Unix ns of the client's first and last operation (0: none yet).
+    pub begin: i64,
+    pub last: i64,
+    pub lat: Option<Histogram<u64>>,
+    pub uncorr: Option<Histogram<u64>>,
+    pub trackers: HashMap<u32, SeqTracker>,
+    pub unstamped: i64,
+    pub events: Events,
+    /// Longest time between two consecutive operations, and when it ended (Unix ns).
+    pub gap: i64,
+    pub gap_end: i64,
+}
+
+impl Recorder {
+    pub fn new(latency: bool) -> Recorder {
+        Recorder {
+            msgs: 0,
+            bytes: 0,
+            begin: 0,
+            last: 0,
+            lat: latency.then(new_histogram),
+            uncorr: None,
+            trackers: HashMap::new(),
+            unstamped: 0,
+            events: Events::default(),
+            gap: 0,
+            gap_end: 0,
+        }
+    }
+
+    fn op(&mut self, now: i64, size: usize) {
+        if self.begin == 0 {
+            self.begin = now;
+        } else if now - self.last > self.gap {
+            self.gap = now - self.last;
+            self.gap_end = now;
+        }
+        self.last = now;
+        self.msgs += 1;
+        self.bytes += size as i64;
+    }
+
+    /// A message sent (publishers) at `now`, Unix ns.
+    pub fn sent(&mut self, now: i64, size: usize) {
+        self.op(now, size);
+    }
+
+    /// A round trip done: latency from the intended send and from the actual one.
+    pub fn op_corrected(&mut self, now: i64, size: usize, corrected: i64, actual: i64) {
+        self.op(now, size);
+        if let Some(h) = self.lat.as_mut() {
+            record_ns(h, corrected);
+            if corrected != actual {
+                record_ns(self.uncorr.get_or_insert_with(new_histogram), actual);
+            }
+        }
+    }
+
+    /// A message received at `now`: counts, end-to-end latency and sequence accounting from its stamp.
+    pub fn received(&mut self, now: i64, data: &[u8]) {
+        self.op(now, data.len());
+        match crate::stamp::get(data) {
+            None => self.unstamped += 1,
+            Some(s) => {
+                self.trackers.entry(s.publisher).or_default().observe(s.seq);
+                if let Some(h) = self.lat.as_mut() {
+                    record_ns(h, now - s.send_nanos);
+                    if s.actual_nanos > 0 {
+                        record_ns(self.uncorr.get_or_insert_with(new_histogram), now - s.actual_nanos);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Distinct stamped messages seen plus unstamped ones: the client's progress towards its share.
+    pub fn progress(&self) -> i64 {
+        self.trackers.values().map(|t| t.distinct).sum::<i64>() + self.unstamped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The same cases as TestSeqTracker in internal/record/record_test.go.
+    #[test]
+    fn tracker() {
+        let w = WINDOW;
+        let wi = WINDOW as i64;
+        let cases: &[(&str, &[u64], i64, i64, i64, i64)] = &[
+            ("in order", &[1, 2, 3, 4], 0, 0, 0, 4),
+            ("gap", &[1, 2, 5], 2, 0, 0, 3),
+            ("duplicate", &[1, 2, 2, 3, 1], 0, 2, 0, 3),
+            ("reordered", &[1, 3, 2, 4], 0, 0, 1, 4),
+            ("late fills gap", &[1, 4, 2], 1, 0, 1, 3),
+            ("huge jump", &[1, w * 3, w * 3 - 1], wi * 3 - 3, 0, 1, 3),
+            ("too old", &[w * 2, 1], wi * 2 - 2, 0, 1, 2),
+            ("ring reuse is not a duplicate", &[1, w + 1, w + 2], wi - 1, 0, 0, 3),
+        ];
+        for (name, seqs, gaps, dup, ooo, dist) in cases {
+            let mut t = SeqTracker::default();
+            for &s in *seqs {
+                t.observe(s);
+            }
+            assert_eq!((t.gaps(), t.duplicated, t.out_of_order, t.distinct), (*gaps, *dup, *ooo, *dist), "{name}");
+        }
+    }
+
+    #[test]
+    fn received_counts_latency_and_losses() {
+        let mut r = Recorder::new(true);
+        let mut buf = vec![0u8; 32];
+        for seq in [1u64, 2, 4, 4] {
+            crate::stamp::put_ext(&mut buf, 7, seq, 1_000, 1_500);
+            r.received(3_000, &buf);
+        }
+        r.received(3_000, b"short");
+        let t = &r.trackers[&7];
+        assert_eq!((t.gaps(), t.duplicated, r.unstamped, r.msgs), (1, 1, 1, 5));
+        assert_eq!(r.lat.as_ref().unwrap().max(), 2_000);
+        assert_eq!(r.uncorr.as_ref().unwrap().max(), 1_500);
+    }
+}

@@ -1,0 +1,413 @@
+//! The Result document in natsperf's JSON format (`natsperf.result/v2`, see
+//! `schema/result.schema.json` and `docs/result-format.md`): only the parts the Rust client
+//! fills. Histograms are HdrHistogram's standard V2 compressed encoding in base64, which
+//! hdrhistogram-go (and so natsperf's `histo.Decode`) reads.
+
+use crate::record::{Recorder, DIGITS};
+use base64::Engine;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+pub const SCHEMA: &str = "natsperf.result/v2";
+
+/// The percentile table of every Result (natsperf's `histo.Percentiles`).
+pub const PERCENTILES: [f64; 13] = [10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99, 99.999, 99.9999, 99.99999, 100.0];
+
+#[derive(Serialize)]
+pub struct ResultDoc {
+    pub schema: &'static str,
+    pub tool: Tool,
+    pub command: String,
+    pub settings: serde_json::Value,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<Server>,
+    pub host: Host,
+    pub start: String,
+    pub end: String,
+    pub stop: Stop,
+    pub groups: Vec<Group>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+    /// The Go version of a natsperf build; empty here (the Rust client is not built with Go).
+    pub go: String,
+}
+
+#[derive(Serialize)]
+pub struct Server {
+    pub name: String,
+    pub id: String,
+    pub version: String,
+    pub jetstream: bool,
+    pub url: String,
+}
+
+#[derive(Serialize)]
+pub struct Host {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub hostname: String,
+    pub os: String,
+    pub arch: String,
+    pub cpus: usize,
+    pub go: String,
+}
+
+impl Host {
+    pub fn this() -> Host {
+        let os = match std::env::consts::OS {
+            "macos" => "darwin",
+            o => o,
+        };
+        let arch = match std::env::consts::ARCH {
+            "x86_64" => "amd64",
+            "aarch64" => "arm64",
+            a => a,
+        };
+        Host {
+            hostname: std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default(),
+            os: os.into(),
+            arch: arch.into(),
+            cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            go: String::new(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct Stop {
+    pub reason: &'static str,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub error: String,
+}
+
+#[derive(Serialize)]
+pub struct Group {
+    pub name: String,
+    pub kind: String,
+    pub expected: i64,
+    pub clients: Vec<Client>,
+    pub aggregate: Aggregate,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_rate: Option<f64>,
+}
+
+#[derive(Serialize, Default)]
+pub struct Events {
+    #[serde(skip_serializing_if = "is_zero")]
+    pub errors: i64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub timeouts: i64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub slow_consumers: i64,
+}
+
+fn is_zero(v: &i64) -> bool {
+    *v == 0
+}
+
+impl Events {
+    fn is_empty(&self) -> bool {
+        self.errors == 0 && self.timeouts == 0 && self.slow_consumers == 0
+    }
+}
+
+#[derive(Serialize)]
+pub struct Client {
+    pub id: usize,
+    pub expected: i64,
+    pub msgs: i64,
+    pub bytes: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    pub msgs_per_sec: f64,
+    pub bytes_per_sec: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub correctness: Option<Correctness>,
+    #[serde(skip_serializing_if = "Events::is_empty")]
+    pub events: Events,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<Gap>,
+}
+
+#[derive(Serialize)]
+pub struct Gap {
+    pub duration_ns: i64,
+    pub from_ns: i64,
+    pub to_ns: i64,
+}
+
+#[derive(Serialize)]
+pub struct Aggregate {
+    pub msgs: i64,
+    pub bytes: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    pub msgs_per_sec: f64,
+    pub bytes_per_sec: f64,
+    pub rates: Spread,
+    pub time_per_msg: Spread,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub correctness: Option<Correctness>,
+    #[serde(skip_serializing_if = "Events::is_empty")]
+    pub events: Events,
+}
+
+#[derive(Serialize, Default)]
+pub struct Spread {
+    pub min: f64,
+    pub avg: f64,
+    pub max: f64,
+    pub stddev: f64,
+}
+
+#[derive(Serialize)]
+pub struct Percentile {
+    pub p: f64,
+    pub ns: u64,
+}
+
+#[derive(Serialize)]
+pub struct Latency {
+    pub count: u64,
+    pub min_ns: u64,
+    pub mean_ns: f64,
+    pub max_ns: u64,
+    pub stddev_ns: f64,
+    pub percentiles: Vec<Percentile>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub histogram: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncorrected: Option<Box<Latency>>,
+}
+
+#[derive(Serialize, Default, Clone, Copy)]
+pub struct Correctness {
+    pub received: i64,
+    pub unstamped: i64,
+    pub publishers: usize,
+    pub lost: i64,
+    pub duplicated: i64,
+    pub out_of_order: i64,
+}
+
+/// RFC 3339 in UTC with nanoseconds, as Go's time.Time marshals.
+pub fn rfc3339(unix_ns: i64) -> String {
+    let secs = unix_ns.div_euclid(1_000_000_000);
+    let nanos = unix_ns.rem_euclid(1_000_000_000);
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let mut s = format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}", sod / 3600, sod % 3600 / 60, sod % 60);
+    if nanos != 0 {
+        let frac = format!("{nanos:09}");
+        s.push('.');
+        s.push_str(frac.trim_end_matches('0'));
+    }
+    s.push('Z');
+    s
+}
+
+fn time_opt(ns: i64) -> Option<String> {
+    (ns != 0).then(|| rfc3339(ns))
+}
+
+/// HdrHistogram V2 compressed ("deflate") encoding, base64: what hdrhistogram-go's Decode reads.
+pub fn encode_histogram(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    V2DeflateSerializer::new().serialize(h, &mut buf).expect("serialize histogram to memory");
+    base64::engine::general_purpose::STANDARD.encode(buf)
+}
+
+/// A summary of `h` (None when empty), as natsperf's `histo.Summary` with the histogram.
+pub fn summary(h: Option<&Histogram<u64>>) -> Option<Latency> {
+    let h = h.filter(|h| !h.is_empty())?;
+    debug_assert_eq!(h.sigfig(), DIGITS);
+    let percentiles = PERCENTILES
+        .iter()
+        .map(|&p| Percentile { p, ns: if p == 100.0 { h.max() } else { h.value_at_quantile(p / 100.0) } })
+        .collect();
+    Some(Latency {
+        count: h.len(),
+        min_ns: h.min(),
+        mean_ns: h.mean(),
+        max_ns: h.max(),
+        stddev_ns: h.stdev(),
+        percentiles,
+        histogram: encode_histogram(h),
+        uncorrected: None,
+    })
+}
+
+fn spread(values: &[f64]) -> Spread {
+    if values.is_empty() {
+        return Spread::default();
+    }
+    let n = values.len() as f64;
+    let avg = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - avg) * (v - avg)).sum::<f64>() / n;
+    Spread {
+        min: values.iter().cloned().fold(f64::INFINITY, f64::min),
+        avg,
+        max: values.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+        stddev: var.sqrt(),
+    }
+}
+
+fn per_sec(n: i64, begin: i64, last: i64) -> f64 {
+    if last > begin { n as f64 / ((last - begin) as f64 / 1e9) } else { 0.0 }
+}
+
+/// Correctness of one receiver; `expected` > 0 also counts the tail never received as lost.
+fn correctness(r: &Recorder, expected: i64) -> Option<Correctness> {
+    if r.trackers.is_empty() && r.unstamped == 0 {
+        return None;
+    }
+    let mut c = Correctness { unstamped: r.unstamped, publishers: r.trackers.len(), ..Default::default() };
+    let mut distinct = 0;
+    for t in r.trackers.values() {
+        distinct += t.distinct;
+        c.received += t.distinct + t.duplicated;
+        c.duplicated += t.duplicated;
+        c.out_of_order += t.out_of_order;
+        c.lost += t.gaps();
+    }
+    if expected > 0 {
+        c.lost = c.lost.max(expected - distinct - r.unstamped);
+    }
+    Some(c)
+}
+
+/// Builds a group from its clients' recorders; `receivers` adds correctness.
+/// `epoch` is the run's start (Unix ns), from which gaps are offset.
+pub fn group(name: &str, kind: &str, expected_each: &[i64], recs: &[Recorder], receivers: bool, target_rate: Option<f64>, epoch: i64) -> Group {
+    let mut clients = Vec::new();
+    let (mut begin, mut last) = (0i64, 0i64);
+    let (mut rates, mut per_msg) = (Vec::new(), Vec::new());
+    let mut agg_lat: Option<Histogram<u64>> = None;
+    let mut agg_unc: Option<Histogram<u64>> = None;
+    let mut agg_corr: Option<Correctness> = None;
+    let mut agg_events = Events::default();
+    for (i, r) in recs.iter().enumerate() {
+        let mps = per_sec(r.msgs, r.begin, r.last);
+        let mut latency = summary(r.lat.as_ref());
+        if let (Some(l), Some(u)) = (latency.as_mut(), r.uncorr.as_ref()) {
+            l.uncorrected = summary(Some(u)).map(Box::new);
+        }
+        for (dst, src) in [(&mut agg_lat, &r.lat), (&mut agg_unc, &r.uncorr)] {
+            if let Some(h) = src {
+                dst.get_or_insert_with(crate::record::new_histogram).add(h).expect("same bounds");
+            }
+        }
+        let corr = if receivers { correctness(r, expected_each[i]) } else { None };
+        if let Some(c) = corr {
+            let a = agg_corr.get_or_insert_with(Correctness::default);
+            a.received += c.received;
+            a.unstamped += c.unstamped;
+            a.publishers = a.publishers.max(c.publishers);
+            a.lost += c.lost;
+            a.duplicated += c.duplicated;
+            a.out_of_order += c.out_of_order;
+        }
+        agg_events.errors += r.events.errors;
+        agg_events.timeouts += r.events.timeouts;
+        agg_events.slow_consumers += r.events.slow_consumers;
+        if r.msgs > 0 {
+            if begin == 0 || r.begin < begin {
+                begin = r.begin;
+            }
+            last = last.max(r.last);
+        }
+        if mps > 0.0 {
+            rates.push(mps);
+            per_msg.push(1e9 / mps);
+        }
+        clients.push(Client {
+            id: i + 1,
+            expected: expected_each[i],
+            msgs: r.msgs,
+            bytes: r.bytes,
+            start: time_opt(r.begin),
+            end: time_opt(r.last),
+            msgs_per_sec: mps,
+            bytes_per_sec: per_sec(r.bytes, r.begin, r.last),
+            latency,
+            correctness: corr,
+            events: Events { errors: r.events.errors, timeouts: r.events.timeouts, slow_consumers: r.events.slow_consumers },
+            gap: (r.gap > 0).then(|| Gap { duration_ns: r.gap, from_ns: r.gap_end - r.gap - epoch, to_ns: r.gap_end - epoch }),
+        });
+    }
+    let (msgs, bytes) = (recs.iter().map(|r| r.msgs).sum(), recs.iter().map(|r| r.bytes).sum());
+    let mut latency = summary(agg_lat.as_ref());
+    if let (Some(l), Some(u)) = (latency.as_mut(), agg_unc.as_ref()) {
+        l.uncorrected = summary(Some(u)).map(Box::new);
+    }
+    Group {
+        name: name.into(),
+        kind: kind.into(),
+        expected: expected_each.iter().sum(),
+        clients,
+        aggregate: Aggregate {
+            msgs,
+            bytes,
+            start: time_opt(begin),
+            end: time_opt(last),
+            msgs_per_sec: per_sec(msgs, begin, last),
+            bytes_per_sec: per_sec(bytes, begin, last),
+            rates: spread(&rates),
+            time_per_msg: spread(&per_msg),
+            latency,
+            correctness: agg_corr,
+            events: agg_events,
+        },
+        target_rate,
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_as_go_writes_them() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_700_000_000_123_456_789), "2023-11-14T22:13:20.123456789Z");
+        assert_eq!(rfc3339(951_782_400_500_000_000), "2000-02-29T00:00:00.5Z");
+    }
+
+    #[test]
+    fn histogram_round_trips() {
+        let mut h = crate::record::new_histogram();
+        for v in [1u64, 1000, 123_456, 3_600_000_000_000] {
+            h.record(v).unwrap();
+        }
+        let enc = encode_histogram(&h);
+        let raw = base64::engine::general_purpose::STANDARD.decode(enc).unwrap();
+        let back: Histogram<u64> = hdrhistogram::serialization::Deserializer::new().deserialize(&mut &raw[..]).unwrap();
+        assert_eq!(back, h);
+        assert_eq!(&raw[0..4], &[0x1c, 0x84, 0x93, 0x14], "V2 compressed cookie");
+    }
+}

@@ -1,0 +1,371 @@
+//! The workloads: core pub, sub, service serve and service request. Each client is one
+//! connection and one tokio task with its own Recorder (no shared state per message); the run
+//! ends at the clients' share, --duration, --idle-timeout (receivers) or Ctrl-C.
+
+use crate::pace::Constant;
+use crate::record::Recorder;
+use crate::result::{self, Host, ResultDoc, Stop, Tool};
+use crate::stamp::{self, Ids};
+use crate::Bench;
+use bytes::Bytes;
+use futures::StreamExt;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::watch;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Pub,
+    Sub,
+    Serve,
+    Request,
+}
+
+/// The queue group every responder joins (natsperf's `core.ServiceQueue`).
+const SERVICE_QUEUE: &str = "natsperf-service";
+
+/// Wall-clock Unix nanoseconds advanced by the monotonic clock, as natsperf's `record.Clock`.
+#[derive(Clone, Copy)]
+pub struct Clock {
+    start: Instant,
+    start_wall: i64,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        let wall = SystemTime::now().duration_since(UNIX_EPOCH).expect("clock after 1970").as_nanos() as i64;
+        Clock { start: Instant::now(), start_wall: wall }
+    }
+    fn now(&self) -> i64 {
+        self.start_wall + self.start.elapsed().as_nanos() as i64
+    }
+}
+
+/// What every client task gets.
+struct Ctx {
+    client: async_nats::Client,
+    bench: Bench,
+    index: usize,
+    clock: Clock,
+    stop: watch::Receiver<bool>,
+    slow: Arc<AtomicI64>,
+}
+
+/// Each client's share of `total`, as nats bench splits it: the remainder goes to the first ones.
+fn share(total: u64, clients: usize, index: usize) -> u64 {
+    let c = clients as u64;
+    total / c + u64::from((index as u64) < total % c)
+}
+
+pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, String> {
+    let mut clients = Vec::with_capacity(bench.clients);
+    let mut slows = Vec::new();
+    for i in 0..bench.clients {
+        let slow = Arc::new(AtomicI64::new(0));
+        let s = slow.clone();
+        let opts = async_nats::ConnectOptions::new()
+            .name(format!("natsperf-rust-{}", i + 1))
+            .request_timeout(Some(bench.timeout))
+            .subscription_capacity(1 << 16)
+            .event_callback(move |e| {
+                let s = s.clone();
+                async move {
+                    if let async_nats::Event::SlowConsumer(_) = e {
+                        s.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+        let c = tokio::time::timeout(Duration::from_secs(10), opts.connect(url))
+            .await
+            .map_err(|_| format!("connect to {}: timed out", redact(url)))?
+            .map_err(|e| format!("connect to {}: {e}", redact(url)))?;
+        clients.push(c);
+        slows.push(slow);
+    }
+    let info = clients[0].server_info();
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let interrupted = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let interrupted = interrupted.clone();
+        let stop_tx = stop_tx.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                interrupted.store(true, Ordering::SeqCst);
+                let _ = stop_tx.send(true);
+            }
+        });
+    }
+    let ids = bench.pub_id_base.map(Ids).unwrap_or_else(Ids::random);
+    let clock = Clock::new();
+
+    // Receivers subscribe before the start, and say so on stderr so a driver can start publishers.
+    let mut subs = Vec::new();
+    if matches!(kind, Kind::Sub | Kind::Serve) {
+        for c in &clients {
+            let sub = match kind {
+                Kind::Serve => c.queue_subscribe(bench.subject.clone(), SERVICE_QUEUE.into()).await,
+                _ => c.subscribe(bench.subject.clone()).await,
+            }
+            .map_err(|e| format!("subscribe {}: {e}", bench.subject))?;
+            c.flush().await.map_err(|e| format!("flush: {e}"))?;
+            subs.push(sub);
+        }
+        eprintln!("natsperf-rust: ready, {} client(s) on {}", clients.len(), bench.subject);
+    }
+    let epoch = clock.now();
+    let mut tasks = Vec::new();
+    let mut subs = subs.into_iter();
+    for (index, client) in clients.iter().enumerate() {
+        let ctx = Ctx { client: client.clone(), bench: bench.clone(), index, clock, stop: stop_rx.clone(), slow: slows[index].clone() };
+        let id = ids.for_index(index);
+        tasks.push(match kind {
+            Kind::Pub => tokio::spawn(publish(ctx, id, epoch)),
+            Kind::Request => tokio::spawn(request(ctx, id, epoch)),
+            Kind::Sub | Kind::Serve => tokio::spawn(receive(ctx, subs.next().expect("one subscription per client"), kind == Kind::Serve)),
+        });
+    }
+    let mut recs = Vec::new();
+    let mut failure = String::new();
+    for t in tasks {
+        match t.await {
+            Ok(Ok(rec)) => recs.push(rec),
+            Ok(Err((rec, e))) => {
+                recs.push(rec);
+                if failure.is_empty() {
+                    failure = e;
+                }
+            }
+            Err(e) => return Err(format!("client task: {e}")),
+        }
+    }
+    let end = clock.now();
+    let expected: Vec<i64> = (0..bench.clients)
+        .map(|i| match kind {
+            Kind::Sub => bench.msgs as i64,
+            _ => share(bench.msgs, bench.clients, i) as i64,
+        })
+        .collect();
+    let reached = recs.iter().zip(&expected).all(|(r, &e)| e == 0 || r.progress().max(r.msgs) >= e);
+    let stop = if interrupted.load(Ordering::SeqCst) {
+        Stop { reason: "interrupted", error: String::new() }
+    } else if !failure.is_empty() {
+        Stop { reason: "failed", error: failure }
+    } else if !reached && bench.duration.is_zero() && matches!(kind, Kind::Sub | Kind::Serve) {
+        Stop { reason: "idle", error: String::new() }
+    } else {
+        Stop { reason: "completed", error: String::new() }
+    };
+    let target = (bench.rate > 0.0 && matches!(kind, Kind::Pub | Kind::Request)).then_some(bench.rate);
+    let (name, kind_name, command) = match kind {
+        Kind::Pub => ("pub", "Core NATS publisher", "pub"),
+        Kind::Sub => ("sub", "Core NATS subscriber", "sub"),
+        Kind::Serve => ("serve", "Service responder", "service serve"),
+        Kind::Request => ("request", "Service requester", "service request"),
+    };
+    let receivers = matches!(kind, Kind::Sub | Kind::Serve);
+    let group = result::group(name, kind_name, &expected, &recs, receivers, target, epoch);
+    let settings = serde_json::json!({
+        "bench": {
+            "clients": bench.clients,
+            "msgs": bench.msgs,
+            "size": bench.size,
+            "rate": bench.rate,
+            "duration": bench.duration.as_nanos() as u64,
+            "idle_timeout": bench.idle_timeout.as_nanos() as u64,
+        },
+        "workload": { "subject": bench.subject, "pub_id_base": ids.0 },
+        "client": {
+            "library": "async-nats",
+            "version": crate::ASYNC_NATS_VERSION,
+            "server": { "name": info.server_name, "id": info.server_id, "version": info.version },
+        },
+    });
+    Ok(ResultDoc {
+        schema: result::SCHEMA,
+        tool: Tool { name: "natsperf-rust".into(), version: env!("CARGO_PKG_VERSION").into(), go: String::new() },
+        command: command.into(),
+        settings,
+        servers: Vec::new(),
+        host: Host::this(),
+        start: result::rfc3339(epoch),
+        end: result::rfc3339(end),
+        stop,
+        groups: vec![group],
+        warnings: Vec::new(),
+    })
+}
+
+/// The URL without credentials, for messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => format!("{}://***@{}", &url[..s], &url[at + 1..]),
+        _ => url.to_string(),
+    }
+}
+
+type Outcome = Result<Recorder, (Recorder, String)>;
+
+/// The send schedule of one client: message i (0-based) and its intended Unix ns, or None at
+/// the end of its share or of --duration. Unpaced, the intended time is the actual one.
+struct Schedule {
+    pace: Option<Constant>,
+    limit: u64,
+    duration: Duration,
+    start: Instant,
+    epoch: i64,
+    clock: Clock,
+    next: u64,
+}
+
+impl Schedule {
+    fn new(ctx: &Ctx, epoch: i64) -> Schedule {
+        let b = &ctx.bench;
+        let pace = (b.rate > 0.0).then_some(Constant { rate: b.rate, count: b.clients, index: ctx.index });
+        let mut limit = if b.msgs > 0 { share(b.msgs, b.clients, ctx.index) } else { u64::MAX };
+        if let (Some(p), false) = (pace, b.duration.is_zero()) {
+            limit = limit.min(p.total(b.duration));
+        }
+        let start = Instant::now() - Duration::from_nanos((ctx.clock.now() - epoch).max(0) as u64);
+        Schedule { pace, limit, duration: b.duration, start, epoch, clock: ctx.clock, next: 0 }
+    }
+
+    /// Waits until the next message is due; returns (sequence index, intended ns, actual ns).
+    async fn next(&mut self, stop: &mut watch::Receiver<bool>) -> Option<(u64, i64, i64)> {
+        let i = self.next;
+        if i >= self.limit || *stop.borrow() {
+            return None;
+        }
+        let intended = match self.pace {
+            Some(p) => {
+                let off = p.intended(i);
+                let due = self.start + off;
+                if Instant::now() < due {
+                    tokio::select! {
+                        _ = tokio::time::sleep_until(due.into()) => {}
+                        _ = stop.changed() => return None,
+                    }
+                }
+                Some(self.epoch + off.as_nanos() as i64)
+            }
+            None => None,
+        };
+        // --duration is a time limit; checked every 256 messages unpaced (Instant::now is cheap, not free).
+        if !self.duration.is_zero() && (self.pace.is_some() || i % 256 == 0) && self.start.elapsed() >= self.duration {
+            return None;
+        }
+        let now = self.clock.now();
+        self.next += 1;
+        Some((i, intended.unwrap_or(now), now))
+    }
+}
+
+async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
+    let mut rec = Recorder::new(false);
+    let mut sched = Schedule::new(&ctx, epoch);
+    let size = ctx.bench.size;
+    let mut buf = stamp::payload(size);
+    let paced = sched.pace.is_some();
+    let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
+    while let Some((i, intended, now)) = sched.next(&mut ctx.stop).await {
+        if size >= stamp::EXT_SIZE && paced {
+            stamp::put_ext(&mut buf, id, i + 1, intended, now);
+        } else if size >= stamp::SIZE {
+            stamp::put(&mut buf, id, i + 1, intended);
+        }
+        // async-nats takes the payload by value: one copy per message is the library's cost.
+        if let Err(e) = ctx.client.publish(subject.clone(), Bytes::copy_from_slice(&buf)).await {
+            rec.events.errors += 1;
+            return Err((rec, format!("publish: {e}")));
+        }
+        rec.sent(now, size);
+    }
+    if let Err(e) = ctx.client.flush().await {
+        return Err((rec, format!("flush: {e}")));
+    }
+    Ok(rec)
+}
+
+async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
+    let mut rec = Recorder::new(true);
+    let mut sched = Schedule::new(&ctx, epoch);
+    let size = ctx.bench.size;
+    let mut buf = stamp::payload(size);
+    let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
+    while let Some((i, intended, sent)) = sched.next(&mut ctx.stop).await {
+        if size >= stamp::SIZE {
+            stamp::put(&mut buf, id, i + 1, intended);
+        }
+        let reply = ctx.client.request(subject.clone(), Bytes::copy_from_slice(&buf)).await;
+        let now = ctx.clock.now();
+        match reply {
+            Ok(_) => rec.op_corrected(now, size, now - intended, now - sent),
+            Err(e) => match e.kind() {
+                async_nats::client::RequestErrorKind::TimedOut => rec.events.timeouts += 1,
+                async_nats::client::RequestErrorKind::NoResponders => {
+                    let msg = format!("no responders on {:?}: start `natsperf-rust service serve {}` (or natsperf's) first", ctx.bench.subject, ctx.bench.subject);
+                    return Err((rec, msg));
+                }
+                _ => return Err((rec, format!("request: {e}"))),
+            },
+        }
+    }
+    Ok(rec)
+}
+
+async fn receive(mut ctx: Ctx, mut sub: async_nats::Subscriber, respond: bool) -> Outcome {
+    let mut rec = Recorder::new(!respond);
+    let b = &ctx.bench;
+    let share = match respond {
+        true => share(b.msgs, b.clients, ctx.index) as i64,
+        false => b.msgs as i64,
+    };
+    let deadline = (!b.duration.is_zero()).then(|| tokio::time::Instant::now() + b.duration);
+    // Responders wait for requests as long as they run; receivers stop after --idle-timeout.
+    let idle = if respond { Duration::from_secs(86_400 * 365) } else { b.idle_timeout };
+    loop {
+        if share > 0 && rec.progress() >= share {
+            break;
+        }
+        let far = tokio::time::Instant::now() + Duration::from_secs(86_400 * 365);
+        let msg = tokio::select! {
+            m = tokio::time::timeout(idle, sub.next()) => match m {
+                Ok(Some(m)) => m,
+                Ok(None) => return Err((rec, "subscription closed".into())),
+                Err(_) => break, // idle
+            },
+            _ = tokio::time::sleep_until(deadline.unwrap_or(far)) => break,
+            _ = ctx.stop.changed() => break,
+        };
+        let now = ctx.clock.now();
+        if respond {
+            if let Some(reply) = msg.reply.clone() {
+                if ctx.client.publish(reply, msg.payload.clone()).await.is_err() {
+                    rec.events.errors += 1;
+                    continue;
+                }
+            }
+        }
+        rec.received(now, &msg.payload);
+    }
+    rec.events.slow_consumers = ctx.slow.load(Ordering::Relaxed);
+    let _ = sub.unsubscribe().await;
+    Ok(rec)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shares_add_up() {
+        for (total, clients) in [(10u64, 3usize), (7, 7), (1, 4), (100_000, 6)] {
+            let sum: u64 = (0..clients).map(|i| super::share(total, clients, i)).sum();
+            assert_eq!(sum, total);
+        }
+    }
+
+    #[test]
+    fn redacts_credentials() {
+        assert_eq!(super::redact("nats://u:p@127.0.0.1:4222"), "nats://***@127.0.0.1:4222");
+        assert_eq!(super::redact("nats://127.0.0.1:4222"), "nats://127.0.0.1:4222");
+    }
+}
