@@ -16,10 +16,19 @@ use std::time::Duration;
 pub const ASYNC_NATS_VERSION: &str = "0.42.0";
 
 #[derive(Parser)]
-#[command(name = "natsperf-rust", version, about = "natsperf's core workloads through the async-nats client; prints a natsperf Result (JSON)")]
+#[command(
+    name = "natsperf-rust",
+    version,
+    about = "natsperf's core workloads through the async-nats client; prints a natsperf Result (JSON)"
+)]
 struct Cli {
     /// NATS server URL
-    #[arg(short = 's', long = "server", global = true, default_value = "nats://127.0.0.1:4222")]
+    #[arg(
+        short = 's',
+        long = "server",
+        global = true,
+        default_value = "nats://127.0.0.1:4222"
+    )]
     server: String,
     /// Write the Result to FILE instead of stdout
     #[arg(short = 'o', long = "output", global = true, value_name = "FILE")]
@@ -82,7 +91,9 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     if s == "0" {
         return Ok(Duration::ZERO);
     }
-    let split = s.find(|c: char| c.is_ascii_alphabetic()).ok_or_else(|| format!("duration {s:?} needs a unit (ms, s, m, h)"))?;
+    let split = s
+        .find(|c: char| c.is_ascii_alphabetic())
+        .ok_or_else(|| format!("duration {s:?} needs a unit (ms, s, m, h)"))?;
     let (num, unit) = s.split_at(split);
     let n: f64 = num.parse().map_err(|_| format!("bad duration {s:?}"))?;
     let secs = match unit {
@@ -119,15 +130,24 @@ fn main() -> ExitCode {
     if bench.rate < 0.0 || !bench.rate.is_finite() {
         return usage_error("--rate must be 0 or more");
     }
-    if bench.msgs == 0 && bench.duration.is_zero() && matches!(kind, workload::Kind::Pub | workload::Kind::Request) {
+    if bench.msgs == 0
+        && bench.duration.is_zero()
+        && matches!(kind, workload::Kind::Pub | workload::Kind::Request)
+    {
         return usage_error("--msgs 0 needs a --duration");
     }
     if let Some(base) = bench.pub_id_base {
         if base > stamp::MAX_PUBLISHER {
-            return usage_error(&format!("--pub-id-base must be at most {}", stamp::MAX_PUBLISHER));
+            return usage_error(&format!(
+                "--pub-id-base must be at most {}",
+                stamp::MAX_PUBLISHER
+            ));
         }
     }
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("natsperf-rust: start the runtime: {e}");
@@ -165,16 +185,29 @@ fn main() -> ExitCode {
 mod tests {
     #[test]
     fn async_nats_version_matches_lock() {
-        let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
-        let want = format!("name = \"async-nats\"\nversion = \"{}\"", super::ASYNC_NATS_VERSION);
-        assert!(lock.contains(&want), "ASYNC_NATS_VERSION is not the locked async-nats version");
+        let lock =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
+        let want = format!(
+            "name = \"async-nats\"\nversion = \"{}\"",
+            super::ASYNC_NATS_VERSION
+        );
+        assert!(
+            lock.contains(&want),
+            "ASYNC_NATS_VERSION is not the locked async-nats version"
+        );
     }
 
     #[test]
     fn durations() {
         use std::time::Duration;
-        assert_eq!(super::parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(super::parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(
+            super::parse_duration("500ms").unwrap(),
+            Duration::from_millis(500)
+        );
+        assert_eq!(
+            super::parse_duration("2m").unwrap(),
+            Duration::from_secs(120)
+        );
         assert_eq!(super::parse_duration("0").unwrap(), Duration::ZERO);
         assert!(super::parse_duration("10").is_err());
         assert!(super::parse_duration("-1s").is_err());

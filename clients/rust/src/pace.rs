@@ -17,7 +17,11 @@ pub struct Constant {
 
 impl Constant {
     fn senders(&self) -> f64 {
-        if self.count == 0 { 1.0 } else { self.count as f64 }
+        if self.count == 0 {
+            1.0
+        } else {
+            self.count as f64
+        }
     }
 
     /// Offset from the start at which message `i` of this sender is due.
@@ -52,17 +56,42 @@ mod tests {
     // Cases taken from internal/pace/pace_test.go.
     #[test]
     fn schedule() {
-        let c = Constant { rate: 1000.0, count: 2, index: 1 };
+        let c = Constant {
+            rate: 1000.0,
+            count: 2,
+            index: 1,
+        };
         assert_eq!(c.intended(0), Duration::from_millis(1));
         assert_eq!(c.intended(1), Duration::from_millis(3));
         assert_eq!(c.due(Duration::ZERO), 0);
         assert_eq!(c.due(Duration::from_millis(1)), 1);
         assert_eq!(c.due(Duration::from_millis(3)), 2);
-        assert_eq!(Constant { rate: 1000.0, count: 1, index: 0 }.due(Duration::from_millis(10)), 11);
-        let one = Constant { rate: 100.0, count: 1, index: 0 };
+        assert_eq!(
+            Constant {
+                rate: 1000.0,
+                count: 1,
+                index: 0
+            }
+            .due(Duration::from_millis(10)),
+            11
+        );
+        let one = Constant {
+            rate: 100.0,
+            count: 1,
+            index: 0,
+        };
         assert_eq!(one.total(Duration::from_secs(1)), 100);
         assert_eq!(one.intended(99), Duration::from_millis(990));
-        let three: u64 = (0..3).map(|k| Constant { rate: 1000.0, count: 3, index: k }.total(Duration::from_secs(1))).sum();
+        let three: u64 = (0..3)
+            .map(|k| {
+                Constant {
+                    rate: 1000.0,
+                    count: 3,
+                    index: k,
+                }
+                .total(Duration::from_secs(1))
+            })
+            .sum();
         assert_eq!(three, 1000);
     }
 }

@@ -35,7 +35,13 @@ pub struct SeqTracker {
 
 impl Default for SeqTracker {
     fn default() -> Self {
-        SeqTracker { highest: 0, distinct: 0, duplicated: 0, out_of_order: 0, seen: Box::new([0; (WINDOW / 64) as usize]) }
+        SeqTracker {
+            highest: 0,
+            distinct: 0,
+            duplicated: 0,
+            out_of_order: 0,
+            seen: Box::new([0; (WINDOW / 64) as usize]),
+        }
     }
 }
 
@@ -160,7 +166,10 @@ impl Recorder {
                 if let Some(h) = self.lat.as_mut() {
                     record_ns(h, now - s.send_nanos);
                     if s.actual_nanos > 0 {
-                        record_ns(self.uncorr.get_or_insert_with(new_histogram), now - s.actual_nanos);
+                        record_ns(
+                            self.uncorr.get_or_insert_with(new_histogram),
+                            now - s.actual_nanos,
+                        );
                     }
                 }
             }
@@ -190,14 +199,25 @@ mod tests {
             ("late fills gap", &[1, 4, 2], 1, 0, 1, 3),
             ("huge jump", &[1, w * 3, w * 3 - 1], wi * 3 - 3, 0, 1, 3),
             ("too old", &[w * 2, 1], wi * 2 - 2, 0, 1, 2),
-            ("ring reuse is not a duplicate", &[1, w + 1, w + 2], wi - 1, 0, 0, 3),
+            (
+                "ring reuse is not a duplicate",
+                &[1, w + 1, w + 2],
+                wi - 1,
+                0,
+                0,
+                3,
+            ),
         ];
         for (name, seqs, gaps, dup, ooo, dist) in cases {
             let mut t = SeqTracker::default();
             for &s in *seqs {
                 t.observe(s);
             }
-            assert_eq!((t.gaps(), t.duplicated, t.out_of_order, t.distinct), (*gaps, *dup, *ooo, *dist), "{name}");
+            assert_eq!(
+                (t.gaps(), t.duplicated, t.out_of_order, t.distinct),
+                (*gaps, *dup, *ooo, *dist),
+                "{name}"
+            );
         }
     }
 

@@ -12,7 +12,9 @@ use serde::Serialize;
 pub const SCHEMA: &str = "natsperf.result/v2";
 
 /// The percentile table of every Result (natsperf's `histo.Percentiles`).
-pub const PERCENTILES: [f64; 13] = [10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99, 99.999, 99.9999, 99.99999, 100.0];
+pub const PERCENTILES: [f64; 13] = [
+    10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99, 99.999, 99.9999, 99.99999, 100.0,
+];
 
 #[derive(Serialize)]
 pub struct ResultDoc {
@@ -70,10 +72,14 @@ impl Host {
             a => a,
         };
         Host {
-            hostname: std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default(),
+            hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|s| s.trim().to_string())
+                .unwrap_or_default(),
             os: os.into(),
             arch: arch.into(),
-            cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
             go: String::new(),
         }
     }
@@ -220,7 +226,12 @@ pub fn rfc3339(unix_ns: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    let mut s = format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}", sod / 3600, sod % 3600 / 60, sod % 60);
+    let mut s = format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    );
     if nanos != 0 {
         let frac = format!("{nanos:09}");
         s.push('.');
@@ -237,7 +248,9 @@ fn time_opt(ns: i64) -> Option<String> {
 /// HdrHistogram V2 compressed ("deflate") encoding, base64: what hdrhistogram-go's Decode reads.
 pub fn encode_histogram(h: &Histogram<u64>) -> String {
     let mut buf = Vec::new();
-    V2DeflateSerializer::new().serialize(h, &mut buf).expect("serialize histogram to memory");
+    V2DeflateSerializer::new()
+        .serialize(h, &mut buf)
+        .expect("serialize histogram to memory");
     base64::engine::general_purpose::STANDARD.encode(buf)
 }
 
@@ -247,7 +260,14 @@ pub fn summary(h: Option<&Histogram<u64>>) -> Option<Latency> {
     debug_assert_eq!(h.sigfig(), DIGITS);
     let percentiles = PERCENTILES
         .iter()
-        .map(|&p| Percentile { p, ns: if p == 100.0 { h.max() } else { h.value_at_quantile(p / 100.0) } })
+        .map(|&p| Percentile {
+            p,
+            ns: if p == 100.0 {
+                h.max()
+            } else {
+                h.value_at_quantile(p / 100.0)
+            },
+        })
         .collect();
     Some(Latency {
         count: h.len(),
@@ -277,7 +297,11 @@ fn spread(values: &[f64]) -> Spread {
 }
 
 fn per_sec(n: i64, begin: i64, last: i64) -> f64 {
-    if last > begin { n as f64 / ((last - begin) as f64 / 1e9) } else { 0.0 }
+    if last > begin {
+        n as f64 / ((last - begin) as f64 / 1e9)
+    } else {
+        0.0
+    }
 }
 
 /// Correctness of one receiver; `expected` > 0 also counts the tail never received as lost.
@@ -285,7 +309,11 @@ fn correctness(r: &Recorder, expected: i64) -> Option<Correctness> {
     if r.trackers.is_empty() && r.unstamped == 0 {
         return None;
     }
-    let mut c = Correctness { unstamped: r.unstamped, publishers: r.trackers.len(), ..Default::default() };
+    let mut c = Correctness {
+        unstamped: r.unstamped,
+        publishers: r.trackers.len(),
+        ..Default::default()
+    };
     let mut distinct = 0;
     for t in r.trackers.values() {
         distinct += t.distinct;
@@ -302,7 +330,15 @@ fn correctness(r: &Recorder, expected: i64) -> Option<Correctness> {
 
 /// Builds a group from its clients' recorders; `receivers` adds correctness.
 /// `epoch` is the run's start (Unix ns), from which gaps are offset.
-pub fn group(name: &str, kind: &str, expected_each: &[i64], recs: &[Recorder], receivers: bool, target_rate: Option<f64>, epoch: i64) -> Group {
+pub fn group(
+    name: &str,
+    kind: &str,
+    expected_each: &[i64],
+    recs: &[Recorder],
+    receivers: bool,
+    target_rate: Option<f64>,
+    epoch: i64,
+) -> Group {
     let mut clients = Vec::new();
     let (mut begin, mut last) = (0i64, 0i64);
     let (mut rates, mut per_msg) = (Vec::new(), Vec::new());
@@ -318,10 +354,16 @@ pub fn group(name: &str, kind: &str, expected_each: &[i64], recs: &[Recorder], r
         }
         for (dst, src) in [(&mut agg_lat, &r.lat), (&mut agg_unc, &r.uncorr)] {
             if let Some(h) = src {
-                dst.get_or_insert_with(crate::record::new_histogram).add(h).expect("same bounds");
+                dst.get_or_insert_with(crate::record::new_histogram)
+                    .add(h)
+                    .expect("same bounds");
             }
         }
-        let corr = if receivers { correctness(r, expected_each[i]) } else { None };
+        let corr = if receivers {
+            correctness(r, expected_each[i])
+        } else {
+            None
+        };
         if let Some(c) = corr {
             let a = agg_corr.get_or_insert_with(Correctness::default);
             a.received += c.received;
@@ -355,11 +397,22 @@ pub fn group(name: &str, kind: &str, expected_each: &[i64], recs: &[Recorder], r
             bytes_per_sec: per_sec(r.bytes, r.begin, r.last),
             latency,
             correctness: corr,
-            events: Events { errors: r.events.errors, timeouts: r.events.timeouts, slow_consumers: r.events.slow_consumers },
-            gap: (r.gap > 0).then(|| Gap { duration_ns: r.gap, from_ns: r.gap_end - r.gap - epoch, to_ns: r.gap_end - epoch }),
+            events: Events {
+                errors: r.events.errors,
+                timeouts: r.events.timeouts,
+                slow_consumers: r.events.slow_consumers,
+            },
+            gap: (r.gap > 0).then(|| Gap {
+                duration_ns: r.gap,
+                from_ns: r.gap_end - r.gap - epoch,
+                to_ns: r.gap_end - epoch,
+            }),
         });
     }
-    let (msgs, bytes) = (recs.iter().map(|r| r.msgs).sum(), recs.iter().map(|r| r.bytes).sum());
+    let (msgs, bytes) = (
+        recs.iter().map(|r| r.msgs).sum(),
+        recs.iter().map(|r| r.bytes).sum(),
+    );
     let mut latency = summary(agg_lat.as_ref());
     if let (Some(l), Some(u)) = (latency.as_mut(), agg_unc.as_ref()) {
         l.uncorrected = summary(Some(u)).map(Box::new);
@@ -386,7 +439,6 @@ pub fn group(name: &str, kind: &str, expected_each: &[i64], recs: &[Recorder], r
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,7 +446,10 @@ mod tests {
     #[test]
     fn times_as_go_writes_them() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_700_000_000_123_456_789), "2023-11-14T22:13:20.123456789Z");
+        assert_eq!(
+            rfc3339(1_700_000_000_123_456_789),
+            "2023-11-14T22:13:20.123456789Z"
+        );
         assert_eq!(rfc3339(951_782_400_500_000_000), "2000-02-29T00:00:00.5Z");
     }
 
@@ -405,9 +460,17 @@ mod tests {
             h.record(v).unwrap();
         }
         let enc = encode_histogram(&h);
-        let raw = base64::engine::general_purpose::STANDARD.decode(enc).unwrap();
-        let back: Histogram<u64> = hdrhistogram::serialization::Deserializer::new().deserialize(&mut &raw[..]).unwrap();
+        let raw = base64::engine::general_purpose::STANDARD
+            .decode(enc)
+            .unwrap();
+        let back: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut &raw[..])
+            .unwrap();
         assert_eq!(back, h);
-        assert_eq!(&raw[0..4], &[0x1c, 0x84, 0x93, 0x14], "V2 compressed cookie");
+        assert_eq!(
+            &raw[0..4],
+            &[0x1c, 0x84, 0x93, 0x14],
+            "V2 compressed cookie"
+        );
     }
 }

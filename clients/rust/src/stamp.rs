@@ -57,7 +57,12 @@ pub fn get(buf: &[u8]) -> Option<Stamp> {
     if v & EXT_FLAG != 0 && buf.len() >= EXT_SIZE {
         actual_nanos = (u64::from_le_bytes(buf[16..24].try_into().unwrap()) as i64).max(0);
     }
-    Some(Stamp { publisher, seq, send_nanos, actual_nanos })
+    Some(Stamp {
+        publisher,
+        seq,
+        send_nanos,
+        actual_nanos,
+    })
 }
 
 /// Hands out publisher ids: a base plus the client index plus 1, as Go's `stamp.IDs.For`.
@@ -70,20 +75,31 @@ impl Ids {
     pub fn random() -> Ids {
         use std::hash::{BuildHasher, Hasher};
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos(),
+        );
         Ids(((h.finish() % 2048) as u32) << 12)
     }
 
     /// The id of client `index` (0-based).
     pub fn for_index(self, index: usize) -> u32 {
         let id = self.0.wrapping_add(index as u32).wrapping_add(1) & MAX_PUBLISHER;
-        if id == 0 { 1 } else { id }
+        if id == 0 {
+            1
+        } else {
+            id
+        }
     }
 }
 
 /// A message body of `size` bytes: room for the stamp, then the same readable filler as Go.
 pub fn payload(size: usize) -> Vec<u8> {
-    (0..size).map(|i| if i < SIZE { 0 } else { b'a' + (i % 26) as u8 }).collect()
+    (0..size)
+        .map(|i| if i < SIZE { 0 } else { b'a' + (i % 26) as u8 })
+        .collect()
 }
 
 #[cfg(test)]
@@ -116,12 +132,18 @@ mod tests {
     }
 
     fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
     }
 
     #[test]
     fn shared_vectors() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vectors/stamp.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/vectors/stamp.json"
+        );
         let v: Vectors = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         assert!(v.vectors.len() >= 8, "too few vectors");
         for t in &v.vectors {
@@ -131,7 +153,12 @@ mod tests {
                 assert_eq!(got, None, "{}: decoded a stamp from invalid bytes", t.name);
                 continue;
             }
-            let want = Stamp { publisher: t.publisher, seq: t.seq, send_nanos: t.send_nanos, actual_nanos: t.actual_nanos };
+            let want = Stamp {
+                publisher: t.publisher,
+                seq: t.seq,
+                send_nanos: t.send_nanos,
+                actual_nanos: t.actual_nanos,
+            };
             assert_eq!(got, Some(want), "{}: decode", t.name);
             if t.decode_only {
                 continue;

@@ -34,8 +34,14 @@ pub struct Clock {
 
 impl Clock {
     fn new() -> Clock {
-        let wall = SystemTime::now().duration_since(UNIX_EPOCH).expect("clock after 1970").as_nanos() as i64;
-        Clock { start: Instant::now(), start_wall: wall }
+        let wall = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .expect("clock after 1970")
+            .as_nanos() as i64;
+        Clock {
+            start: Instant::now(),
+            start_wall: wall,
+        }
     }
     fn now(&self) -> i64 {
         self.start_wall + self.start.elapsed().as_nanos() as i64
@@ -104,25 +110,43 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
     if matches!(kind, Kind::Sub | Kind::Serve) {
         for c in &clients {
             let sub = match kind {
-                Kind::Serve => c.queue_subscribe(bench.subject.clone(), SERVICE_QUEUE.into()).await,
+                Kind::Serve => {
+                    c.queue_subscribe(bench.subject.clone(), SERVICE_QUEUE.into())
+                        .await
+                }
                 _ => c.subscribe(bench.subject.clone()).await,
             }
             .map_err(|e| format!("subscribe {}: {e}", bench.subject))?;
             c.flush().await.map_err(|e| format!("flush: {e}"))?;
             subs.push(sub);
         }
-        eprintln!("natsperf-rust: ready, {} client(s) on {}", clients.len(), bench.subject);
+        eprintln!(
+            "natsperf-rust: ready, {} client(s) on {}",
+            clients.len(),
+            bench.subject
+        );
     }
     let epoch = clock.now();
     let mut tasks = Vec::new();
     let mut subs = subs.into_iter();
     for (index, client) in clients.iter().enumerate() {
-        let ctx = Ctx { client: client.clone(), bench: bench.clone(), index, clock, stop: stop_rx.clone(), slow: slows[index].clone() };
+        let ctx = Ctx {
+            client: client.clone(),
+            bench: bench.clone(),
+            index,
+            clock,
+            stop: stop_rx.clone(),
+            slow: slows[index].clone(),
+        };
         let id = ids.for_index(index);
         tasks.push(match kind {
             Kind::Pub => tokio::spawn(publish(ctx, id, epoch)),
             Kind::Request => tokio::spawn(request(ctx, id, epoch)),
-            Kind::Sub | Kind::Serve => tokio::spawn(receive(ctx, subs.next().expect("one subscription per client"), kind == Kind::Serve)),
+            Kind::Sub | Kind::Serve => tokio::spawn(receive(
+                ctx,
+                subs.next().expect("one subscription per client"),
+                kind == Kind::Serve,
+            )),
         });
     }
     let mut recs = Vec::new();
@@ -146,17 +170,33 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
             _ => share(bench.msgs, bench.clients, i) as i64,
         })
         .collect();
-    let reached = recs.iter().zip(&expected).all(|(r, &e)| e == 0 || r.progress().max(r.msgs) >= e);
+    let reached = recs
+        .iter()
+        .zip(&expected)
+        .all(|(r, &e)| e == 0 || r.progress().max(r.msgs) >= e);
     let stop = if interrupted.load(Ordering::SeqCst) {
-        Stop { reason: "interrupted", error: String::new() }
+        Stop {
+            reason: "interrupted",
+            error: String::new(),
+        }
     } else if !failure.is_empty() {
-        Stop { reason: "failed", error: failure }
+        Stop {
+            reason: "failed",
+            error: failure,
+        }
     } else if !reached && bench.duration.is_zero() && matches!(kind, Kind::Sub | Kind::Serve) {
-        Stop { reason: "idle", error: String::new() }
+        Stop {
+            reason: "idle",
+            error: String::new(),
+        }
     } else {
-        Stop { reason: "completed", error: String::new() }
+        Stop {
+            reason: "completed",
+            error: String::new(),
+        }
     };
-    let target = (bench.rate > 0.0 && matches!(kind, Kind::Pub | Kind::Request)).then_some(bench.rate);
+    let target =
+        (bench.rate > 0.0 && matches!(kind, Kind::Pub | Kind::Request)).then_some(bench.rate);
     let (name, kind_name, command) = match kind {
         Kind::Pub => ("pub", "Core NATS publisher", "pub"),
         Kind::Sub => ("sub", "Core NATS subscriber", "sub"),
@@ -183,7 +223,11 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
     });
     Ok(ResultDoc {
         schema: result::SCHEMA,
-        tool: Tool { name: "natsperf-rust".into(), version: env!("CARGO_PKG_VERSION").into(), go: String::new() },
+        tool: Tool {
+            name: "natsperf-rust".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            go: String::new(),
+        },
         command: command.into(),
         settings,
         servers: Vec::new(),
@@ -221,13 +265,29 @@ struct Schedule {
 impl Schedule {
     fn new(ctx: &Ctx, epoch: i64) -> Schedule {
         let b = &ctx.bench;
-        let pace = (b.rate > 0.0).then_some(Constant { rate: b.rate, count: b.clients, index: ctx.index });
-        let mut limit = if b.msgs > 0 { share(b.msgs, b.clients, ctx.index) } else { u64::MAX };
+        let pace = (b.rate > 0.0).then_some(Constant {
+            rate: b.rate,
+            count: b.clients,
+            index: ctx.index,
+        });
+        let mut limit = if b.msgs > 0 {
+            share(b.msgs, b.clients, ctx.index)
+        } else {
+            u64::MAX
+        };
         if let (Some(p), false) = (pace, b.duration.is_zero()) {
             limit = limit.min(p.total(b.duration));
         }
         let start = Instant::now() - Duration::from_nanos((ctx.clock.now() - epoch).max(0) as u64);
-        Schedule { pace, limit, duration: b.duration, start, epoch, clock: ctx.clock, next: 0 }
+        Schedule {
+            pace,
+            limit,
+            duration: b.duration,
+            start,
+            epoch,
+            clock: ctx.clock,
+            next: 0,
+        }
     }
 
     /// Waits until the next message is due; returns (sequence index, intended ns, actual ns).
@@ -251,7 +311,10 @@ impl Schedule {
             None => None,
         };
         // --duration is a time limit; checked every 256 messages unpaced (Instant::now is cheap, not free).
-        if !self.duration.is_zero() && (self.pace.is_some() || i % 256 == 0) && self.start.elapsed() >= self.duration {
+        if !self.duration.is_zero()
+            && (self.pace.is_some() || i % 256 == 0)
+            && self.start.elapsed() >= self.duration
+        {
             return None;
         }
         let now = self.clock.now();
@@ -274,7 +337,11 @@ async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
             stamp::put(&mut buf, id, i + 1, intended);
         }
         // async-nats takes the payload by value: one copy per message is the library's cost.
-        if let Err(e) = ctx.client.publish(subject.clone(), Bytes::copy_from_slice(&buf)).await {
+        if let Err(e) = ctx
+            .client
+            .publish(subject.clone(), Bytes::copy_from_slice(&buf))
+            .await
+        {
             rec.events.errors += 1;
             return Err((rec, format!("publish: {e}")));
         }
@@ -296,7 +363,10 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
         if size >= stamp::SIZE {
             stamp::put(&mut buf, id, i + 1, intended);
         }
-        let reply = ctx.client.request(subject.clone(), Bytes::copy_from_slice(&buf)).await;
+        let reply = ctx
+            .client
+            .request(subject.clone(), Bytes::copy_from_slice(&buf))
+            .await;
         let now = ctx.clock.now();
         match reply {
             Ok(_) => rec.op_corrected(now, size, now - intended, now - sent),
@@ -322,7 +392,11 @@ async fn receive(mut ctx: Ctx, mut sub: async_nats::Subscriber, respond: bool) -
     };
     let deadline = (!b.duration.is_zero()).then(|| tokio::time::Instant::now() + b.duration);
     // Responders wait for requests as long as they run; receivers stop after --idle-timeout.
-    let idle = if respond { Duration::from_secs(86_400 * 365) } else { b.idle_timeout };
+    let idle = if respond {
+        Duration::from_secs(86_400 * 365)
+    } else {
+        b.idle_timeout
+    };
     loop {
         if share > 0 && rec.progress() >= share {
             break;
@@ -340,7 +414,12 @@ async fn receive(mut ctx: Ctx, mut sub: async_nats::Subscriber, respond: bool) -
         let now = ctx.clock.now();
         if respond {
             if let Some(reply) = msg.reply.clone() {
-                if ctx.client.publish(reply, msg.payload.clone()).await.is_err() {
+                if ctx
+                    .client
+                    .publish(reply, msg.payload.clone())
+                    .await
+                    .is_err()
+                {
                     rec.events.errors += 1;
                     continue;
                 }
@@ -365,7 +444,13 @@ mod tests {
 
     #[test]
     fn redacts_credentials() {
-        assert_eq!(super::redact("nats://u:p@127.0.0.1:4222"), "nats://***@127.0.0.1:4222");
-        assert_eq!(super::redact("nats://127.0.0.1:4222"), "nats://127.0.0.1:4222");
+        assert_eq!(
+            super::redact("nats://u:p@127.0.0.1:4222"),
+            "nats://***@127.0.0.1:4222"
+        );
+        assert_eq!(
+            super::redact("nats://127.0.0.1:4222"),
+            "nats://127.0.0.1:4222"
+        );
     }
 }
