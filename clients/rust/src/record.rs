@@ -191,7 +191,9 @@ mod tests {
     fn tracker() {
         let w = WINDOW;
         let wi = WINDOW as i64;
-        let cases: &[(&str, &[u64], i64, i64, i64, i64)] = &[
+        // name, sequence numbers, then the gaps, duplicates, out-of-order and distinct expected.
+        type Case<'a> = (&'a str, &'a [u64], i64, i64, i64, i64);
+        let cases: &[Case] = &[
             ("in order", &[1, 2, 3, 4], 0, 0, 0, 4),
             ("gap", &[1, 2, 5], 2, 0, 0, 3),
             ("duplicate", &[1, 2, 2, 3, 1], 0, 2, 0, 3),

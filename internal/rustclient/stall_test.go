@@ -1,0 +1,62 @@
+//go:build unix
+
+package rustclient
+
+import (
+	"context"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+// TestRustPublisherStallShowsInCorrectedLatency: natsperf-rust publishes at a fixed rate and is
+// frozen (SIGSTOP) for 300 ms mid-run. Its stamps carry the intended send times, so the Go
+// subscriber's corrected P99 shows the stall, while the uncorrected one (from the actual send
+// time in the extended stamp) does not: the schedule is not coordinated-omission blind.
+func TestRustPublisherStallShowsInCorrectedLatency(t *testing.T) {
+	bin := rustBin(t)
+	s := natstest.Server(t, nil)
+	const n, stall = 2000, 300 * time.Millisecond
+	subs0 := s.NumSubscriptions()
+	goRes := make(chan *result.Result, 1)
+	go func() {
+		goRes <- runGo(context.Background(), t, "sub", "x.stall", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--idle-timeout", "20s")
+	}()
+	eventually(t, 30*time.Second, "the Go subscriber", func() bool { return s.NumSubscriptions() > subs0 })
+	in0, _ := varz(t, s)
+	pub := startRust(t, bin, "pub", "x.stall", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--size", "64", "--rate", "1000")
+	eventually(t, 30*time.Second, "300 messages published", func() bool { in, _ := varz(t, s); return in-in0 >= 300 })
+	if err := pub.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(stall) // the injected fault, not a synchronisation
+	if err := pub.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := pub.wait(t); code != 0 {
+		t.Fatalf("natsperf-rust pub: exit %d; stderr %s", code, pub.stderr.String())
+	}
+	var got *result.Result
+	select {
+	case got = <-goRes:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the Go subscriber did not end")
+	}
+	l := got.Groups[0].Aggregate.Latency
+	if l == nil || l.Uncorrected == nil || l.Count != n {
+		t.Fatalf("latency %+v: want %d samples with an uncorrected part", l, n)
+	}
+	p99, raw99 := time.Duration(histo.At(l, 99)), time.Duration(histo.At(l.Uncorrected, 99))
+	if p99 < 200*time.Millisecond || l.Max < int64(250*time.Millisecond) {
+		t.Fatalf("corrected P99 %v, max %v: the %v stall does not show", p99, time.Duration(l.Max), stall)
+	}
+	if raw99 >= p99/2 {
+		t.Fatalf("uncorrected P99 %v is not well below the corrected %v", raw99, p99)
+	}
+	t.Logf("corrected P99 %v max %v, uncorrected P99 %v", p99, time.Duration(l.Max), raw99)
+}
