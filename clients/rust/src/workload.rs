@@ -9,7 +9,7 @@ use crate::stamp::{self, Ids};
 use crate::Bench;
 use bytes::Bytes;
 use futures::StreamExt;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
@@ -55,6 +55,9 @@ struct Ctx {
     index: usize,
     clock: Clock,
     stop: watch::Receiver<bool>,
+    /// Set with `stop`; senders poll this flag per message (a relaxed load, where the watch
+    /// channel's borrow would take a lock per message).
+    stopped: Arc<AtomicBool>,
     slow: Arc<AtomicI64>,
 }
 
@@ -91,7 +94,7 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
     }
     let info = clients[0].server_info();
     let (stop_tx, stop_rx) = watch::channel(false);
-    let interrupted = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let interrupted = Arc::new(AtomicBool::new(false));
     {
         let interrupted = interrupted.clone();
         let stop_tx = stop_tx.clone();
@@ -136,6 +139,7 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
             index,
             clock,
             stop: stop_rx.clone(),
+            stopped: interrupted.clone(),
             slow: slows[index].clone(),
         };
         let id = ids.for_index(index);
@@ -291,9 +295,13 @@ impl Schedule {
     }
 
     /// Waits until the next message is due; returns (sequence index, intended ns, actual ns).
-    async fn next(&mut self, stop: &mut watch::Receiver<bool>) -> Option<(u64, i64, i64)> {
+    async fn next(
+        &mut self,
+        stop: &mut watch::Receiver<bool>,
+        stopped: &AtomicBool,
+    ) -> Option<(u64, i64, i64)> {
         let i = self.next;
-        if i >= self.limit || *stop.borrow() {
+        if i >= self.limit || stopped.load(Ordering::Relaxed) {
             return None;
         }
         let intended = match self.pace {
@@ -330,7 +338,7 @@ async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let mut buf = stamp::payload(size);
     let paced = sched.pace.is_some();
     let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
-    while let Some((i, intended, now)) = sched.next(&mut ctx.stop).await {
+    while let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped).await {
         if size >= stamp::EXT_SIZE && paced {
             stamp::put_ext(&mut buf, id, i + 1, intended, now);
         } else if size >= stamp::SIZE {
@@ -359,7 +367,7 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let size = ctx.bench.size;
     let mut buf = stamp::payload(size);
     let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
-    while let Some((i, intended, sent)) = sched.next(&mut ctx.stop).await {
+    while let Some((i, intended, sent)) = sched.next(&mut ctx.stop, &ctx.stopped).await {
         if size >= stamp::SIZE {
             stamp::put(&mut buf, id, i + 1, intended);
         }
