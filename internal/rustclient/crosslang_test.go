@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -399,5 +400,26 @@ func TestRustBadInput(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 || stderr.Len() == 0 {
 			t.Errorf("natsperf-rust %v: %v, stderr %q; want exit 2 with a message", args, err, stderr.String())
 		}
+	}
+}
+
+// TestRateDurationCountMatchesGo: at a fixed rate, --duration fixes the count (the share of
+// rate x duration) in both engines, so Go and Rust send the same number of messages and report
+// the schedule's rate.
+func TestRateDurationCountMatchesGo(t *testing.T) {
+	bin := rustBin(t)
+	s := natstest.Server(t, nil)
+	args := []string{"-s", s.ClientURL(), "--rate", "1000", "--duration", "1s", "--msgs", "0", "--size", "64", "--clients", "3"}
+	goRes := runGo(context.Background(), t, append([]string{"pub", "x.count"}, args...)...)
+	rust := startRust(t, bin, append([]string{"pub", "x.count"}, args...)...)
+	code, res, _ := rust.wait(t)
+	g, r := goRes.Groups[0].Aggregate, res.Groups[0].Aggregate
+	if code != 0 || r.Msgs != 1000 || g.Msgs != r.Msgs {
+		t.Fatalf("exit %d: Rust sent %d, Go sent %d; want 1000 each", code, r.Msgs, g.Msgs)
+	}
+	// Both time a paced client by its schedule (first intended send to the slot after its last),
+	// not by the actual sends, so the rates agree to the digit, not just roughly.
+	if math.Abs(r.MsgsPerSec-g.MsgsPerSec) > 0.01 || r.MsgsPerSec < 990 || r.MsgsPerSec > 1010 {
+		t.Fatalf("rates Rust %.2f, Go %.2f msgs/s; want the same schedule rate near 1000", r.MsgsPerSec, g.MsgsPerSec)
 	}
 }

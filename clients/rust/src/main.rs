@@ -81,6 +81,10 @@ pub struct Bench {
     /// Request timeout (service request)
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub timeout: Duration,
+    /// Messages a subscription buffers before async-nats drops them (counted as slow_consumers
+    /// events; the drops show as lost)
+    #[arg(long = "pending-msgs", default_value_t = 1 << 20)]
+    pub pending_msgs: usize,
     /// Base of the publisher ids written into stamps (client i gets base+i+1); random when unset
     #[arg(long = "pub-id-base")]
     pub pub_id_base: Option<u32>,
@@ -135,6 +139,9 @@ fn main() -> ExitCode {
         && matches!(kind, workload::Kind::Pub | workload::Kind::Request)
     {
         return usage_error("--msgs 0 needs a --duration");
+    }
+    if bench.pending_msgs == 0 {
+        return usage_error("--pending-msgs must be at least 1");
     }
     if let Some(base) = bench.pub_id_base {
         if base > stamp::MAX_PUBLISHER {

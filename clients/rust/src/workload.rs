@@ -76,7 +76,7 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
         let opts = async_nats::ConnectOptions::new()
             .name(format!("natsperf-rust-{}", i + 1))
             .request_timeout(Some(bench.timeout))
-            .subscription_capacity(1 << 16)
+            .subscription_capacity(bench.pending_msgs)
             .event_callback(move |e| {
                 let s = s.clone();
                 async move {
@@ -267,6 +267,15 @@ struct Schedule {
 }
 
 impl Schedule {
+    /// A paced sender that did its whole share ran from the first intended send to the slot
+    /// after the last one (as Go's `loop.Schedule` Begin/End), so its rate is the schedule's.
+    fn paced_span(&self, rec: &mut Recorder) {
+        if let (Some(p), true) = (self.pace, self.next > 0 && self.next >= self.limit) {
+            rec.begin = self.epoch + p.intended(0).as_nanos() as i64;
+            rec.last = self.epoch + p.intended(self.next).as_nanos() as i64;
+        }
+    }
+
     fn new(ctx: &Ctx, epoch: i64) -> Schedule {
         let b = &ctx.bench;
         let pace = (b.rate > 0.0).then_some(Constant {
@@ -318,9 +327,11 @@ impl Schedule {
             }
             None => None,
         };
-        // --duration is a time limit; checked every 256 messages unpaced (Instant::now is cheap, not free).
+        // Unpaced, --duration is a deadline, checked every 256 messages (Instant::now is cheap, not
+        // free); paced, it fixed the count (the share of rate*duration), as the Go engine does.
         if !self.duration.is_zero()
-            && (self.pace.is_some() || i & 255 == 0)
+            && self.pace.is_none()
+            && i & 255 == 0
             && self.start.elapsed() >= self.duration
         {
             return None;
@@ -358,6 +369,7 @@ async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     if let Err(e) = ctx.client.flush().await {
         return Err((rec, format!("flush: {e}")));
     }
+    sched.paced_span(&mut rec);
     Ok(rec)
 }
 
