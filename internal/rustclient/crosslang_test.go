@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -220,7 +220,7 @@ func TestGoPublishesRustSubscribes(t *testing.T) {
 	}
 	for _, c := range g.Clients {
 		cr := c.Correctness
-		if cr == nil || cr.Received != n || cr.Lost != 0 || cr.Duplicated != 0 || cr.Publishers != 1 || cr.Unstamped != 0 {
+		if cr == nil || cr.Received != n || cr.Lost != 0 || cr.Duplicated != 0 || cr.Publishers != 1 || cr.Unstamped != 0 || cr.Expected != n || cr.NotReceived != 0 {
 			t.Fatalf("client %d correctness %+v, want %d received from 1 publisher, none lost or duplicated", c.ID, cr, n)
 		}
 		if c.Latency == nil || c.Latency.Count != n {
@@ -261,7 +261,9 @@ func TestRustCountsInjectedLossExactly(t *testing.T) {
 	}
 	seqs9 = append(seqs9, 150)
 	sent := len(seqs7) + len(seqs9) + 2
-	sub := startRust(t, bin, "sub", "x.loss", "-s", s.ClientURL(), "--msgs", "0", "--idle-timeout", "1s")
+	// It waits for 1200 unique messages: 1100 arrive (997 + 101 stamped, 2 not), 52 are gaps,
+	// so 48 are not received (beyond the publishers' last sequences: never known to be sent).
+	sub := startRust(t, bin, "sub", "x.loss", "-s", s.ClientURL(), "--msgs", "1200", "--idle-timeout", "1s")
 	sub.waitReady(t)
 	buf := make([]byte, 32)
 	for _, tc := range []struct {
@@ -285,10 +287,19 @@ func TestRustCountsInjectedLossExactly(t *testing.T) {
 	}
 	code, res, doc := sub.wait(t)
 	checkSchema(t, doc)
+	if code != 1 || res.Stop.Reason != result.StopIdle {
+		t.Fatalf("exit %d, stop %+v; want 1 and idle (the expected count never arrived)", code, res.Stop)
+	}
 	c := res.Groups[0].Clients[0]
-	want := result.Correctness{Received: int64(sent - 2), Unstamped: 2, Publishers: 2, Lost: 3 + 49, Duplicated: 1, OutOfOrder: 1}
-	if c.Correctness == nil || *c.Correctness != want || c.Msgs != int64(sent) {
-		t.Fatalf("exit %d: msgs %d correctness %+v, want msgs %d and %+v", code, c.Msgs, c.Correctness, sent, want)
+	want := result.Correctness{Received: int64(sent - 2), Unstamped: 2, Publishers: 2, Lost: 3 + 49, Duplicated: 1, OutOfOrder: 1,
+		Expected: 1200, NotReceived: 48, HighestSeqMin: 150, HighestSeqMax: 1000}
+	if c.Correctness == nil || !reflect.DeepEqual(*c.Correctness, want) || c.Msgs != int64(sent) {
+		t.Fatalf("msgs %d correctness %+v, want msgs %d and %+v", c.Msgs, c.Correctness, sent, want)
+	}
+	agg := res.Groups[0].Aggregate.Correctness
+	wantPubs := []result.PublisherSeen{{ID: 7, Highest: 1000, Distinct: 997}, {ID: 9, Highest: 150, Distinct: 101}}
+	if agg == nil || !reflect.DeepEqual(agg.PerPublisher, wantPubs) || agg.Lost != 52 || agg.NotReceived != 48 {
+		t.Fatalf("aggregate correctness %+v, want per publisher %+v, 52 lost, 48 not received", agg, wantPubs)
 	}
 }
 
@@ -404,12 +415,13 @@ func TestRustBadInput(t *testing.T) {
 }
 
 // TestRateDurationCountMatchesGo: at a fixed rate, --duration fixes the count (the share of
-// rate x duration) in both engines, so Go and Rust send the same number of messages and report
-// the schedule's rate.
+// rate x duration) in both engines, and both time a paced sender by its schedule (first
+// intended send to the slot after its last), so neither reports more than the rate asked for
+// (timing 1000 messages by their actual sends, 999 intervals, said 1001/s).
 func TestRateDurationCountMatchesGo(t *testing.T) {
 	bin := rustBin(t)
 	s := natstest.Server(t, nil)
-	args := []string{"-s", s.ClientURL(), "--rate", "1000", "--duration", "1s", "--msgs", "0", "--size", "64", "--clients", "3"}
+	args := []string{"-s", s.ClientURL(), "--rate", "1000", "--duration", "1s", "--msgs", "0", "--size", "64"}
 	goRes := runGo(context.Background(), t, append([]string{"pub", "x.count"}, args...)...)
 	rust := startRust(t, bin, append([]string{"pub", "x.count"}, args...)...)
 	code, res, _ := rust.wait(t)
@@ -417,9 +429,9 @@ func TestRateDurationCountMatchesGo(t *testing.T) {
 	if code != 0 || r.Msgs != 1000 || g.Msgs != r.Msgs {
 		t.Fatalf("exit %d: Rust sent %d, Go sent %d; want 1000 each", code, r.Msgs, g.Msgs)
 	}
-	// Both time a paced client by its schedule (first intended send to the slot after its last),
-	// not by the actual sends, so the rates agree to the digit, not just roughly.
-	if math.Abs(r.MsgsPerSec-g.MsgsPerSec) > 0.01 || r.MsgsPerSec < 990 || r.MsgsPerSec > 1010 {
-		t.Fatalf("rates Rust %.2f, Go %.2f msgs/s; want the same schedule rate near 1000", r.MsgsPerSec, g.MsgsPerSec)
+	for name, rate := range map[string]float64{"Rust": r.MsgsPerSec, "Go": g.MsgsPerSec} {
+		if rate > 1000.01 || rate < 500 {
+			t.Errorf("%s rate %.2f msgs/s, want at most the schedule's 1000", name, rate)
+		}
 	}
 }

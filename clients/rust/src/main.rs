@@ -63,9 +63,10 @@ pub struct Bench {
     /// Number of clients (connections)
     #[arg(long, default_value_t = 1)]
     pub clients: usize,
-    /// Messages in total, split across the clients (each subscriber expects all of them); 0 with --duration: no count limit
-    #[arg(long, default_value_t = 100_000)]
-    pub msgs: u64,
+    /// Messages in total, split across the clients (each subscriber expects all of them); 0: no
+    /// count limit (needs --duration for pub and request). Default 100000; service serve: none
+    #[arg(long)]
+    pub msgs: Option<u64>,
     /// Payload size in bytes (16 or more carries a stamp, 24 or more an extended one at a fixed rate)
     #[arg(long, default_value_t = 128)]
     pub size: usize,
@@ -88,6 +89,13 @@ pub struct Bench {
     /// Base of the publisher ids written into stamps (client i gets base+i+1); random when unset
     #[arg(long = "pub-id-base")]
     pub pub_id_base: Option<u32>,
+}
+
+impl Bench {
+    /// --msgs as given, or the command's default (set by main before the run).
+    pub fn msgs(&self) -> u64 {
+        self.msgs.unwrap_or(100_000)
+    }
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -128,13 +136,17 @@ fn main() -> ExitCode {
         Command::Service(Service::Serve(b)) => (workload::Kind::Serve, b.clone()),
         Command::Service(Service::Request(b)) => (workload::Kind::Request, b.clone()),
     };
+    let mut bench = bench;
+    if kind == workload::Kind::Serve && bench.msgs.is_none() {
+        bench.msgs = Some(0); // a responder serves until Ctrl-C or --duration, as natsperf's
+    }
     if bench.clients == 0 {
         return usage_error("--clients must be at least 1");
     }
     if bench.rate < 0.0 || !bench.rate.is_finite() {
         return usage_error("--rate must be 0 or more");
     }
-    if bench.msgs == 0
+    if bench.msgs() == 0
         && bench.duration.is_zero()
         && matches!(kind, workload::Kind::Pub | workload::Kind::Request)
     {

@@ -30,6 +30,17 @@ impl Constant {
         Duration::from_nanos((slot / self.rate * 1e9).ceil() as u64)
     }
 
+    /// Offset at which the senders' schedule ends once this sender has sent `n` messages: the
+    /// slot of all senders after its last message, so the group's N messages at R per second
+    /// span N/R seconds (Go's `pace.Constant.After`). 0 when n is 0.
+    pub fn after(&self, n: u64) -> Duration {
+        if n == 0 {
+            return Duration::ZERO;
+        }
+        let slot = (n - 1) as f64 * self.senders() + self.index as f64 + 1.0;
+        Duration::from_nanos((slot / self.rate * 1e9).ceil() as u64)
+    }
+
     /// How many of this sender's messages are due at `elapsed` since the start.
     pub fn due(&self, elapsed: Duration) -> u64 {
         let slots = elapsed.as_nanos() as f64 / 1e9 * self.rate;
@@ -64,6 +75,8 @@ mod tests {
         assert_eq!(c.intended(0), Duration::from_millis(1));
         assert_eq!(c.intended(1), Duration::from_millis(3));
         assert_eq!(c.due(Duration::ZERO), 0);
+        assert_eq!(c.after(2), Duration::from_millis(4));
+        assert_eq!(c.after(0), Duration::ZERO);
         assert_eq!(c.due(Duration::from_millis(1)), 1);
         assert_eq!(c.due(Duration::from_millis(3)), 2);
         assert_eq!(

@@ -101,6 +101,9 @@ pub struct Group {
     pub aggregate: Aggregate,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_rate: Option<f64>,
+    /// A queue group: the clients split the messages.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shared: bool,
 }
 
 #[derive(Serialize, Default)]
@@ -200,14 +203,53 @@ pub struct Latency {
     pub uncorrected: Option<Box<Latency>>,
 }
 
-#[derive(Serialize, Default, Clone, Copy)]
+#[derive(Serialize, Default, Clone, Debug)]
 pub struct Correctness {
     pub received: i64,
     pub unstamped: i64,
     pub publishers: usize,
+    /// Sequence gaps below each publisher's highest sequence seen.
     pub lost: i64,
     pub duplicated: i64,
     pub out_of_order: i64,
+    /// Unique messages the receivers waited for (0: open-ended).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub expected: i64,
+    /// Expected beyond the highest sequences seen: never known to have been sent, so not lost.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_received: i64,
+    #[serde(skip_serializing_if = "is_zero_u")]
+    pub highest_seq_min: u64,
+    #[serde(skip_serializing_if = "is_zero_u")]
+    pub highest_seq_max: u64,
+    /// On a group's aggregate: what the receivers together saw of each publisher, by id.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_publisher: Vec<PublisherSeen>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct PublisherSeen {
+    pub id: u32,
+    pub highest_seq: u64,
+    pub distinct: i64,
+}
+
+fn is_zero_u(v: &u64) -> bool {
+    *v == 0
+}
+
+fn highest(lo: u64, hi: u64, seq: u64) -> (u64, u64) {
+    (if lo == 0 || seq < lo { seq } else { lo }, hi.max(seq))
+}
+
+/// Expected beyond what a receiver saw and the gaps below the highest sequences: the tail,
+/// which it cannot tell apart from messages never sent (natsperf's `record.notReceived`).
+fn not_received(expected: i64, unique: i64, lost: i64) -> i64 {
+    if expected <= 0 {
+        0
+    } else {
+        (expected - unique - lost).max(0)
+    }
 }
 
 /// RFC 3339 in UTC with nanoseconds, as Go's time.Time marshals.
@@ -304,8 +346,9 @@ fn per_sec(n: i64, begin: i64, last: i64) -> f64 {
     }
 }
 
-/// Correctness of one receiver; `expected` > 0 also counts the tail never received as lost.
-fn correctness(r: &Recorder, expected: i64) -> Option<Correctness> {
+/// Correctness of one receiver. In a queue group (`shared`) gaps and the tail are judged on
+/// the group's union, on the aggregate.
+fn correctness(r: &Recorder, expected: i64, shared: bool) -> Option<Correctness> {
     if r.trackers.is_empty() && r.unstamped == 0 {
         return None;
     }
@@ -320,15 +363,73 @@ fn correctness(r: &Recorder, expected: i64) -> Option<Correctness> {
         c.received += t.distinct + t.duplicated;
         c.duplicated += t.duplicated;
         c.out_of_order += t.out_of_order;
-        c.lost += t.gaps();
+        (c.highest_seq_min, c.highest_seq_max) =
+            highest(c.highest_seq_min, c.highest_seq_max, t.highest);
+        if !shared {
+            c.lost += t.gaps();
+        }
     }
-    if expected > 0 {
-        c.lost = c.lost.max(expected - distinct - r.unstamped);
+    if !shared {
+        c.expected = expected;
+        c.not_received = not_received(expected, distinct + r.unstamped, c.lost);
     }
     Some(c)
 }
 
-/// Builds a group from its clients' recorders; `receivers` adds correctness.
+/// The group's correctness from its clients' (natsperf's `record.mergedCorrectness`).
+fn merged_correctness(
+    recs: &[Recorder],
+    clients: &[Client],
+    expected: i64,
+    shared: bool,
+) -> Option<Correctness> {
+    let mut c = Correctness::default();
+    let mut seen = false;
+    for x in clients.iter().filter_map(|cl| cl.correctness.as_ref()) {
+        seen = true;
+        c.received += x.received;
+        c.unstamped += x.unstamped;
+        c.lost += x.lost;
+        c.duplicated += x.duplicated;
+        c.out_of_order += x.out_of_order;
+        c.expected += x.expected;
+        c.not_received += x.not_received;
+    }
+    if !seen {
+        return None;
+    }
+    let mut pubs: std::collections::BTreeMap<u32, PublisherSeen> = Default::default();
+    for r in recs {
+        for (&id, t) in &r.trackers {
+            let p = pubs.entry(id).or_insert(PublisherSeen {
+                id,
+                highest_seq: 0,
+                distinct: 0,
+            });
+            p.highest_seq = p.highest_seq.max(t.highest);
+            p.distinct += t.distinct;
+        }
+    }
+    c.publishers = pubs.len();
+    for p in pubs.values() {
+        (c.highest_seq_min, c.highest_seq_max) =
+            highest(c.highest_seq_min, c.highest_seq_max, p.highest_seq);
+    }
+    c.per_publisher = pubs.into_values().collect();
+    if shared {
+        // Members each see some of every publisher's sequence: gaps below each publisher's
+        // highest sequence seen by any member that no member saw.
+        c.lost = c
+            .per_publisher
+            .iter()
+            .map(|p| (p.highest_seq as i64 - p.distinct).max(0))
+            .sum();
+        c.expected = expected;
+        c.not_received = not_received(expected, c.received - c.duplicated + c.unstamped, c.lost);
+    }
+    Some(c)
+}
+
 /// `epoch` is the run's start (Unix ns), from which gaps are offset.
 pub fn group(
     name: &str,
@@ -336,6 +437,7 @@ pub fn group(
     expected_each: &[i64],
     recs: &[Recorder],
     receivers: bool,
+    shared: bool,
     target_rate: Option<f64>,
     epoch: i64,
 ) -> Group {
@@ -344,7 +446,6 @@ pub fn group(
     let (mut rates, mut per_msg) = (Vec::new(), Vec::new());
     let mut agg_lat: Option<Histogram<u64>> = None;
     let mut agg_unc: Option<Histogram<u64>> = None;
-    let mut agg_corr: Option<Correctness> = None;
     let mut agg_events = Events::default();
     for (i, r) in recs.iter().enumerate() {
         let mps = per_sec(r.msgs, r.begin, r.last);
@@ -360,19 +461,10 @@ pub fn group(
             }
         }
         let corr = if receivers {
-            correctness(r, expected_each[i])
+            correctness(r, expected_each[i], shared)
         } else {
             None
         };
-        if let Some(c) = corr {
-            let a = agg_corr.get_or_insert_with(Correctness::default);
-            a.received += c.received;
-            a.unstamped += c.unstamped;
-            a.publishers = a.publishers.max(c.publishers);
-            a.lost += c.lost;
-            a.duplicated += c.duplicated;
-            a.out_of_order += c.out_of_order;
-        }
         agg_events.errors += r.events.errors;
         agg_events.timeouts += r.events.timeouts;
         agg_events.slow_consumers += r.events.slow_consumers;
@@ -417,10 +509,12 @@ pub fn group(
     if let (Some(l), Some(u)) = (latency.as_mut(), agg_unc.as_ref()) {
         l.uncorrected = summary(Some(u)).map(Box::new);
     }
+    let expected: i64 = expected_each.iter().sum();
+    let agg_corr = merged_correctness(recs, &clients, expected, shared);
     Group {
         name: name.into(),
         kind: kind.into(),
-        expected: expected_each.iter().sum(),
+        expected,
         clients,
         aggregate: Aggregate {
             msgs,
@@ -436,6 +530,7 @@ pub fn group(
             events: agg_events,
         },
         target_rate,
+        shared,
     }
 }
 

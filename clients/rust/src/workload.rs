@@ -170,8 +170,8 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
     let end = clock.now();
     let expected: Vec<i64> = (0..bench.clients)
         .map(|i| match kind {
-            Kind::Sub => bench.msgs as i64,
-            _ => share(bench.msgs, bench.clients, i) as i64,
+            Kind::Sub => bench.msgs() as i64,
+            _ => share(bench.msgs(), bench.clients, i) as i64,
         })
         .collect();
     let reached = recs
@@ -208,11 +208,20 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
         Kind::Request => ("request", "Service requester", "service request"),
     };
     let receivers = matches!(kind, Kind::Sub | Kind::Serve);
-    let group = result::group(name, kind_name, &expected, &recs, receivers, target, epoch);
+    let group = result::group(
+        name,
+        kind_name,
+        &expected,
+        &recs,
+        receivers,
+        kind == Kind::Serve,
+        target,
+        epoch,
+    );
     let settings = serde_json::json!({
         "bench": {
             "clients": bench.clients,
-            "msgs": bench.msgs,
+            "msgs": bench.msgs(),
             "size": bench.size,
             "rate": bench.rate,
             "duration": bench.duration.as_nanos() as u64,
@@ -259,7 +268,8 @@ type Outcome = Result<Recorder, (Recorder, String)>;
 struct Schedule {
     pace: Option<Constant>,
     limit: u64,
-    duration: Duration,
+    /// Unix ns past which nothing is sent (0: none).
+    deadline: i64,
     start: Instant,
     epoch: i64,
     clock: Clock,
@@ -267,12 +277,19 @@ struct Schedule {
 }
 
 impl Schedule {
-    /// A paced sender that did its whole share ran from the first intended send to the slot
-    /// after the last one (as Go's `loop.Schedule` Begin/End), so its rate is the schedule's.
+    /// A paced sender that did its whole share ran from its first intended send to the slot
+    /// of all senders after its last one (as Go's `loop.Schedule` Begin/End), so the group's
+    /// rate is the schedule's.
     fn paced_span(&self, rec: &mut Recorder) {
-        if let (Some(p), true) = (self.pace, self.next > 0 && self.next >= self.limit) {
+        let Some(p) = self.pace else { return };
+        if self.next > 0 {
             rec.begin = self.epoch + p.intended(0).as_nanos() as i64;
-            rec.last = self.epoch + p.intended(self.next).as_nanos() as i64;
+        }
+        // A sender behind schedule keeps its actual last send: the rate stays truthful.
+        if self.next > 0 && self.next >= self.limit {
+            rec.last = rec
+                .last
+                .max(self.epoch + p.after(self.next).as_nanos() as i64);
         }
     }
 
@@ -283,8 +300,8 @@ impl Schedule {
             count: b.clients,
             index: ctx.index,
         });
-        let mut limit = if b.msgs > 0 {
-            share(b.msgs, b.clients, ctx.index)
+        let mut limit = if b.msgs() > 0 {
+            share(b.msgs(), b.clients, ctx.index)
         } else {
             u64::MAX
         };
@@ -292,10 +309,16 @@ impl Schedule {
             limit = limit.min(p.total(b.duration));
         }
         let start = Instant::now() - Duration::from_nanos((ctx.clock.now() - epoch).max(0) as u64);
+        let d = b.duration.as_nanos() as i64;
+        let deadline = match (d, pace) {
+            (0, _) => 0,
+            (_, None) => epoch + d,
+            (_, Some(_)) => epoch + d + (d / 4).min(250_000_000),
+        };
         Schedule {
             pace,
             limit,
-            duration: b.duration,
+            deadline,
             start,
             epoch,
             clock: ctx.clock,
@@ -327,16 +350,13 @@ impl Schedule {
             }
             None => None,
         };
-        // Unpaced, --duration is a deadline, checked every 256 messages (Instant::now is cheap, not
-        // free); paced, it fixed the count (the share of rate*duration), as the Go engine does.
-        if !self.duration.is_zero()
-            && self.pace.is_none()
-            && i & 255 == 0
-            && self.start.elapsed() >= self.duration
-        {
+        // --duration is a time limit (Go's loop.Schedule): unpaced at start+duration; paced, the
+        // count is the share of rate x duration and a sender behind schedule stops at
+        // start + duration + min(duration/4, 250ms).
+        let now = self.clock.now();
+        if self.deadline != 0 && now >= self.deadline {
             return None;
         }
-        let now = self.clock.now();
         self.next += 1;
         Some((i, intended.unwrap_or(now), now))
     }
@@ -407,8 +427,8 @@ async fn receive(mut ctx: Ctx, mut sub: async_nats::Subscriber, respond: bool) -
     let mut rec = Recorder::new(!respond);
     let b = &ctx.bench;
     let share = match respond {
-        true => share(b.msgs, b.clients, ctx.index) as i64,
-        false => b.msgs as i64,
+        true => share(b.msgs(), b.clients, ctx.index) as i64,
+        false => b.msgs() as i64,
     };
     let deadline = (!b.duration.is_zero()).then(|| tokio::time::Instant::now() + b.duration);
     // Responders wait for requests as long as they run; receivers stop after --idle-timeout.
