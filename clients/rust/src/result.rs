@@ -430,17 +430,28 @@ fn merged_correctness(
     Some(c)
 }
 
-/// `epoch` is the run's start (Unix ns), from which gaps are offset.
-pub fn group(
-    name: &str,
-    kind: &str,
-    expected_each: &[i64],
-    recs: &[Recorder],
-    receivers: bool,
-    shared: bool,
-    target_rate: Option<f64>,
-    epoch: i64,
-) -> Group {
+/// What a group is, beside its clients' recorders.
+pub struct GroupSpec<'a> {
+    pub name: &'a str,
+    pub kind: &'a str,
+    /// Receivers get correctness; shared ones (a queue group) are judged on the union.
+    pub receivers: bool,
+    pub shared: bool,
+    pub target_rate: Option<f64>,
+    /// The run's start (Unix ns), from which gaps are offset.
+    pub epoch: i64,
+}
+
+/// Builds a group's part of the Result from its clients' recorders and expected shares.
+pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &[Recorder]) -> Group {
+    let GroupSpec {
+        name,
+        kind,
+        receivers,
+        shared,
+        target_rate,
+        epoch,
+    } = spec;
     let mut clients = Vec::new();
     let (mut begin, mut last) = (0i64, 0i64);
     let (mut rates, mut per_msg) = (Vec::new(), Vec::new());

@@ -208,16 +208,15 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
         Kind::Request => ("request", "Service requester", "service request"),
     };
     let receivers = matches!(kind, Kind::Sub | Kind::Serve);
-    let group = result::group(
+    let spec = result::GroupSpec {
         name,
-        kind_name,
-        &expected,
-        &recs,
+        kind: kind_name,
         receivers,
-        kind == Kind::Serve,
-        target,
+        shared: kind == Kind::Serve,
+        target_rate: target,
         epoch,
-    );
+    };
+    let group = result::group(spec, &expected, &recs);
     let settings = serde_json::json!({
         "bench": {
             "clients": bench.clients,
