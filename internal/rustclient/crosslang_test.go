@@ -435,3 +435,36 @@ func TestRateDurationCountMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestRustResultsMerge: two natsperf-rust receivers in separate processes write Results that
+// natsperf's result.Merge joins exactly: counts add up to what the server delivered to them,
+// the publisher is counted once, and the merged histogram holds every sample.
+func TestRustResultsMerge(t *testing.T) {
+	bin := rustBin(t)
+	s := natstest.Server(t, nil)
+	const n = 5000
+	a := startRust(t, bin, "sub", "x.merge", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--idle-timeout", "20s")
+	b := startRust(t, bin, "sub", "x.merge", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--idle-timeout", "20s", "--clients", "2")
+	a.waitReady(t)
+	b.waitReady(t)
+	runGo(context.Background(), t, "pub", "x.merge", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--size", "32")
+	_, ra, _ := a.wait(t)
+	_, rb, _ := b.wait(t)
+	m, err := result.Merge(ra, rb)
+	if err != nil {
+		t.Fatalf("result.Merge refused two natsperf-rust Results: %v", err)
+	}
+	_, delivered := rustConns(t, s)
+	agg := m.Groups[0].Aggregate
+	if delivered != 3*n || agg.Msgs != delivered || len(m.Groups[0].Clients) != 3 {
+		t.Fatalf("merged msgs %d over %d clients, server delivered %d to natsperf-rust; want %d over 3", agg.Msgs, len(m.Groups[0].Clients), delivered, 3*n)
+	}
+	c := agg.Correctness
+	if c == nil || c.Received != 3*n || c.Publishers != 1 || c.Lost != 0 || c.Duplicated != 0 || c.NotReceived != 0 ||
+		len(c.PerPublisher) != 1 || c.PerPublisher[0].Distinct != 3*n || c.PerPublisher[0].Highest != n {
+		t.Fatalf("merged correctness %+v", c)
+	}
+	if agg.Latency == nil || agg.Latency.Count != 3*n {
+		t.Fatalf("merged latency %+v, want %d samples", agg.Latency, 3*n)
+	}
+}
