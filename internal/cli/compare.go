@@ -19,9 +19,10 @@ func (a *app) compareCmd() *cobra.Command {
 metric: old and new (mean ±spread over the repetitions), and the delta when a Mann-Whitney U test
 on the repetitions finds it significant (p < 0.05), "~" when it does not, as benchstat does.
 With fewer than 4 repetitions a side no difference can be significant: the delta is shown and
-said to be untested. --fail-on-regression PCT exits 1 when a rate or latency percentile is worse
+said to be untested. --fail-on-regression PCT exits 4 when a rate or latency percentile is worse
 by more than PCT percent and the difference is significant or untestable. --json prints the
-rows as one JSON document (natsperf.compare/v1, see docs/reports.md).`,
+rows as one JSON document (natsperf.compare/v1, see docs/reports.md). A missing or unreadable
+file exits 1, one that is not a valid Result 2.`,
 		Example: `  natsperf compare results/before results/after
   natsperf compare old.json new.json --fail-on-regression 10
   natsperf compare old.json new.json --json`,
@@ -29,11 +30,11 @@ rows as one JSON document (natsperf.compare/v1, see docs/reports.md).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			old, err := report.Load(args[:1])
 			if err != nil {
-				return usageError{err}
+				return loadError(err)
 			}
 			new, err := report.Load(args[1:])
 			if err != nil {
-				return usageError{err}
+				return loadError(err)
 			}
 			pct := -1.0
 			if cmd.Flags().Changed("fail-on-regression") {
@@ -66,12 +67,12 @@ rows as one JSON document (natsperf.compare/v1, see docs/reports.md).`,
 			}
 			if n > 0 {
 				fmt.Fprintf(a.streams.Err, "natsperf: %d metric(s) regressed by more than %g%%\n", n, pct)
-				return exitCode(exitFailed)
+				return exitCode(exitRegression)
 			}
 			return nil
 		},
 	}
 	hideConnectionFlags(cmd)
-	cmd.Flags().Float64Var(&failOn, "fail-on-regression", 0, "exit 1 when a rate or latency is worse by more than this percentage")
+	cmd.Flags().Float64Var(&failOn, "fail-on-regression", 0, "exit 4 when a rate or latency is worse by more than this percentage")
 	return cmd
 }

@@ -98,7 +98,7 @@ func (a *app) logf() func(string, ...any) {
 }
 
 // render prints res as text (text, or nats bench's form when nil) or JSON, saves it with -o,
-// and maps the stop reason to an exit code.
+// and maps the stop reason, then any data loss, to an exit code.
 func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) error) error {
 	if text == nil {
 		text = report.Text
@@ -136,6 +136,10 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 		return exitCode(exitInterrupted)
 	case result.StopFailed:
 		return exitCode(exitFailed)
+	}
+	if n := res.Loss(); n > 0 { // a failed run's figures are partial: it exits 1 above
+		fmt.Fprintf(a.streams.Err, "natsperf: %d message(s) lost (acknowledged but missing, or sequence gaps at the receivers)\n", n)
+		return exitCode(exitLoss)
 	}
 	return nil
 }

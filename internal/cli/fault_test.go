@@ -72,6 +72,9 @@ func TestFaultR1MemoryLoss(t *testing.T) {
 	if v == nil || (v.AckedButMissing == 0 && v.Error == "") {
 		t.Fatalf("verify %+v: the loss of the memory stream's node went unreported", v)
 	}
+	if v.AckedButMissing > 0 && r.code != exitLoss {
+		t.Fatalf("acked but missing %d, exit %d: want %d (data loss)", v.AckedButMissing, r.code, exitLoss)
+	}
 	if !strings.Contains(r.out, "verify: acked ") || !(strings.Contains(r.out, "verify: LOST:") || strings.Contains(r.out, "NOT VERIFIED")) {
 		t.Fatalf("text output does not state the loss:\n%s", r.out)
 	}

@@ -43,7 +43,7 @@ runs are left out of every figure. Printed on stdout, or saved with -o.`,
 			}
 			s, err := report.Load(args)
 			if err != nil {
-				return usageError{err}
+				return loadError(err)
 			}
 			var b bytes.Buffer
 			if err := write(&b, s); err != nil {

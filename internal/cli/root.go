@@ -65,7 +65,12 @@ func newRootCapture(s *Streams, c *capture) *cobra.Command {
 		Short: "Measure how fast and how correct a NATS / JetStream deployment is",
 		Long: `natsperf runs the nats bench workloads with real per-message latency and delivery
 checks. With no server given (no --server, NATS_URL or --context) it starts an embedded
-nats-server with JetStream, so every command works on a fresh machine.`,
+nats-server with JetStream, so every command works on a fresh machine.
+
+Exit codes: 0 done, 1 the run failed (or a file could not be read), 2 bad input, 3 data loss
+found (--verify found acknowledged messages missing, or receivers saw sequence gaps; "not
+received" and "not consumed" are not loss), 4 compare --fail-on-regression found a regression,
+130 interrupted.`,
 		Example: `  natsperf pub foo --size 16 --msgs 100000           # on an embedded server, nothing to install
   natsperf pubsub foo --pub 1 --sub 5 --size 16
   # Two processes need a server both reach: 'natsperf server' (an embedded one on :4222)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -199,7 +200,26 @@ func (a *app) runScenario(ctx context.Context, sc *scenario.Scenario, set map[st
 		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) failed; see their stop reasons in %s\n", failed, dir)
 		return exitCode(exitFailed)
 	}
+	// Losses decide only when no run failed; they count over the whole index, so a --resume
+	// that runs the rest still reports a loss found earlier.
+	if n := lossyRuns(ix); n > 0 {
+		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) lost messages; see \"lost\" in %s\n", n, filepath.Join(dir, scenario.IndexFile))
+		return exitCode(exitLoss)
+	}
 	return nil
+}
+
+// lossyRuns counts the finished runs of ix that found data loss.
+func lossyRuns(ix *scenario.Index) int {
+	n := 0
+	for _, c := range ix.Cells {
+		for _, r := range c.Runs {
+			if r.Done() && r.Lost > 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // runDone: a failed run is not done, so --resume runs it again.

@@ -190,6 +190,7 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 	res.Streams = mergeStreams(res.Streams)
 	res.Warnings = append(res.Warnings, warnings...)
 	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
+	ir.Lost = res.Loss()
 	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
 		ir.Stop = ""
 		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)

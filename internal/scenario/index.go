@@ -51,6 +51,7 @@ type IndexRun struct {
 	Series     string    `json:"series,omitempty"` // streamed interval records, when streamed
 	Stop       string    `json:"stop"`
 	Error      string    `json:"error,omitempty"`
+	Lost       int64     `json:"lost,omitempty"` // the Result's data loss (result.Result.Loss)
 	Start      time.Time `json:"start"`
 	End        time.Time `json:"end"`
 }
