@@ -55,6 +55,7 @@ func (s *scenarioTargets) open(ctx context.Context, f *scenario.File) (*target, 
 		if tg.Servers != "" || tg.Context != "" {
 			cli = connect.Settings{Servers: tg.Servers, Context: tg.Context, User: tg.User, Password: tg.Password,
 				Token: tg.Token, Creds: tg.Creds, NKey: tg.NKey, TLSCert: tg.TLSCert, TLSKey: tg.TLSKey, TLSCA: tg.TLSCA,
+				TLSFirst: tg.TLSFirst || cli.TLSFirst, TLSInsecure: tg.TLSInsecure || cli.TLSInsecure,
 				ConnectTimeout: cli.ConnectTimeout}
 		}
 		resolved, specified, err := connect.Resolve(cli, a.streams.Env)

@@ -1,20 +1,12 @@
 package connect
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
@@ -103,85 +95,16 @@ func refusedAddr(t *testing.T) string {
 	return addr
 }
 
-// pki is a throwaway CA with a server certificate for 127.0.0.1 and a client
-// certificate, written as PEM files.
-type pki struct {
-	CA, ServerCert, ServerKey, ClientCert, ClientKey string
-}
+// pki is natstest's throwaway CA with server and client certificates.
+type pki = natstest.PKI
 
-func newPKI(t *testing.T) pki {
-	t.Helper()
-	dir := t.TempDir()
-	caKey := genKey(t)
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "natsperf test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		KeyUsage:              x509.KeyUsageCertSign,
-		BasicConstraintsValid: true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf := func(serial int64, name string, usage x509.ExtKeyUsage) (certFile, keyFile string) {
-		key := genKey(t)
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(serial),
-			Subject:      pkix.Name{CommonName: name},
-			NotBefore:    time.Now().Add(-time.Hour),
-			NotAfter:     time.Now().Add(time.Hour),
-			KeyUsage:     x509.KeyUsageDigitalSignature,
-			ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-			IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-			DNSNames:     []string{"localhost"},
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		keyDER, err := x509.MarshalECPrivateKey(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		certFile = writeFile(t, filepath.Join(dir, name+".pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-		keyFile = writeFile(t, filepath.Join(dir, name+"-key.pem"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
-		return certFile, keyFile
-	}
-	p := pki{CA: writeFile(t, filepath.Join(dir, "ca.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}))}
-	p.ServerCert, p.ServerKey = leaf(2, "server", x509.ExtKeyUsageServerAuth)
-	p.ClientCert, p.ClientKey = leaf(3, "client", x509.ExtKeyUsageClientAuth)
-	return p
-}
-
-func genKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
+func newPKI(t *testing.T) pki { return natstest.NewPKI(t) }
 
 // tlsServer runs a server presenting p's server certificate; verify also
 // demands a client certificate signed by p's CA.
 func tlsServer(t *testing.T, p pki, verify, handshakeFirst bool) *server.Server {
 	t.Helper()
-	tc, err := server.GenTLSConfig(&server.TLSConfigOpts{
-		CertFile: p.ServerCert, KeyFile: p.ServerKey, CaFile: p.CA, Verify: verify,
-	})
-	if err != nil {
-		t.Fatalf("server TLS config: %v", err)
-	}
-	return startServer(t, &server.Options{
-		TLS: true, TLSConfig: tc, TLSVerify: verify, TLSTimeout: 2, TLSHandshakeFirst: handshakeFirst,
-	})
+	return natstest.Server(t, p.TLS(t, verify, handshakeFirst))
 }
 
 // operatorServer runs a server in JWT (operator) mode and returns it with a

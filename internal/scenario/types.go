@@ -44,6 +44,9 @@ type Target struct {
 	TLSCert  string    `yaml:"tlscert"`
 	TLSKey   string    `yaml:"tlskey"`
 	TLSCA    string    `yaml:"tlsca"`
+	// TLSFirst and TLSInsecure are --tlsfirst and --tls-insecure.
+	TLSFirst    bool `yaml:"tlsfirst"`
+	TLSInsecure bool `yaml:"tls-insecure"`
 }
 
 // Embedded is natsperf's own server: Nodes 1 is a single server, more a JetStream cluster.
