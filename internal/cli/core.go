@@ -171,7 +171,8 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
 	cmd.Flags().StringVar(&queue, "queue", "", "join this queue group: the subscribers share the messages")
 	registerHist(cmd.Flags(), &bf.Hist)
 	pend.register(cmd.Flags())
-	cmd.Flags().Lookup("sleep").Usage = "simulated processing time per received message (a slow subscriber)"
+	cmd.Flags().Lookup("sleep").Usage = "simulated processing time per received message, a slow subscriber (also --sub-sleep, as in pubsub)"
+	aliasFlag(cmd.Flags(), "sub-sleep", "sleep")
 	return cmd
 }
 
@@ -398,7 +399,10 @@ in the percentiles instead of silently lowering the rate.`,
 		},
 	}
 	bf.register(cmd.Flags(), true, false)
-	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for each reply; a timeout is counted and the requester goes on")
+	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for each reply; a timeout is counted and the requester goes on (also --ack-timeout)")
+	// --ack-timeout (and so nats bench's --jstimeout) is what the JetStream and KV commands call it.
+	cmd.Flags().DurationVar(&timeout, "ack-timeout", 5*time.Second, "the same as --timeout")
+	_ = cmd.Flags().MarkHidden("ack-timeout")
 	registerHist(cmd.Flags(), &bf.Hist)
 	return cmd
 }

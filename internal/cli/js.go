@@ -157,7 +157,13 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 	sf.register(f)
 	subj.register(f, true)
 	def := js.DefaultAsyncWindow
-	f.IntVar(&batch, "batch", def, "async: messages published before waiting for their acks; batch: messages per atomic batch (default 100, at most 1000)")
+	f.IntVar(&batch, "batch", def, "async: messages published before waiting for their acks (also --async-window); batch: messages per atomic batch, default 100, at most 1000 (also --batch-size)")
+	switch mode {
+	case js.Async:
+		aliasFlag(f, "async-window", "batch")
+	case js.Batch:
+		aliasFlag(f, "batch-size", "batch")
+	}
 	registerHist(f, &bf.Hist)
 	f.BoolVar(&dedup, "dedup", false, "set a unique Nats-Msg-Id on every message (server-side deduplication)")
 	ff.register(f)
@@ -517,7 +523,8 @@ Latency is each get's round trip (batch: from the request to each message).`,
 	bf.register(f, false, false)
 	sf.register(f)
 	f.StringVar(&filter, "filter", "", "get only messages on this subject (the next one at or after each sequence)")
-	f.IntVar(&batch, "batch", 500, "messages per batched direct get")
+	f.IntVar(&batch, "batch", 500, "messages per batched direct get (also --get-batch)")
+	aliasFlag(f, "get-batch", "batch")
 	registerHist(f, &bf.Hist)
 	if !batched {
 		_ = f.MarkHidden("batch")

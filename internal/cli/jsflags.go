@@ -91,7 +91,8 @@ type consumerFlags struct {
 }
 
 func (c *consumerFlags) register(f *pflag.FlagSet, durable, push bool) {
-	f.IntVar(&c.Batch, "batch", 500, "messages per pull (fetch size, or messages buffered by Consume); with --acks all, ack every this many")
+	f.IntVar(&c.Batch, "batch", 500, "messages per pull (fetch size, or messages buffered by Consume); with --acks all, ack every this many (also --pull-batch)")
+	aliasFlag(f, "pull-batch", "batch")
 	f.StringVar(&c.Filter, "filter", "", "consume only this subject (wildcards allowed)")
 	f.StringVar(&c.Deliver, "deliver", "all", "where delivery starts: all, new or last")
 	if durable {
