@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/report"
 )
 
@@ -68,10 +70,12 @@ func TestBenchOldSyntax(t *testing.T) {
 			}
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for seen.Load() < int64(published) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	natstest.Eventually(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if n := seen.Load(); n < int64(published) {
+			return fmt.Errorf("the server delivered %d of the %d messages published", n, published)
+		}
+		return nil
+	})
 	if !slices.Equal(ids, []string{"S0", "P0", "P1"}) || int64(published) != seen.Load() || atoi(t, rows[1][2]) != int(seen.Load()) {
 		t.Fatalf("client ids %v, publishers' MsgCount %d, subscriber's %s, seen on the server %d", ids, published, rows[1][2], seen.Load())
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -50,18 +52,6 @@ func trickle(t *testing.T, url, subject string) (stop func()) {
 	return stop
 }
 
-// poll waits up to d for cond.
-func poll(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // TestServerKilledDuringSubFails: with the default idle timeout (3s), shorter than the default
 // connect timeout (5s), a subscriber whose server is killed used to end as "idle", exit 0.
 // A lost connection is a failure whatever the idle timeout.
@@ -74,9 +64,11 @@ func TestServerKilledDuringSubFails(t *testing.T) {
 	}()
 	waitForSubs(t, s, "killed", 1)
 	trickle(t, s.ClientURL(), "killed")
-	poll(t, 20*time.Second, "messages to flow", func() bool {
-		v, _ := s.Varz(nil)
-		return v != nil && v.OutMsgs > 100
+	natstest.Eventually(t, 20*time.Second, 10*time.Millisecond, func() error {
+		if v, err := s.Varz(nil); err != nil || v.OutMsgs <= 100 {
+			return fmt.Errorf("waiting for messages to flow (varz %v)", err)
+		}
+		return nil
 	})
 	s.Shutdown()
 	killed := time.Now()
@@ -116,17 +108,17 @@ func TestServerKilledDuringJSConsume(t *testing.T) {
 		done <- run(context.Background(), t, nil, at(s, "js", "consume", "--stream", "ORDERS", "--deliver", "new", "--msgs", "1000000", "--connect-timeout", "2s", "-o", file)...)
 	}()
 	trickle(t, s.ClientURL(), "orders")
-	poll(t, 30*time.Second, "the consumer to receive", func() bool {
+	natstest.Eventually(t, 30*time.Second, 10*time.Millisecond, func() error {
 		st, err := js.Stream(context.Background(), "ORDERS")
 		if err != nil {
-			return false
+			return err
 		}
 		for ci := range st.ListConsumers(context.Background()).Info() {
 			if ci.Delivered.Stream > 100 {
-				return true
+				return nil
 			}
 		}
-		return false
+		return errors.New("waiting for the consumer to receive")
 	})
 	s.Shutdown()
 	killed := time.Now()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -96,13 +97,12 @@ func TestSubAndPubAsTwoRuns(t *testing.T) {
 // faster than the count's baseline.)
 func waitForSubs(t *testing.T, s *server.Server, subject string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.GlobalAccount().Interest(subject) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d subscribers on %s never appeared (%d did)", n, subject, s.GlobalAccount().Interest(subject))
+	natstest.Eventually(t, 10*time.Second, 5*time.Millisecond, func() error {
+		if got := s.GlobalAccount().Interest(subject); got < n {
+			return fmt.Errorf("%d subscribers on %s never appeared (%d did)", n, subject, got)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestPubSubInOneProcess(t *testing.T) {

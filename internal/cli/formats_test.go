@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 
 	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
 )
@@ -129,26 +131,25 @@ func TestMetricsEndpointLints(t *testing.T) {
 	addrRE := regexp.MustCompile(`Prometheus metrics on (http://\S+/metrics)`)
 	var url, body string
 	quantileRE := regexp.MustCompile(`(?m)^natsperf_latency_seconds\{[^}]*group="core1/sub"[^}]*quantile="0.99"\} (\S+)$`)
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) && !quantileRE.MatchString(body) {
-		time.Sleep(50 * time.Millisecond)
+	natstest.Eventually(t, 60*time.Second, 50*time.Millisecond, func() error {
 		if url == "" {
-			if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
-				url = m[1]
+			m := addrRE.FindStringSubmatch(stderr.String())
+			if m == nil {
+				return fmt.Errorf("no metrics address printed; stderr: %s", stderr.String())
 			}
-			continue
+			url = m[1]
 		}
 		resp, err := http.Get(url)
 		if err != nil {
-			continue
+			return err
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		body = string(b)
-	}
-	if !quantileRE.MatchString(body) {
-		t.Fatalf("no latency quantiles scraped from %q within the deadline:\n%s\nstderr: %s", url, body, stderr.String())
-	}
+		if body = string(b); !quantileRE.MatchString(body) {
+			return fmt.Errorf("no latency quantiles scraped from %q:\n%s\nstderr: %s", url, body, stderr.String())
+		}
+		return nil
+	})
 	if q, err := strconv.ParseFloat(quantileRE.FindStringSubmatch(body)[1], 64); err != nil || q <= 0 || q > 10 {
 		t.Errorf("core1/sub p99 %v s (%v): want a latency between 0 and 10s", q, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -265,14 +266,12 @@ func TestRateNotReached(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if _, err := nc.Request("slow", nil, 100*time.Millisecond); err == nil {
-			break
+	natstest.Eventually(t, 5*time.Second, time.Millisecond, func() error {
+		if _, err := nc.Request("slow", nil, 100*time.Millisecond); err != nil {
+			return fmt.Errorf("responder never answered: %w", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("responder never answered")
-		}
-	}
+		return nil
+	})
 	hist := filepath.Join(t.TempDir(), "req.hgrm")
 	code, stdout, stderr := latRun(context.Background(), "service", "request", "slow", "--rate", "1000", "--msgs", "100",
 		"--size", "16", "--hist", hist, "--no-progress", "-s", srv.URL())

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/natstest"
 )
 
 // TestServerCluster: 'server --cluster 3' prints its client URLs only once JetStream can place
@@ -30,14 +33,14 @@ func TestServerCluster(t *testing.T) {
 	}()
 	urlLine := regexp.MustCompile(`Connect with: -s (\S+)`)
 	var urls string
-	for deadline := time.Now().Add(30 * time.Second); urls == ""; {
-		if m := urlLine.FindStringSubmatch(out.String()); m != nil {
-			urls = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no URLs printed: %q %q", out.String(), errb.String())
+	natstest.Eventually(t, 30*time.Second, 20*time.Millisecond, func() error {
+		m := urlLine.FindStringSubmatch(out.String())
+		if m == nil {
+			return fmt.Errorf("no URLs printed: %q %q", out.String(), errb.String())
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		urls = m[1]
+		return nil
+	})
 	list := strings.Split(urls, ",")
 	if len(list) != 3 {
 		t.Fatalf("want 3 client URLs, got %q", urls)

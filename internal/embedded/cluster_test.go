@@ -11,6 +11,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/natstest"
 )
 
 // TestCluster shares one 3-node cluster across subtests, in order: forming
@@ -97,7 +99,7 @@ func testKillRestart(t *testing.T, c *Cluster, js jetstream.JetStream) {
 	// The remaining two nodes elect a new stream leader; publishing
 	// resumes once they have.
 	begin := time.Now()
-	eventually(t, 20*time.Second, func() error {
+	natstest.Eventually(t, 20*time.Second, 25*time.Millisecond, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		_, err := js.Publish(ctx, "r3.b", []byte("2"))
@@ -118,7 +120,7 @@ func testKillRestart(t *testing.T, c *Cluster, js jetstream.JetStream) {
 	}
 	connect(t, url)
 	// It catches up with the message published while it was down.
-	eventually(t, 10*time.Second, func() error {
+	natstest.Eventually(t, 10*time.Second, 25*time.Millisecond, func() error {
 		s := c.Node(victim)
 		if !s.JetStreamIsStreamCurrent("$G", "R3") {
 			return errors.New("R3 not current on the restarted node")

@@ -52,22 +52,6 @@ func newJS(t testing.TB, nc *nats.Conn) jetstream.JetStream {
 	return js
 }
 
-// eventually polls f until it succeeds or timeout passes.
-func eventually(t testing.TB, timeout time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still failing after %s: %v", timeout, err)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
 // refused asserts that nothing accepts TCP connections at a nats:// URL.
 func refused(t testing.TB, u string) {
 	t.Helper()

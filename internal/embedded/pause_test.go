@@ -10,6 +10,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/natstest"
 )
 
 func pausableOptions(nodes int) Options {
@@ -38,7 +40,7 @@ func TestPauseSingle(t *testing.T) {
 		if err := nc.FlushTimeout(100 * time.Millisecond); err == nil {
 			t.Fatal("flush succeeded against a paused server")
 		}
-		eventually(t, 5*time.Second, func() error { return nc.FlushTimeout(200 * time.Millisecond) })
+		natstest.Eventually(t, 5*time.Second, 25*time.Millisecond, func() error { return nc.FlushTimeout(200 * time.Millisecond) })
 		if took := time.Since(begin); took < d {
 			t.Errorf("server answered after %s, paused for %s", took, d)
 		}
@@ -121,7 +123,7 @@ func TestPauseCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Wait until node 1 knows about the subscription on node 2.
-		eventually(t, 5*time.Second, func() error {
+		natstest.Eventually(t, 5*time.Second, 25*time.Millisecond, func() error {
 			if err := nc.Publish("ping", nil); err != nil {
 				return err
 			}
@@ -171,7 +173,7 @@ func TestPauseCluster(t *testing.T) {
 		if err := c.Resume(leader); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 10*time.Second, func() error {
+		natstest.Eventually(t, 10*time.Second, 25*time.Millisecond, func() error {
 			pctx, pcancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer pcancel()
 			_, err := pub.Publish(pctx, "p", []byte("after"))
@@ -192,7 +194,7 @@ func TestPauseCluster(t *testing.T) {
 			t.Fatalf("node 3 back on %s, want %s", got, u)
 		}
 		js3 := newJS(t, connect(t, u))
-		eventually(t, 10*time.Second, func() error {
+		natstest.Eventually(t, 10*time.Second, 25*time.Millisecond, func() error {
 			pctx, pcancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer pcancel()
 			_, err := js3.Publish(pctx, "p", []byte("via n3"))

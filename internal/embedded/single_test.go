@@ -11,6 +11,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/natstest"
 )
 
 func TestSingleNode(t *testing.T) {
@@ -79,7 +81,7 @@ func TestShutdownCleansUp(t *testing.T) {
 	}
 	// A leaked server leaves dozens of goroutines behind; a busy machine may take a while
 	// to let the stopped server's goroutines finish.
-	eventually(t, 20*time.Second, func() error {
+	natstest.Eventually(t, 20*time.Second, 25*time.Millisecond, func() error {
 		if n := runtime.NumGoroutine(); n > before+20 {
 			return fmt.Errorf("%d goroutines, %d before Start", n, before)
 		}

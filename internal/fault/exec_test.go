@@ -4,12 +4,15 @@ package fault
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/natsperf/natsperf/internal/natstest"
 )
 
 func TestRunCommand(t *testing.T) {
@@ -27,13 +30,12 @@ func TestRunCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	deadline := time.Now().Add(3 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the background child %d outlived the command", pid)
+	natstest.Eventually(t, 3*time.Second, 20*time.Millisecond, func() error {
+		if alive(pid) {
+			return fmt.Errorf("the background child %d outlived the command", pid)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 
 	if _, err := runCommand(context.Background(), "sleep 30", 200*time.Millisecond); err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("a command past its timeout: %v", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -165,18 +166,17 @@ func referenceRead(ctx context.Context, t *testing.T, nc *nats.Conn, stream, sub
 	var ref reference
 	for seq := uint64(1); ; seq++ {
 		var resp apiMsg
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		natstest.Eventually(t, 30*time.Second, 50*time.Millisecond, func() error {
 			req := fmt.Sprintf(`{"seq":%d}`, seq)
 			m, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, []byte(req))
-			if err == nil && json.Unmarshal(m.Data, &resp) == nil {
-				break
+			if err == nil {
+				err = json.Unmarshal(m.Data, &resp)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("reference read of sequence %d: %v", seq, err)
+			if err != nil {
+				return fmt.Errorf("reference read of sequence %d: %w", seq, err)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return nil
+		})
 		if resp.Error != nil && resp.Error.Code == 404 {
 			return ref // past the last sequence: this stream has no deletes
 		}
