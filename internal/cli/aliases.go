@@ -4,8 +4,8 @@ import "github.com/spf13/pflag"
 
 // aliasFlag adds alias, a hidden second name for the flag name of f: setting it sets name (so
 // Changed(name) holds), and help keeps one entry. --batch means four different things across
-// the commands (README, "Flags with more than one meaning"); each meaning gets a name of its own while
-// nats bench's --batch keeps working.
+// the commands (README, "Flags with more than one meaning"): each meaning gets a name of its
+// own while nats bench's --batch keeps working.
 func aliasFlag(f *pflag.FlagSet, alias, name string) {
 	orig := f.Lookup(name)
 	f.AddFlag(&pflag.Flag{
