@@ -255,3 +255,28 @@ func TestSentNIsSentKTimes(t *testing.T) {
 		}
 	}
 }
+
+// TestStartWhileReceiving: a receiver's subscription is live before the start barrier, so a
+// publisher in another process may deliver while the runner calls Start. Run under -race (CI
+// does) this failed while Start wrote plain fields the message path read.
+func TestStartWhileReceiving(t *testing.T) {
+	clk := NewClock()
+	r := New(Options{Clock: clk, Latency: true, Interval: time.Millisecond})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, stamp.Size)
+		for seq := uint64(1); seq <= 2000; seq++ {
+			stamp.Put(buf, 5, seq, clk.Now())
+			r.Received(clk.Now(), buf)
+		}
+	}()
+	epoch := clk.Now()
+	r.Start(epoch, epoch+int64(time.Hour)) // a warm-up that outlasts the test
+	<-done
+	r.Finish()
+	c := r.Client(1, 2000, false)
+	if c.Msgs+r.warmup != 2000 || c.Correctness == nil || c.Correctness.Lost != 0 {
+		t.Fatalf("measured %d + warm-up %d of 2000, correctness %+v", c.Msgs, r.warmup, c.Correctness)
+	}
+}

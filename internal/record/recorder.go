@@ -53,7 +53,11 @@ type Recorder struct {
 	gap      int64 // longest time between two consecutive messages
 	gapEnd   int64 // when that gap ended
 
-	epoch     int64 // intervals are aligned to it
+	// epoch (intervals are aligned to it) and warmupEnd are set by Start while a receiver's
+	// subscription may already be delivering (a publisher in another process): atomics, so
+	// that early message reads them safely; a plain load on the per-message path.
+	epoch     atomic.Int64
+	warmupEnd atomic.Int64
 	ivStart   int64 // start of the open interval, 0 before the first message
 	ivMsgs    int64
 	ivBytes   int64
@@ -78,6 +82,7 @@ func New(opts Options) *Recorder {
 		opts.Interval = time.Second
 	}
 	r := &Recorder{opts: opts, interval: int64(opts.Interval), trackers: make(map[uint32]*seqTracker)}
+	r.warmupEnd.Store(opts.WarmupEnd)
 	if opts.Latency {
 		r.lat = histo.New()
 		r.ivLat = histo.New()
@@ -91,8 +96,8 @@ func New(opts Options) *Recorder {
 // Start sets the run's start (intervals are aligned to it) and the end of the warm-up (0: none).
 // Call it before the client starts.
 func (r *Recorder) Start(epoch, warmupEnd int64) {
-	r.epoch = epoch
-	r.opts.WarmupEnd = warmupEnd
+	r.epoch.Store(epoch)
+	r.warmupEnd.Store(warmupEnd)
 }
 
 // Begin marks the start of the client's measured work (a publisher's first send, a JetStream
@@ -187,11 +192,12 @@ func (r *Recorder) count(now int64, n int, fresh bool) bool {
 		r.gap, r.gapEnd = g, now
 	}
 	r.prev = now
-	if now < r.opts.WarmupEnd {
+	warmupEnd := r.warmupEnd.Load()
+	if now < warmupEnd {
 		r.warmup++
 		return false
 	}
-	if r.begin == 0 || r.begin < r.opts.WarmupEnd {
+	if r.begin == 0 || r.begin < warmupEnd {
 		r.begin = now
 	}
 	r.last = now
@@ -214,7 +220,7 @@ func (r *Recorder) latency(ns int64) {
 // per-message path.
 func (r *Recorder) roll(now int64) {
 	r.closeInterval()
-	base := r.epoch
+	base := r.epoch.Load()
 	if base == 0 {
 		base = r.opts.Clock.Start()
 	}

@@ -13,11 +13,12 @@ func (r *Recorder) SentN(now int64, k, n int) {
 		r.gap, r.gapEnd = g, now
 	}
 	r.prev = now
-	if now < r.opts.WarmupEnd {
+	warmupEnd := r.warmupEnd.Load()
+	if now < warmupEnd {
 		r.warmup += int64(k)
 		return
 	}
-	if r.begin == 0 || r.begin < r.opts.WarmupEnd {
+	if r.begin == 0 || r.begin < warmupEnd {
 		r.begin = now
 	}
 	r.last = now

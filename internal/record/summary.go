@@ -51,7 +51,7 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 		c.Correctness = r.correctness(expected, shared)
 	}
 	if r.gap > 0 {
-		c.Gap = &result.Gap{Duration: time.Duration(r.gap), From: time.Duration(r.gapEnd - r.gap - r.epoch), To: time.Duration(r.gapEnd - r.epoch)}
+		c.Gap = &result.Gap{Duration: time.Duration(r.gap), From: time.Duration(r.gapEnd - r.gap - r.epoch.Load()), To: time.Duration(r.gapEnd - r.epoch.Load())}
 	}
 	return c
 }
