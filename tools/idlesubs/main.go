@@ -50,7 +50,7 @@ func main() {
 			return exec.Command(self, "-bare", "-s", *url, "-n", strconv.Itoa(n))
 		}, "ready"},
 		{"natsperf sub", func(n int) *exec.Cmd {
-			return exec.Command(*bin, "sub", "idlesubs", "--clients", strconv.Itoa(n), "--idle-timeout", "1h", "--connect-timeout", "2m", "--no-progress", "-s", *url)
+			return exec.Command(*bin, "sub", "idlesubs", "--clients", strconv.Itoa(n), "--idle-timeout", "1h", "--no-progress", "-s", *url)
 		}, fmt.Sprintf("[%d] Starting", 0)},
 	} {
 		var rss [2]int64
