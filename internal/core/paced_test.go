@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/histo"
@@ -313,5 +314,47 @@ func TestManyPacedClients(t *testing.T) {
 	}
 	if pa.MsgsPerSec > cfg.Rate*1.001 || pa.MsgsPerSec < cfg.Rate*0.8 {
 		t.Fatalf("the %d publishers together sent %.0f msgs/sec, want %.0f", pubs, pa.MsgsPerSec, cfg.Rate)
+	}
+}
+
+// TestManySubscribersConnect: thousands of subscriber connections opened at once through
+// connect.Connect (the command's path, connects bounded in number) all connect and each
+// receives every message (docs/performance.md has 10,000 against a standalone server).
+func TestManySubscribersConnect(t *testing.T) {
+	srv := startServer(t, false)
+	const subs, msgs = 2000, 5
+	settings := connect.Settings{Servers: srv.URL()}
+	shares := make([]int64, subs)
+	for i := range shares {
+		shares[i] = msgs
+	}
+	cfg := core.PubConfig{Subject: "many.subs", Size: 16, IDs: stamp.NewIDs()}
+	sub := core.SubConfig{Subject: "many.subs", IdleTimeout: 10 * time.Second, PendingMsgs: -1, PendingBytes: -1}
+	p := &bench.Plan{
+		Command: "pubsub",
+		Groups: []*bench.Group{
+			{Name: "sub", Kind: "subscriber", Clients: subs, Shares: shares,
+				New: func(int) bench.Client { return core.NewSubscriber(sub) }},
+			{Name: "pub", Kind: "publisher", Clients: 1, Producer: true, Shares: []int64{msgs},
+				New: func(int) bench.Client { return core.NewPublisher(cfg) }},
+		},
+	}
+	r := &bench.Runner{Dial: func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+		return connect.Connect(ctx, settings, name, opts...)
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := r.Run(ctx, p)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	sa := res.Groups[0]
+	if len(sa.Clients) != subs || sa.Aggregate.Msgs != subs*msgs {
+		t.Fatalf("%d subscribers received %d messages, want %d and %d", len(sa.Clients), sa.Aggregate.Msgs, subs, subs*msgs)
+	}
+	for i, c := range sa.Clients {
+		if c.Msgs != msgs {
+			t.Fatalf("subscriber %d received %d of %d", i, c.Msgs, msgs)
+		}
 	}
 }
