@@ -171,9 +171,6 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bo
 		if st.err != nil {
 			return st.err
 		}
-		if stopped() {
-			return ctx.Err() // as the loop below: a stop is not a completed schedule
-		}
 		if st.sent == share {
 			rec.End(env.Start + int64(pacer.After(st.sent)))
 		}
