@@ -7,7 +7,6 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
-	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -161,21 +160,6 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bo
 	w := loop.NewWaiter(clk)
 	defer w.Close()
 	rec.Begin(env.Start + int64(pacer.Intended(0))) // its first slot: senders interleave
-	if !w.Precise() {
-		// One of many: the process's pacer publishes for it, so its messages cost no wake-up
-		// of this goroutine.
-		st := &pacedStep{p: p, env: env, stopped: stopped, share: share, deadline: deadline, pacer: pacer}
-		if err := loop.Drive(ctx, clk, st, env.Start+int64(pacer.Intended(0))); err != nil {
-			return err
-		}
-		if st.err != nil {
-			return st.err
-		}
-		if st.sent == share {
-			rec.End(env.Start + int64(pacer.After(st.sent)))
-		}
-		return nil
-	}
 	var sent uint64
 sending:
 	for sent < share {
@@ -224,59 +208,6 @@ sending:
 		rec.End(env.Start + int64(pacer.After(sent)))
 	}
 	return nil
-}
-
-// pacedStep is a paced publisher driven by the process's pacer (loop.Drive): each Step sends
-// what fell due, as paced's loop does between two waits.
-type pacedStep struct {
-	p        *Publisher
-	env      *bench.Env
-	stopped  func() bool
-	share    uint64
-	deadline int64
-	pacer    pace.Constant
-	sent     uint64
-	err      error
-}
-
-// Step sends the messages due at now, stamped with their intended times (and the actual one
-// when the payload has room), and returns when the next is due.
-func (s *pacedStep) Step(now int64) (next int64, done bool) {
-	env, buf, nc := s.env, s.p.buf, s.p.conn.Conn
-	stamped, extended := len(buf) >= stamp.Size, len(buf) >= stamp.ExtSize
-	id := s.p.cfg.IDs.For(env.Index)
-	if s.stopped() || loop.Past(s.deadline, now) {
-		return 0, true
-	}
-	due := min(s.pacer.Due(time.Duration(now-env.Start)), s.share)
-	for tick := 0; s.sent < due; s.sent++ {
-		if tick++; tick > clockEvery {
-			tick = 1
-			if s.stopped() {
-				return 0, true
-			}
-			if now = env.Clock.Now(); loop.Past(s.deadline, now) {
-				return 0, true
-			}
-		}
-		intended := env.Start + int64(s.pacer.Intended(s.sent))
-		switch {
-		case extended:
-			now = env.Clock.Now()
-			stamp.PutExt(buf, id, s.sent+1, intended, now)
-		case stamped:
-			stamp.Put(buf, id, s.sent+1, intended)
-		}
-		if err := nc.Publish(s.p.subject(int64(s.sent)), buf); err != nil {
-			s.err = s.p.conn.Explain("publish", err)
-			return 0, true
-		}
-		env.Rec.Sent(now, len(buf))
-	}
-	if s.sent >= s.share {
-		return 0, true
-	}
-	return env.Start + int64(s.pacer.Intended(s.sent)), false
 }
 
 // Conn is the publisher's connection once prepared, for wrappers that probe the server on it.

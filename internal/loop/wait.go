@@ -79,10 +79,6 @@ func NewWaiter(clk record.Clock) *Waiter {
 	return w
 }
 
-// Precise reports whether the Waiter is one of the few that may spin its last microseconds;
-// the others are better driven by the process's pacer (Drive).
-func (w *Waiter) Precise() bool { return w.spin }
-
 // Close releases the Waiter's place among the senders that may spin.
 func (w *Waiter) Close() { w.close() }
 
