@@ -62,13 +62,41 @@ type slot struct {
 // Run executes p. It returns a Result whenever the clients started, also when they failed or
 // were interrupted (then Stop says so); it returns an error alone when setup failed.
 func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
+	pr, err := r.Prepare(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	pr.Start(time.Time{})
+	return pr.Wait(), nil
+}
+
+// Prepared is a run whose clients are all connected and set up, held before the start
+// barrier: the two phases let a barrier span processes (every part prepared, then all
+// started at one instant).
+type Prepared struct {
+	r             *Runner
+	p             *Plan
+	ctx           context.Context
+	runCtx        context.Context
+	cancel        context.CancelFunc
+	slots         []*slot
+	clk           record.Clock
+	closeAll      func()
+	producersDone chan struct{}
+	started       bool
+	done          chan *result.Result
+}
+
+// Prepare connects and sets up every client of p (in parallel) and returns the run held at
+// the start barrier. On error nothing is left open. A Prepared must be started (or closed
+// with Abort) exactly once.
+func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 	grace := r.Grace
 	if grace <= 0 {
 		grace = 5 * time.Second
 	}
 	clk := record.NewClock()
 	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
 
 	var slots []*slot
 	producersDone := make(chan struct{})
@@ -130,7 +158,53 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 	}
 	if err := r.prepare(runCtx, slots); err != nil {
 		closeAll()
+		cancel()
 		return nil, err
+	}
+	return &Prepared{r: r, p: p, ctx: ctx, runCtx: runCtx, cancel: cancel, slots: slots, clk: clk,
+		closeAll: closeAll, producersDone: producersDone}, nil
+}
+
+// Abort releases a prepared run that will not start.
+func (pr *Prepared) Abort() {
+	if pr.started {
+		return
+	}
+	pr.started = true
+	pr.closeAll()
+	pr.cancel()
+}
+
+// Start releases the clients at at (at once when at is zero or past) and returns without
+// waiting; Wait returns the Result. Call it once.
+func (pr *Prepared) Start(at time.Time) {
+	if pr.started {
+		return
+	}
+	pr.started = true
+	pr.done = make(chan *result.Result, 1)
+	go func() { pr.done <- pr.run(at) }()
+}
+
+// Wait waits until every client is done and closed and returns the Result (Stop says how the
+// run ended). It returns nil when the run was never started.
+func (pr *Prepared) Wait() *result.Result {
+	if pr.done == nil {
+		return nil
+	}
+	return <-pr.done
+}
+
+func (pr *Prepared) run(at time.Time) *result.Result {
+	defer pr.cancel()
+	r, p, ctx, runCtx, cancel, slots, clk, closeAll, producersDone := pr.r, pr.p, pr.ctx, pr.runCtx, pr.cancel, pr.slots, pr.clk, pr.closeAll, pr.producersDone
+	if d := time.Until(at); !at.IsZero() && d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-runCtx.Done():
+			t.Stop()
+		}
 	}
 
 	r.logStart(p)
@@ -183,7 +257,7 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
 	if p.After != nil {
 		p.After(context.WithoutCancel(ctx), res)
 	}
-	return res, nil
+	return res
 }
 
 // idleOrLost decides what a receiver that went idle really met: a connection that is down

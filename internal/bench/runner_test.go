@@ -191,3 +191,42 @@ func TestProducersDoneAndGroupDone(t *testing.T) {
 		t.Fatalf("producers done %v, group done %v", sawProducersDone.Load(), sawGroupDone.Load())
 	}
 }
+
+// The two phases: every client is prepared before Start, none runs before the start time.
+func TestPreparedStartsAtTheGivenTime(t *testing.T) {
+	var h harness
+	var ranAt atomic.Int64
+	g := h.group("pub", 2, []int64{5, 5}, func(ctx context.Context, env *Env) error {
+		ranAt.CompareAndSwap(0, time.Now().UnixNano())
+		return sendShare(ctx, env)
+	})
+	pr, err := (&Runner{}).Prepare(context.Background(), &Plan{Command: "fake", Groups: []*Group{g}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.prepared.Load() != 2 || ranAt.Load() != 0 {
+		t.Fatalf("after Prepare: %d prepared, ran=%v; want 2 prepared, none run", h.prepared.Load(), ranAt.Load() != 0)
+	}
+	at := time.Now().Add(300 * time.Millisecond)
+	pr.Start(at)
+	res := pr.Wait()
+	if ranAt.Load() < at.UnixNano() {
+		t.Fatalf("a client ran %v before the start time", at.Sub(time.Unix(0, ranAt.Load())))
+	}
+	if res.Start.Before(at) || res.Groups[0].Aggregate.Msgs != 10 || h.closed.Load() != 2 {
+		t.Fatalf("start %v (want >= %v), msgs %d, closed %d", res.Start, at, res.Groups[0].Aggregate.Msgs, h.closed.Load())
+	}
+}
+
+// A prepared run that is abandoned closes its clients.
+func TestPreparedAbortCloses(t *testing.T) {
+	var h harness
+	pr, err := (&Runner{}).Prepare(context.Background(), &Plan{Command: "fake", Groups: []*Group{h.group("pub", 3, []int64{1, 1, 1}, sendShare)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.Abort()
+	if h.closed.Load() != 3 || pr.Wait() != nil {
+		t.Fatalf("closed %d of 3; Wait after Abort must return nil", h.closed.Load())
+	}
+}
