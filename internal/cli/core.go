@@ -292,7 +292,7 @@ func (a *app) runCore(cmd *cobra.Command, plan *bench.Plan, bf benchFlags) error
 	if err != nil {
 		return err
 	}
-	defer t.close()
+	defer t.Close()
 	warnPrivate(a.streams.Err, t, plan.Command)
 	if bf.Rate > 0 {
 		plan.Corrected = plan.Command == "service request"
@@ -454,7 +454,7 @@ func sentInAll(bf benchFlags, pubs int) int64 {
 // who ran 'sub' and 'pub' in two terminals without -s otherwise waits forever or reads
 // "no responders" and blames the subject.
 func warnPrivate(w io.Writer, t *target, command string) {
-	if t.embedded == nil {
+	if t.Embedded == nil {
 		return
 	}
 	other, ok := map[string]string{

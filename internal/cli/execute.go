@@ -40,8 +40,8 @@ type runHooks struct {
 func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchFlags, h runHooks) error {
 	ctx := runCtx(cmd)
 	plan.Settings = settingsEcho{
-		Connection: t.settings.Redacted(),
-		Embedded:   t.embedded != nil,
+		Connection: t.Settings.Redacted(),
+		Embedded:   t.Embedded != nil,
 		Bench:      bf,
 		Workload:   plan.Settings,
 	}
@@ -57,8 +57,8 @@ func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchF
 		h.logf = a.logf()
 	}
 	runner := &bench.Runner{
-		Dial:     t.dialer(),
-		Grace:    t.grace(),
+		Dial:     t.Dialer(),
+		Grace:    t.Grace(),
 		Interval: bf.Interval,
 		Warmup:   bf.Warmup,
 		Logf:     h.logf,
@@ -74,7 +74,7 @@ func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchF
 		}
 		return err
 	}
-	if t.embedded != nil {
+	if t.Embedded != nil {
 		for i := range res.Servers {
 			res.Servers[i].Embedded = true
 		}

@@ -191,8 +191,8 @@ func (f *faultFlags) attachFaults(plan *bench.Plan, t *target, s *streamRef, log
 		return
 	}
 	env := fault.Env{ExecTimeout: f.ExecTimeout, Logf: logf}
-	if t.embedded != nil {
-		env.Cluster = t.embedded
+	if t.Embedded != nil {
+		env.Cluster = t.Embedded
 	}
 	if s != nil {
 		env.Leader, env.Stepdown = s.leader, s.stepdown
@@ -271,7 +271,7 @@ func (a *app) runCoreFaults(cmd *cobra.Command, plan *bench.Plan, bf benchFlags,
 	if err != nil {
 		return err
 	}
-	defer t.close()
+	defer t.Close()
 	if bf.Rate > 0 {
 		for _, g := range plan.Groups {
 			if g.Producer {

@@ -183,7 +183,7 @@ func jsPubGroup(cfg js.PubConfig, clients int, shares []int64) *bench.Group {
 func (s *jsSession) pubStream(cmd *cobra.Command, sf streamFlags, cfg js.PubConfig) error {
 	ctx, cancel := setupCtx(cmd)
 	defer cancel()
-	create := sf.Create || s.t.embedded != nil
+	create := sf.Create || s.t.Embedded != nil
 	spec := sf.spec(cmd.Flags(), []string{cfg.Subject, cfg.Subject + ".>"}, create)
 	st, diffs, err := js.EnsureStream(ctx, s.js, spec)
 	if errors.Is(err, js.ErrStreamMissing) {

@@ -78,15 +78,15 @@ func (a *app) openJSWith(cmd *cobra.Command, replicas int, eo embedded.Options) 
 		return nil, err
 	}
 	down := &downSince{}
-	nc, err := t.dialer()(ctx, "natsperf-setup", down.options()...)
+	nc, err := t.Dialer()(ctx, "natsperf-setup", down.options()...)
 	if err != nil {
-		t.close()
+		t.Close()
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	jsc, err := jetstream.New(nc)
 	if err != nil {
 		nc.Close()
-		t.close()
+		t.Close()
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
 	return &jsSession{t: t, nc: nc, js: jsc, logf: a.logf(), down: down}, nil
@@ -97,7 +97,7 @@ func (s *jsSession) close() {
 		return
 	}
 	s.nc.Close()
-	s.t.close()
+	s.t.Close()
 }
 
 // warn prints a setup line and keeps it in the Result's warnings.
@@ -148,7 +148,7 @@ func (s *jsSession) finishOn(ctx context.Context, res *result.Result) {
 	// Ctrl-C must not cost the stream state: read it on a context of its own, bounded by
 	// --connect-timeout (from when the connection went down, if it is down: a server killed
 	// during the run is not waited for twice).
-	actx, cancel := context.WithDeadline(context.WithoutCancel(ctx), s.down.deadline(s.t.grace()))
+	actx, cancel := context.WithDeadline(context.WithoutCancel(ctx), s.down.deadline(s.t.Grace()))
 	defer cancel()
 	for _, f := range s.after {
 		f(actx)

@@ -99,10 +99,10 @@ func (a *app) runLatency(cmd *cobra.Command, lf latencyFlags, started time.Time)
 	if err != nil {
 		return err
 	}
-	defer t.close()
-	b := t.settings
+	defer t.Close()
+	b := t.Settings
 	if lf.ServerB != "" {
-		if t.embedded != nil {
+		if t.Embedded != nil {
 			return usagef("--server-b needs --server (server A) too: an embedded server cannot exchange messages with another server")
 		}
 		b.Servers = lf.ServerB

@@ -41,7 +41,7 @@ func (s *scenarioTargets) get(ctx context.Context, f *scenario.File) (*target, e
 	if err != nil {
 		return nil, err
 	}
-	t.shared = true
+	t.Shared = true
 	s.t, s.key = t, key
 	return t, nil
 }
@@ -63,14 +63,14 @@ func (s *scenarioTargets) open(ctx context.Context, f *scenario.File) (*target, 
 			return nil, usageError{err}
 		}
 		if specified {
-			return &target{settings: resolved}, nil
+			return &target{Settings: resolved}, nil
 		}
 	} else if cli.Servers != "" || cli.Context != "" {
 		resolved, _, err := connect.Resolve(cli, a.streams.Env)
 		if err != nil {
 			return nil, usageError{err}
 		}
-		return &target{settings: resolved}, nil
+		return &target{Settings: resolved}, nil
 	}
 	nodes := 1
 	if tg.Embedded != nil {
@@ -86,12 +86,12 @@ func (s *scenarioTargets) open(ctx context.Context, f *scenario.File) (*target, 
 		return nil, fmt.Errorf("start embedded server: %w", err)
 	}
 	fmt.Fprintf(a.streams.Out, "Target: %s\n", c.Describe())
-	return &target{settings: connect.Settings{Servers: c.URL(), ConnectTimeout: cli.ConnectTimeout}, embedded: c}, nil
+	return &target{Settings: connect.Settings{Servers: c.URL(), ConnectTimeout: cli.ConnectTimeout}, Embedded: c}, nil
 }
 
 func (s *scenarioTargets) close() {
-	if s.t != nil && s.t.embedded != nil {
-		s.t.embedded.Shutdown()
+	if s.t != nil && s.t.Embedded != nil {
+		s.t.Embedded.Shutdown()
 	}
 	s.t = nil
 }
@@ -149,9 +149,9 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 			}
 		}
 	}
-	settings := map[string]any{"scenario": scenarioInfo(sc, c, rep), "connection": t.settings.Redacted(), "embedded": t.embedded != nil}
+	settings := map[string]any{"scenario": scenarioInfo(sc, c, rep), "connection": t.Settings.Redacted(), "embedded": t.Embedded != nil}
 	plan, interval, warmup := mergePlans(fmt.Sprintf("Scenario %s, %s, repetition %d", sc.Name, c.Name, rep), parts, settings)
-	runner := &bench.Runner{Dial: t.dialer(), Grace: t.grace(), Interval: interval, Warmup: warmup}
+	runner := &bench.Runner{Dial: t.Dialer(), Grace: t.Grace(), Interval: interval, Warmup: warmup}
 	var sink *live.Sink
 	if streamSeries(f, parts) || metrics != nil {
 		path := ""
@@ -178,7 +178,7 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 		release()
 		return fail(err)
 	}
-	if t.embedded != nil {
+	if t.Embedded != nil {
 		for i := range res.Servers {
 			res.Servers[i].Embedded = true
 		}
@@ -239,7 +239,7 @@ func (a *app) setupCell(ctx context.Context, t *target, f *scenario.File, keep b
 	}
 	sctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	nc, err := t.dialer()(sctx, "natsperf-scenario-setup")
+	nc, err := t.Dialer()(sctx, "natsperf-scenario-setup")
 	if err != nil {
 		return func() {}, nil, fmt.Errorf("setup: connect: %w", err)
 	}
