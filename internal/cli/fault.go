@@ -1,23 +1,17 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/fault"
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/internal/result"
 )
 
 // faultFlags are --verify, --fault and --fault-exec of the publish+consume commands.
@@ -40,40 +34,6 @@ func (f *faultFlags) publisherWaits(ackTimeout time.Duration) *js.AckWaits {
 	}
 	f.waits, f.ackTimeout = js.NewAckWaits(), ackTimeout
 	return f.waits
-}
-
-// publisherOutages splits each publisher's longest time without acks that spans a fault.
-func (f *faultFlags) publisherOutages(res *result.Result, events []result.FaultEvent) []result.PublisherOutage {
-	if f.waits == nil {
-		return nil
-	}
-	var out []result.PublisherOutage
-	for _, g := range res.Groups {
-		if g.Name != "pub" {
-			continue
-		}
-		for _, c := range g.Clients {
-			if c.Gap == nil || c.Gap.Duration <= 0 {
-				continue
-			}
-			spec := ""
-			for _, ev := range events {
-				// The last fault before the publisher had acks again (a pause or a kill lasts
-				// beyond its action).
-				if !ev.Skipped && ev.Error == "" && ev.Started <= c.Gap.To {
-					spec = ev.Spec
-				}
-			}
-			if spec == "" {
-				continue // before any fault
-			}
-			out = append(out, result.PublisherOutage{
-				Group: g.Name, Client: c.ID, Fault: spec, LastAckBefore: c.Gap.From, FirstAckAfter: c.Gap.To,
-				WithoutAcks: c.Gap.Duration, TimedOutWait: f.waits.Within(c.ID, c.Gap.From, c.Gap.To), AckTimeout: f.ackTimeout,
-			})
-		}
-	}
-	return out
 }
 
 func (f *faultFlags) register(fs *pflag.FlagSet) {
@@ -140,123 +100,12 @@ func (f *faultFlags) faultNodes(replicas int) int {
 }
 
 // streamRef is the stream a JetStream fault run acts on and reads back.
-type streamRef struct {
-	nc   *nats.Conn
-	js   jetstream.JetStream
-	name string
-}
+type streamRef = engine.StreamRef
 
-// leader returns the stream leader's server name.
-func (s *streamRef) leader(ctx context.Context) (string, error) {
-	st, err := s.js.Stream(ctx, s.name)
-	if err != nil {
-		return "", err
-	}
-	if c := st.CachedInfo().Cluster; c != nil {
-		return c.Leader, nil
-	}
-	return "", nil
-}
-
-// stepdown asks the stream leader to step down through the JetStream API.
-func (s *streamRef) stepdown(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	msg, err := s.nc.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+s.name, nil)
-	if err != nil {
-		return fmt.Errorf("stream leader stepdown: %w", err)
-	}
-	var resp struct {
-		Success bool `json:"success"`
-		Error   *struct {
-			Description string `json:"description"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(msg.Data, &resp); err != nil {
-		return fmt.Errorf("stream leader stepdown: %w", err)
-	}
-	if resp.Error != nil {
-		return fmt.Errorf("stream leader stepdown: %s", resp.Error.Description)
-	}
-	if !resp.Success {
-		return errors.New("stream leader stepdown: not done")
-	}
-	return nil
-}
-
-// attachFaults runs the fault timeline alongside plan's clients and adds it, with the
-// unavailability window, to the Result.
+// attachFaults runs the fault timeline alongside plan's clients (engine.Faults.Attach).
 func (f *faultFlags) attachFaults(plan *bench.Plan, t *target, s *streamRef, logf func(string, ...any)) {
-	if !f.any() {
-		return
-	}
-	env := fault.Env{ExecTimeout: f.ExecTimeout, Logf: logf}
-	if t.Embedded != nil {
-		env.Cluster = t.Embedded
-	}
-	if s != nil {
-		env.Leader, env.Stepdown = s.leader, s.stepdown
-	}
-	tl := fault.NewTimeline(f.plan, env)
-	plan.During = func(ctx context.Context, start time.Time) []result.Window {
-		tl.Run(ctx, start)
-		<-ctx.Done() // the clients are done: the last phase ends now
-		return fault.Phases(tl.Events(), time.Since(start))
-	}
-	chain(plan, func(_ context.Context, res *result.Result) {
-		res.Faults = &result.Faults{Timeline: tl.Events(), Unavailable: unavailable(res)}
-		res.Faults.Publishers = f.publisherOutages(res, res.Faults.Timeline)
-		for _, g := range res.Groups {
-			one := *res
-			one.Groups = []result.Group{g}
-			if u := unavailable(&one); u.Duration > 0 {
-				res.Faults.ByGroup = append(res.Faults.ByGroup, u)
-			}
-		}
-	})
-}
-
-// chain adds f to what the plan does after the run.
-func chain(plan *bench.Plan, f func(context.Context, *result.Result)) {
-	prev := plan.After
-	plan.After = func(ctx context.Context, res *result.Result) {
-		if prev != nil {
-			prev(ctx, res)
-		}
-		f(ctx, res)
-	}
-}
-
-// unavailable is the longest time any client went without a successful operation: the
-// largest gap between two of its messages or acks, or, for a client that did not finish its
-// share, from its last one to the last success of any client (a consumer cut off while the
-// publishers went on; not the idle wait for messages whose publish failed).
-func unavailable(res *result.Result) result.Gap {
-	var worst result.Gap
-	var last time.Time
-	for _, g := range res.Groups {
-		for _, c := range g.Clients {
-			if c.End.After(last) {
-				last = c.End
-			}
-		}
-	}
-	runEnd := last.Sub(res.Start)
-	for _, g := range res.Groups {
-		for _, c := range g.Clients {
-			if c.Gap != nil && c.Gap.Duration > worst.Duration {
-				worst = *c.Gap
-				worst.Group, worst.Client = g.Name, c.ID
-			}
-			if c.Expected > 0 && c.Msgs < c.Expected && !c.End.IsZero() {
-				from := c.End.Sub(res.Start)
-				if d := runEnd - from; d > worst.Duration {
-					worst = result.Gap{Duration: d, From: from, To: runEnd, Group: g.Name, Client: c.ID}
-				}
-			}
-		}
-	}
-	return worst
+	ef := engine.Faults{Plan: f.plan, ExecTimeout: f.ExecTimeout, Waits: f.waits, AckTimeout: f.ackTimeout}
+	ef.Attach(plan, t, s, logf)
 }
 
 // runCoreFaults is runCore for a run that may carry --verify and faults: the embedded target
@@ -280,6 +129,8 @@ func (a *app) runCoreFaults(cmd *cobra.Command, plan *bench.Plan, bf benchFlags,
 		}
 	}
 	ff.attachFaults(plan, t, nil, a.logf())
-	attachCoreVerify(plan, ff)
+	if ff.Verify {
+		engine.AttachCoreVerify(plan)
+	}
 	return a.execute(cmd, t, plan, bf, runHooks{})
 }

@@ -146,7 +146,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 				Settings: map[string]any{"stream": sf, "publisher": cfg, "faults": ff},
 				Groups:   []*bench.Group{jsPubGroup(cfg, bf.Clients, senderShares(bf, bf.Clients))},
 			}
-			ref := &streamRef{nc: s.nc, js: s.js, name: sf.Stream}
+			ref := &streamRef{NC: s.nc, JS: s.js, Name: sf.Stream}
 			ff.attachFaults(plan, s.t, ref, s.logf)
 			attachJSVerify(plan, &ff, &jsVerify{acks: cfg.Verify, ref: ref, subjects: runSubjects(args[0], subj.MultiSubject), fromSeq: fromSeq})
 			return a.runJS(cmd, s, plan, bf)

@@ -133,7 +133,7 @@ func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, sub
 		Settings: map[string]any{"pub": pcfg, "sub": ccfg, "pubs": pubs, "subs": subs, "stream": sf, "faults": ff},
 		Groups:   []*bench.Group{pg, sg},
 	}
-	ref := &streamRef{nc: s.nc, js: s.js, name: sf.Stream}
+	ref := &streamRef{NC: s.nc, JS: s.js, Name: sf.Stream}
 	ff.attachFaults(plan, s.t, ref, s.logf)
 	deliveries := int64(1)
 	if kind == js.Ordered {

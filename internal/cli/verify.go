@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
@@ -20,17 +21,6 @@ func checkVerifySize(ff *faultFlags, size int64) error {
 		return usagef("--verify needs --size of at least %d B: smaller messages carry no stamp", stamp.Size)
 	}
 	return nil
-}
-
-// attachCoreVerify adds the receivers' view of delivery to the Result of a core NATS run.
-func attachCoreVerify(plan *bench.Plan, ff *faultFlags) {
-	if !ff.Verify {
-		return
-	}
-	chain(plan, func(_ context.Context, res *result.Result) {
-		v := receiversVerify(res)
-		res.Verify = &v
-	})
 }
 
 // jsVerify is what a JetStream --verify run needs to read its messages back.
@@ -49,12 +39,12 @@ func attachJSVerify(plan *bench.Plan, ff *faultFlags, jv *jsVerify) {
 	if !ff.Verify {
 		return
 	}
-	chain(plan, func(ctx context.Context, res *result.Result) {
+	engine.Chain(plan, func(ctx context.Context, res *result.Result) {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		rv := receiversVerify(res)
+		rv := engine.ReceiversVerify(res)
 		v := verify.Reconcile(ctx, verify.Source{
-			JS: jv.ref.js, Stream: jv.ref.name, Subjects: jv.subjects, FromSeq: jv.fromSeq,
+			JS: jv.ref.JS, Stream: jv.ref.Name, Subjects: jv.subjects, FromSeq: jv.fromSeq,
 			Metadata: map[string]string{js.MarkKey: js.MarkValue},
 		}, jv.acks)
 		v.Sent = rv.Sent
@@ -68,26 +58,6 @@ func attachJSVerify(plan *bench.Plan, ff *faultFlags, jv *jsVerify) {
 		v.Unavailable = rv.Unavailable
 		res.Verify = &v
 	})
-}
-
-// receiversVerify sums what was sent and what the receivers' stamps say.
-func receiversVerify(res *result.Result) result.Verify {
-	var v result.Verify
-	for _, g := range res.Groups {
-		a := g.Aggregate
-		if g.Name == "pub" {
-			v.Sent += a.Msgs
-			continue
-		}
-		if c := a.Correctness; c != nil {
-			v.Delivered += c.Received - c.Duplicated
-			v.Lost += c.Lost
-			v.Duplicated += c.Duplicated
-			v.OutOfOrder += c.OutOfOrder
-		}
-	}
-	v.Unavailable = unavailable(res).Duration
-	return v
 }
 
 // runSubjects are the subjects a publisher run writes: SUBJECT, or SUBJECT.> with --multisubject.

@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/fault"
+	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+// StreamRef is the stream a JetStream fault run acts on and reads back.
+type StreamRef struct {
+	NC   *nats.Conn
+	JS   jetstream.JetStream
+	Name string
+}
+
+// Leader returns the stream leader's server name.
+func (s *StreamRef) Leader(ctx context.Context) (string, error) {
+	st, err := s.JS.Stream(ctx, s.Name)
+	if err != nil {
+		return "", err
+	}
+	if c := st.CachedInfo().Cluster; c != nil {
+		return c.Leader, nil
+	}
+	return "", nil
+}
+
+// Stepdown asks the stream leader to step down through the JetStream API.
+func (s *StreamRef) Stepdown(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	msg, err := s.NC.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+s.Name, nil)
+	if err != nil {
+		return fmt.Errorf("stream leader stepdown: %w", err)
+	}
+	var resp struct {
+		Success bool `json:"success"`
+		Error   *struct {
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(msg.Data, &resp); err != nil {
+		return fmt.Errorf("stream leader stepdown: %w", err)
+	}
+	if resp.Error != nil {
+		return fmt.Errorf("stream leader stepdown: %s", resp.Error.Description)
+	}
+	if !resp.Success {
+		return errors.New("stream leader stepdown: not done")
+	}
+	return nil
+}
+
+// Faults is a run's fault timeline and what it needs.
+type Faults struct {
+	Plan        fault.Plan
+	ExecTimeout time.Duration
+	// Waits and AckTimeout: the JetStream publishers' time waiting on acks that timed out
+	// (nil for core runs).
+	Waits      *js.AckWaits
+	AckTimeout time.Duration
+}
+
+// Attach runs the fault timeline alongside plan's clients and adds it, with the
+// unavailability window, to the Result. s is the stream a leader fault acts on (nil: none).
+func (f *Faults) Attach(plan *bench.Plan, t *Target, s *StreamRef, logf func(string, ...any)) {
+	if len(f.Plan) == 0 {
+		return
+	}
+	env := fault.Env{ExecTimeout: f.ExecTimeout, Logf: logf}
+	if t.Embedded != nil {
+		env.Cluster = t.Embedded
+	}
+	if s != nil {
+		env.Leader, env.Stepdown = s.Leader, s.Stepdown
+	}
+	tl := fault.NewTimeline(f.Plan, env)
+	plan.During = func(ctx context.Context, start time.Time) []result.Window {
+		tl.Run(ctx, start)
+		<-ctx.Done() // the clients are done: the last phase ends now
+		return fault.Phases(tl.Events(), time.Since(start))
+	}
+	Chain(plan, func(_ context.Context, res *result.Result) {
+		res.Faults = &result.Faults{Timeline: tl.Events(), Unavailable: Unavailable(res)}
+		res.Faults.Publishers = f.publisherOutages(res, res.Faults.Timeline)
+		for _, g := range res.Groups {
+			one := *res
+			one.Groups = []result.Group{g}
+			if u := Unavailable(&one); u.Duration > 0 {
+				res.Faults.ByGroup = append(res.Faults.ByGroup, u)
+			}
+		}
+	})
+}
+
+// publisherOutages splits each publisher's longest time without acks that spans a fault.
+func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent) []result.PublisherOutage {
+	if f.Waits == nil {
+		return nil
+	}
+	var out []result.PublisherOutage
+	for _, g := range res.Groups {
+		if g.Name != "pub" {
+			continue
+		}
+		for _, c := range g.Clients {
+			if c.Gap == nil || c.Gap.Duration <= 0 {
+				continue
+			}
+			spec := ""
+			for _, ev := range events {
+				// The last fault before the publisher had acks again (a pause or a kill lasts
+				// beyond its action).
+				if !ev.Skipped && ev.Error == "" && ev.Started <= c.Gap.To {
+					spec = ev.Spec
+				}
+			}
+			if spec == "" {
+				continue // before any fault
+			}
+			out = append(out, result.PublisherOutage{
+				Group: g.Name, Client: c.ID, Fault: spec, LastAckBefore: c.Gap.From, FirstAckAfter: c.Gap.To,
+				WithoutAcks: c.Gap.Duration, TimedOutWait: f.Waits.Within(c.ID, c.Gap.From, c.Gap.To), AckTimeout: f.AckTimeout,
+			})
+		}
+	}
+	return out
+}
+
+// Chain adds f to what the plan does after the run.
+func Chain(plan *bench.Plan, f func(context.Context, *result.Result)) {
+	prev := plan.After
+	plan.After = func(ctx context.Context, res *result.Result) {
+		if prev != nil {
+			prev(ctx, res)
+		}
+		f(ctx, res)
+	}
+}
+
+// Unavailable is the longest time any client went without a successful operation: the
+// largest gap between two of its messages or acks, or, for a client that did not finish its
+// share, from its last one to the last success of any client (a consumer cut off while the
+// publishers went on; not the idle wait for messages whose publish failed).
+func Unavailable(res *result.Result) result.Gap {
+	var worst result.Gap
+	var last time.Time
+	for _, g := range res.Groups {
+		for _, c := range g.Clients {
+			if c.End.After(last) {
+				last = c.End
+			}
+		}
+	}
+	runEnd := last.Sub(res.Start)
+	for _, g := range res.Groups {
+		for _, c := range g.Clients {
+			if c.Gap != nil && c.Gap.Duration > worst.Duration {
+				worst = *c.Gap
+				worst.Group, worst.Client = g.Name, c.ID
+			}
+			if c.Expected > 0 && c.Msgs < c.Expected && !c.End.IsZero() {
+				from := c.End.Sub(res.Start)
+				if d := runEnd - from; d > worst.Duration {
+					worst = result.Gap{Duration: d, From: from, To: runEnd, Group: g.Name, Client: c.ID}
+				}
+			}
+		}
+	}
+	return worst
+}
+
+// AttachCoreVerify adds the receivers' view of delivery to the Result of a core NATS run.
+func AttachCoreVerify(plan *bench.Plan) {
+	Chain(plan, func(_ context.Context, res *result.Result) {
+		v := ReceiversVerify(res)
+		res.Verify = &v
+	})
+}
+
+// ReceiversVerify sums what was sent and what the receivers' stamps say.
+func ReceiversVerify(res *result.Result) result.Verify {
+	var v result.Verify
+	for _, g := range res.Groups {
+		a := g.Aggregate
+		if g.Name == "pub" {
+			v.Sent += a.Msgs
+			continue
+		}
+		if c := a.Correctness; c != nil {
+			v.Delivered += c.Received - c.Duplicated
+			v.Lost += c.Lost
+			v.Duplicated += c.Duplicated
+			v.OutOfOrder += c.OutOfOrder
+		}
+	}
+	v.Unavailable = Unavailable(res).Duration
+	return v
+}
