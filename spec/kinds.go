@@ -59,7 +59,10 @@ type Pub struct {
 // Sub is `natsperf sub SUBJECT`: core NATS subscribers, each expecting pacing.msgs (with a
 // queue group, sharing them).
 type Sub struct {
-	Subject      string `json:"subject"`
+	Subject string `json:"subject"`
+	// Size is the message size the publishers send (--size): it only labels the run (start
+	// line, settings), as nats bench's subscriber takes it.
+	Size         Size   `json:"size,omitempty"`
 	Queue        string `json:"queue,omitempty"`        // --queue
 	MultiSubject bool   `json:"multisubject,omitempty"` // subscribe to SUBJECT.>
 	// IdleTimeout ends a subscriber that gets nothing for this long once messages started
@@ -106,6 +109,7 @@ type PubSubJS struct {
 // "natsperf-service", echoing each request after pacing.sleep.
 type ServiceServe struct {
 	Subject string `json:"subject"`
+	Size    Size   `json:"size,omitempty"` // --size: labels the run only, as for Sub
 }
 
 // ServiceRequest is `natsperf service request SUBJECT`: synchronous requesters.

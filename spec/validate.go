@@ -254,6 +254,7 @@ func (x *Pub) check(c *checker, w *Workload) {
 
 func (x *Sub) check(c *checker, w *Workload) {
 	checkSubject(c, w, x.Subject, false)
+	checkSize(c, w, x.Size)
 	checkPositive(c, w, "idle_timeout", x.IdleTimeout)
 	checkPending(c, w, x.PendingMsgs, x.PendingBytes)
 }
@@ -287,7 +288,10 @@ func (x *PubSub) check(c *checker, w *Workload) {
 	}
 }
 
-func (x *ServiceServe) check(c *checker, w *Workload) { checkSubject(c, w, x.Subject, false) }
+func (x *ServiceServe) check(c *checker, w *Workload) {
+	checkSubject(c, w, x.Subject, false)
+	checkSize(c, w, x.Size)
+}
 
 func (x *ServiceRequest) check(c *checker, w *Workload) {
 	checkSubject(c, w, x.Subject, false)

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"time"
 
@@ -12,7 +11,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
-	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 )
@@ -30,19 +29,8 @@ func (s *subjectFlags) register(f *pflag.FlagSet, withMax bool) {
 	}
 }
 
-// params builds the start line's key=value list, sorted like nats bench's.
-func params(kv map[string]string) []bench.Param {
-	keys := make([]string, 0, len(kv))
-	for k := range kv {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]bench.Param, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, bench.Param{Key: k, Value: kv[k]})
-	}
-	return out
-}
+// params builds the start line's key=value list (engine.Params).
+func params(kv map[string]string) []bench.Param { return engine.Params(kv) }
 
 func commonParams(bf benchFlags) map[string]string {
 	kv := map[string]string{
@@ -422,32 +410,13 @@ func estimated(g *bench.Group, yes bool) *bench.Group {
 	return g
 }
 
-// senderShares is what each of n senders sends: its part of --msgs, capped at a fixed rate
-// for a duration by what its schedule holds (the arithmetic the senders use), so the start
-// lines and the expected totals are the real counts. nil: open-ended.
+// senderShares is what each of n senders sends (engine.SenderShares). nil: open-ended.
 func senderShares(bf benchFlags, n int) []int64 {
-	shares := split(bf.Msgs, n)
-	if bf.Rate <= 0 || bf.Duration <= 0 {
-		return shares
-	}
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = int64(pace.Constant{Rate: bf.Rate, Count: n, Index: i}.Total(bf.Duration))
-		if shares != nil {
-			out[i] = min(out[i], shares[i])
-		}
-	}
-	return out
+	return engine.SenderShares(bf.Msgs, bf.Rate, bf.Duration, n)
 }
 
 // sentInAll is how many messages pubs publishers send together (0: open-ended).
-func sentInAll(bf benchFlags, pubs int) int64 {
-	var n int64
-	for _, s := range senderShares(bf, pubs) {
-		n += s
-	}
-	return n
-}
+func sentInAll(bf benchFlags, pubs int) int64 { return engine.Sum(senderShares(bf, pubs)) }
 
 // warnPrivate says, for a command that needs a second process (a publisher, a responder, a
 // requester), that the embedded server it just started is reachable by nobody else: a user

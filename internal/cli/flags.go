@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/engine"
 )
 
 // connFlags are the nats CLI's connection flags.
@@ -156,30 +157,8 @@ func (b *benchFlags) validate(f *pflag.FlagSet) error {
 	return nil
 }
 
-// split divides total messages across n clients, the first ones taking the remainder, as
-// nats bench does. A total of 0 means open-ended (bounded by --duration): nil shares.
-func split(total int64, n int) []int64 {
-	if total == 0 {
-		return nil
-	}
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = total / int64(n)
-		if int64(i) < total%int64(n) {
-			out[i]++
-		}
-	}
-	return out
-}
+// split divides total messages across n clients (engine.Split).
+func split(total int64, n int) []int64 { return engine.Split(total, n) }
 
-// each gives n clients the same count (nil for open-ended).
-func each(count int64, n int) []int64 {
-	if count == 0 {
-		return nil
-	}
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = count
-	}
-	return out
-}
+// each gives n clients the same count (engine.Each).
+func each(count int64, n int) []int64 { return engine.Each(count, n) }

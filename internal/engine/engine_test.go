@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/spec"
+)
+
+func pubsubSpec(url string, msgs int64, subs int) *spec.Spec {
+	s := &spec.Spec{
+		Version: spec.Version,
+		Workloads: []spec.Workload{{
+			Pacing: spec.Pacing{Msgs: msgs},
+			Config: &spec.PubSub{Subject: "engine.test", Size: 32, Pubs: 1, Subs: subs},
+		}},
+	}
+	if url != "" {
+		s.Target.Servers = []string{url}
+	}
+	return s
+}
+
+func varz(t *testing.T, srv *server.Server) *server.Varz {
+	t.Helper()
+	v, err := srv.Varz(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// A pub/sub Spec runs to the counts the server itself saw.
+func TestExecutePubSubMatchesServerCounts(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	before := varz(t, srv)
+	res, err := Execute(context.Background(), pubsubSpec(srv.ClientURL(), 5000, 2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop.Reason != result.StopCompleted || res.Command != "pubsub" || len(res.Groups) != 2 {
+		t.Fatalf("stop %+v, command %q, %d groups", res.Stop, res.Command, len(res.Groups))
+	}
+	pub, sub := res.Groups[0].Aggregate, res.Groups[1].Aggregate
+	after := varz(t, srv)
+	in, out := after.InMsgs-before.InMsgs, after.OutMsgs-before.OutMsgs
+	// The server counts every published message once in, and once out per subscriber (plus
+	// whatever flush and setup traffic the clients add, which carries no payload of 32 B).
+	if pub.Msgs != 5000 || in < 5000 || out < 10000 {
+		t.Fatalf("published %d (server in %d), subscribers %d (server out %d)", pub.Msgs, in, sub.Msgs, out)
+	}
+	if sub.Msgs != 10000 || sub.Correctness == nil || sub.Correctness.Lost != 0 {
+		t.Fatalf("subscribers got %d of 10000, correctness %+v", sub.Msgs, sub.Correctness)
+	}
+	if got := after.InBytes - before.InBytes; got < 5000*32 {
+		t.Fatalf("server took %d bytes in, want at least %d", got, 5000*32)
+	}
+}
+
+// Prepare sets every client up before Start: the subscriptions exist on the server while the
+// run is held, and nothing is published before the start time.
+func TestPrepareThenStartAt(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	r, err := Prepare(context.Background(), pubsubSpec(srv.ClientURL(), 1000, 3), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.NumSubscriptions(); n < 3 {
+		r.Close()
+		t.Fatalf("%d subscriptions on the server after Prepare, want the 3 subscribers'", n)
+	}
+	if v := varz(t, srv); v.InBytes >= 1000*32 {
+		r.Close()
+		t.Fatalf("%d bytes published before Start", v.InBytes)
+	}
+	at := time.Now().Add(250 * time.Millisecond)
+	r.Start(at)
+	res := r.Wait()
+	if res.Start.Before(at) || res.Groups[1].Aggregate.Msgs != 3000 {
+		t.Fatalf("started %v (want >= %v), subscribers got %d of 3000", res.Start, at, res.Groups[1].Aggregate.Msgs)
+	}
+}
+
+// With no server anywhere the engine starts an embedded one, says so, and marks it.
+func TestExecuteEmbedded(t *testing.T) {
+	s := pubsubSpec("", 2000, 1)
+	s.Target.Embedded = &spec.Embedded{}
+	var warn natstest.Buffer
+	res, err := Execute(context.Background(), s, Options{Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Servers) == 0 || !res.Servers[0].Embedded || res.Groups[1].Aggregate.Msgs != 2000 {
+		t.Fatalf("servers %+v, subscriber got %d of 2000", res.Servers, res.Groups[1].Aggregate.Msgs)
+	}
+	if !strings.Contains(warn.String(), "No server given") {
+		t.Fatalf("no notice of the embedded server: %q", warn.String())
+	}
+}
+
+// Bad specs are input errors, refused before anything connects.
+func TestPrepareRefusesBadInput(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	bad := pubsubSpec(srv.ClientURL(), 10, 1)
+	bad.Workloads[0].Config.(*spec.PubSub).Size = 80 << 20
+	js := pubsubSpec(srv.ClientURL(), 10, 1)
+	js.Workloads[0].Config = &spec.JSFetch{}
+	for name, s := range map[string]*spec.Spec{"size": bad, "kind not in the engine": js} {
+		_, err := Prepare(context.Background(), s, Options{})
+		var in InputError
+		if !errors.As(err, &in) {
+			t.Errorf("%s: got %v, want an InputError", name, err)
+		}
+	}
+	if n := srv.NumClients(); n != 0 {
+		t.Fatalf("%d clients left connected", n)
+	}
+}

@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/fault"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// Options are how a run reports and where it reads its environment; none of them changes what
+// is measured.
+type Options struct {
+	// Env is where NATS_URL and nats contexts are read from when the spec names no server.
+	Env connect.Env
+	// Warn receives one-line notices (embedded server started, retries); nil: discarded.
+	Warn io.Writer
+	// Logf prints the start lines; nil prints nothing.
+	Logf func(format string, args ...any)
+	// Progress shows live progress; nil shows nothing.
+	Progress bench.Progress
+	// Target, when set, is used instead of resolving the spec's (a scenario's shared target).
+	Target *Target
+	// Hist is echoed in the Result's settings (the command line's --hist file).
+	Hist string
+}
+
+// Run is a prepared run: its target is open and every client is connected and set up, held
+// at the start barrier until Start.
+type Run struct {
+	Spec      *spec.Spec
+	Target    *Target
+	Plan      *bench.Plan
+	ownTarget bool
+	prepared  *bench.Prepared
+	closers   []func()
+}
+
+// benchEcho is what a Result carries of the run's common settings, named as the flags are.
+type benchEcho struct {
+	Clients     int           `json:"clients"`
+	Msgs        int64         `json:"msgs"`
+	Size        int64         `json:"size"`
+	Sleep       time.Duration `json:"sleep"`
+	Rate        float64       `json:"rate,omitempty"`
+	Duration    time.Duration `json:"duration,omitempty"`
+	Warmup      time.Duration `json:"warmup,omitempty"`
+	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
+	Interval    time.Duration `json:"interval"`
+	NoLatency   bool          `json:"no_latency,omitempty"`
+	Hist        string        `json:"hist,omitempty"`
+}
+
+// settingsEcho is what a Result carries of the run's settings; it holds no secrets.
+type settingsEcho struct {
+	Connection connect.Settings `json:"connection"`
+	Embedded   bool             `json:"embedded,omitempty"`
+	Bench      benchEcho        `json:"bench"`
+	Workload   any              `json:"workload"`
+}
+
+// Prepare checks s, opens its target (unless o.Target is given), builds its workloads through
+// the registry and connects and sets up every client. Bad input is an InputError. The Run
+// must be started (Start, then Wait) or closed.
+func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
+	if err := s.Validate(); err != nil {
+		return nil, InputError{err}
+	}
+	if len(s.Workloads) != 1 || s.Workloads[0].Instances > 1 {
+		return nil, InputError{errors.New("the engine runs one workload instance per spec so far; run the others as separate specs")}
+	}
+	w := s.Workloads[0]
+	build, ok := builder(w.Kind())
+	if !ok {
+		return nil, InputError{fmt.Errorf("workload kind %q is not run by the engine yet (it runs %v)", w.Kind(), Kinds())}
+	}
+	fp, err := fault.ParseAll(s.Faults.Inject, s.Faults.Exec)
+	if err != nil {
+		return nil, InputError{err}
+	}
+	faults := &Faults{Plan: fp, ExecTimeout: durOr(s.Faults.ExecTimeout, fault.DefaultExecTimeout)}
+	r := &Run{Spec: s, Target: o.Target}
+	if r.Target == nil {
+		t, err := openSpecTarget(ctx, s, faults, o)
+		if err != nil {
+			return nil, err
+		}
+		r.Target, r.ownTarget = t, true
+	}
+	if len(fp) > 0 {
+		nodes := 0 // the user's servers: what they run is not known here
+		if r.Target.Embedded != nil {
+			nodes = r.Target.Embedded.Size()
+		}
+		if err := fp.Validate(nodes, false, true); err != nil {
+			r.Close()
+			return nil, InputError{err}
+		}
+	}
+	b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults}
+	built, err := build(ctx, b)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	if built.Close != nil {
+		r.closers = append(r.closers, built.Close)
+	}
+	interval := s.Interval.D()
+	if interval == 0 {
+		interval = DefaultInterval
+		if len(fp) > 0 {
+			interval = FaultInterval
+		}
+	}
+	echo := benchEcho{
+		Clients: b.Clients(), Msgs: b.Msgs(), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate,
+		Duration: w.Pacing.Duration.D(), Warmup: s.Warmup.D(), Interval: interval, NoLatency: s.NoLatency, Hist: o.Hist,
+	}
+	if built.Receivers {
+		echo.IdleTimeout = DefaultIdleTimeout
+		if it := idleTimeout(w.Config); it > 0 {
+			echo.IdleTimeout = it
+		}
+	}
+	plan := &bench.Plan{
+		Command: w.Kind(), Title: built.Title, Params: Params(built.Params), Groups: built.Groups,
+		Settings: settingsEcho{Connection: r.Target.Settings.Redacted(), Embedded: r.Target.Embedded != nil, Bench: echo, Workload: built.Settings},
+		Latency:  !s.NoLatency, Corrected: built.Corrected,
+	}
+	if w.Pacing.Rate > 0 {
+		for _, g := range plan.Groups {
+			if g.Producer {
+				g.Rate = w.Pacing.Rate // the report says when it was not reached
+			}
+		}
+	}
+	if built.After != nil {
+		Chain(plan, built.After)
+	}
+	faults.Attach(plan, r.Target, nil, o.Logf)
+	if s.Verify {
+		AttachCoreVerify(plan)
+	}
+	r.Plan = plan
+	runner := &bench.Runner{
+		Dial: r.Target.Dialer(), Grace: r.Target.Grace(), Interval: interval, Warmup: s.Warmup.D(),
+		Logf: o.Logf, Progress: o.Progress,
+	}
+	r.prepared, err = runner.Prepare(ctx, plan)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// openSpecTarget opens the spec's target: its servers, else (unless it asks for an embedded
+// server) NATS_URL or the nats context, else an embedded server or cluster sized for the
+// faults.
+func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*Target, error) {
+	eo := embedded.Options{Nodes: 1, Pausable: f.Plan.Has(fault.Pause)}
+	if f.Plan.NeedsCluster() {
+		eo.Nodes = 3
+	}
+	if e := s.Target.Embedded; e != nil && e.Nodes > 0 {
+		eo.Nodes = e.Nodes
+	}
+	return OpenTarget(ctx, Settings(s.Target), TargetOptions{
+		Env: o.Env, Embedded: eo, Warn: o.Warn, ForceEmbedded: s.Target.Embedded != nil,
+	})
+}
+
+// idleTimeout is a receiver kind's own idle timeout (0: the default).
+func idleTimeout(c spec.Config) time.Duration {
+	switch c := c.(type) {
+	case *spec.Sub:
+		return c.IdleTimeout.D()
+	case *spec.PubSub:
+		return c.IdleTimeout.D()
+	}
+	return 0
+}
+
+// Start releases every client at at (at once when at is zero or past) and returns at once.
+func (r *Run) Start(at time.Time) { r.prepared.Start(at) }
+
+// Wait waits for the run to end and returns its Result (Stop says how it ended), then closes
+// what the run opened. It returns nil when the run was never started.
+func (r *Run) Wait() *result.Result {
+	res := r.prepared.Wait()
+	if res != nil && r.Target.Embedded != nil {
+		for i := range res.Servers {
+			res.Servers[i].Embedded = true
+		}
+	}
+	r.Close()
+	return res
+}
+
+// Close releases a run that will not start (or has ended): its clients, what its kinds
+// opened, and its target unless it was given.
+func (r *Run) Close() {
+	if r.prepared != nil {
+		r.prepared.Abort()
+	}
+	for _, c := range r.closers {
+		c()
+	}
+	r.closers = nil
+	if r.ownTarget && r.Target != nil {
+		r.Target.Close()
+		r.ownTarget = false
+	}
+}
+
+// Execute prepares s, starts it at once and waits for its Result.
+func Execute(ctx context.Context, s *spec.Spec, o Options) (*result.Result, error) {
+	r, err := Prepare(ctx, s, o)
+	if err != nil {
+		return nil, err
+	}
+	r.Start(time.Time{})
+	return r.Wait(), nil
+}

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"sort"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/pace"
+)
+
+// Split divides total messages across n clients, the first ones taking the remainder, as
+// nats bench does. A total of 0 means open-ended (bounded by a duration): nil shares.
+func Split(total int64, n int) []int64 {
+	if total == 0 {
+		return nil
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = total / int64(n)
+		if int64(i) < total%int64(n) {
+			out[i]++
+		}
+	}
+	return out
+}
+
+// Each gives n clients the same count (nil for open-ended).
+func Each(count int64, n int) []int64 {
+	if count == 0 {
+		return nil
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = count
+	}
+	return out
+}
+
+// SenderShares is what each of n senders sends: its part of msgs, capped at a fixed rate for
+// a duration by what its schedule holds (the arithmetic the senders use), so the start lines
+// and the expected totals are the real counts. nil: open-ended.
+func SenderShares(msgs int64, rate float64, d time.Duration, n int) []int64 {
+	shares := Split(msgs, n)
+	if rate <= 0 || d <= 0 {
+		return shares
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(pace.Constant{Rate: rate, Count: n, Index: i}.Total(d))
+		if shares != nil {
+			out[i] = min(out[i], shares[i])
+		}
+	}
+	return out
+}
+
+// Sum adds shares up (0: open-ended).
+func Sum(shares []int64) int64 {
+	var n int64
+	for _, s := range shares {
+		n += s
+	}
+	return n
+}
+
+// Params builds the start line's key=value list, sorted like nats bench's.
+func Params(kv map[string]string) []bench.Param {
+	keys := make([]string, 0, len(kv))
+	for k := range kv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]bench.Param, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, bench.Param{Key: k, Value: kv[k]})
+	}
+	return out
+}
