@@ -33,7 +33,7 @@ func (c *capture) add(plan *bench.Plan, bf benchFlags, finish func(context.Conte
 
 // notWorkloads are commands that build no plan of their own.
 var notWorkloads = map[string]bool{"run": true, "report": true, "compare": true, "server": true, "clean": true,
-	"version": true, "latency": true, "completion": true, "help": true}
+	"version": true, "latency": true, "spec": true, "completion": true, "help": true}
 
 // capturePlan runs the natsperf command line args in capture mode against t and returns its
 // plan. Its setup lines go to log.

@@ -10,10 +10,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/bench"
-	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/engine"
-	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // subjectFlags are nats bench's multi-subject flags.
@@ -78,20 +77,11 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
 				return err
 			}
-			cfg := core.PubConfig{
-				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep,
-				MultiSubject: sf.MultiSubject, MultiSubjectMax: sf.MultiSubjectMax,
-				Rate: bf.Rate, Duration: bf.Duration, IDs: stamp.NewIDs(),
-			}
-			kv := commonParams(bf)
-			kv["subject"], kv["multi-subject"], kv["multi-subject-max"] = args[0], strconv.FormatBool(sf.MultiSubject), units.Comma(int64(sf.MultiSubjectMax))
-			plan := &bench.Plan{
-				Command: "pub", Title: "Core NATS publisher benchmark", Params: params(kv), Settings: cfg,
-				Groups: []*bench.Group{pubGroup(cfg, bf)},
-			}
-			return a.runCore(cmd, plan, bf)
+			cfg := &spec.Pub{Subject: args[0], Size: size(bf, cmd.Flags()), MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags())}
+			return a.runSpec(cmd, a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), bf, &a.conn.s)
 		},
 	}
+	specCommand(cmd)
 	bf.register(cmd.Flags(), true, false)
 	sf.register(cmd.Flags(), true)
 	return cmd
@@ -102,14 +92,6 @@ func validateSubjects(sf subjectFlags) error {
 		return usagef("--multisubject-max must be at least 1, got %d", sf.MultiSubjectMax)
 	}
 	return nil
-}
-
-func pubGroup(cfg core.PubConfig, bf benchFlags) *bench.Group {
-	return &bench.Group{
-		Name: "pub", Kind: "Core NATS publisher", Verb: "publishing", Clients: bf.Clients,
-		Shares: senderShares(bf, bf.Clients), Producer: true,
-		New: func(int) bench.Client { return core.NewPublisher(cfg) },
-	}
 }
 
 func (a *app) subCmd() *cobra.Command {
@@ -141,19 +123,14 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
 			if err := checkSubject("SUBJECT", args[0]); err != nil {
 				return err
 			}
-			cfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: pend.Msgs, PendingBytes: int(pend.Bytes), Sleep: bf.Sleep}
-			kv := commonParams(bf)
-			kv["subject"], kv["multi-subject"] = args[0], strconv.FormatBool(sf.MultiSubject)
-			if queue != "" {
-				kv["queue"] = queue
+			cfg := &spec.Sub{
+				Subject: args[0], Size: size(bf, cmd.Flags()), Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: idle(bf, cmd.Flags()),
+				PendingMsgs: int(pendingLimit(int64(pend.Msgs))), PendingBytes: spec.Size(pendingLimit(pend.Bytes)),
 			}
-			plan := &bench.Plan{
-				Command: "sub", Title: "Core NATS subscriber benchmark", Params: params(kv), Settings: cfg,
-				Groups: []*bench.Group{estimated(subGroup(cfg, bf, bf.Msgs), !cmd.Flags().Changed("msgs"))},
-			}
-			return a.runCore(cmd, plan, bf)
+			return a.runSpec(cmd, a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), bf, &a.conn.s)
 		},
 	}
+	specCommand(cmd)
 	bf.register(cmd.Flags(), false, true)
 	sf.register(cmd.Flags(), false)
 	cmd.Flags().StringVar(&queue, "queue", "", "join this queue group: the subscribers share the messages")
@@ -162,19 +139,6 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
 	cmd.Flags().Lookup("sleep").Usage = "simulated processing time per received message, a slow subscriber (also --sub-sleep, as in pubsub)"
 	aliasFlag(cmd.Flags(), "sub-sleep", "sleep")
 	return cmd
-}
-
-// subGroup builds subscribers; total is what the publishers send in all.
-func subGroup(cfg core.SubConfig, bf benchFlags, total int64) *bench.Group {
-	shares := each(total, bf.Clients)
-	if cfg.Queue != "" {
-		shares = split(total, bf.Clients)
-	}
-	return &bench.Group{
-		Name: "sub", Kind: "Core NATS subscriber", Verb: "expecting", Clients: bf.Clients,
-		Shares: shares, Shared: cfg.Queue != "",
-		New: func(int) bench.Client { return core.NewSubscriber(cfg) },
-	}
 }
 
 func (a *app) pubsubCmd() *cobra.Command {
@@ -223,6 +187,9 @@ stamp in each message, on one clock.`,
 				return err
 			}
 			if jsf.JS {
+				if a.specOnly {
+					return usagef("pubsub --js does not build a Spec yet")
+				}
 				if err := ff.parse(a, true, ff.faultNodes(jsf.sf.Replicas)); err != nil {
 					return err
 				}
@@ -232,34 +199,16 @@ stamp in each message, on one clock.`,
 			if err := ff.parse(a, false, ff.faultNodes(1)); err != nil {
 				return err
 			}
-			ff.adjust(&bf, cmd.Flags())
-			pcfg := core.PubConfig{
-				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep,
-				MultiSubject: sf.MultiSubject, MultiSubjectMax: sf.MultiSubjectMax,
-				Rate: bf.Rate, Duration: bf.Duration, IDs: stamp.NewIDs(),
+			cfg := &spec.PubSub{
+				Subject: args[0], Size: size(bf, cmd.Flags()), Pubs: pubs, Subs: subs, Queue: queue,
+				MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags()), IdleTimeout: idle(bf, cmd.Flags()),
+				PendingMsgs: int(pendingLimit(int64(pend.Msgs))), PendingBytes: spec.Size(pendingLimit(pend.Bytes)),
+				SubSleep: spec.Duration(subSleep),
 			}
-			scfg := core.SubConfig{Subject: args[0], Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: bf.IdleTimeout, PendingMsgs: pend.Msgs, PendingBytes: int(pend.Bytes), Sleep: subSleep}
-			pf, sbf := bf, bf
-			pf.Clients, sbf.Clients = pubs, subs
-			pg := pubGroup(pcfg, pf)
-			total := sentInAll(bf, pubs)
-			sg := subGroup(scfg, sbf, total)
-			sg.HearsProducers = true // what the publishers sent and never arrived is lost
-			// At a fixed rate for a duration the publishers stop at the duration, having sent
-			// rate x duration only if they kept up: that total is a bound, not a promise.
-			sg.Estimated = sg.Estimated || (bf.Rate > 0 && bf.Duration > 0)
-			kv := commonParams(bf)
-			delete(kv, "clients")
-			kv["pub"], kv["sub"], kv["subject"] = strconv.Itoa(pubs), strconv.Itoa(subs), args[0]
-			kv["multi-subject"] = strconv.FormatBool(sf.MultiSubject)
-			plan := &bench.Plan{
-				Command: "pubsub", Title: "Core NATS pub/sub benchmark", Params: params(kv),
-				Settings: map[string]any{"pub": pcfg, "sub": scfg, "pubs": pubs, "subs": subs, "faults": ff},
-				Groups:   []*bench.Group{pg, sg}, // every client is set up (subscribed) before any starts
-			}
-			return a.runCoreFaults(cmd, plan, bf, &ff)
+			return a.runSpec(cmd, withFaults(a.newSpec(bf, cmd.Flags(), 0, cfg), &ff, cmd.Flags()), bf, &a.conn.s)
 		},
 	}
+	specCommand(cmd)
 	bf.register(cmd.Flags(), true, true)
 	sf.register(cmd.Flags(), true)
 	cmd.Flags().IntVar(&pubs, "pub", 1, "number of publishers")
@@ -272,25 +221,6 @@ stamp in each message, on one clock.`,
 	ff.register(cmd.Flags())
 	_ = cmd.Flags().MarkHidden("clients")
 	return cmd
-}
-
-// runCore opens the target (embedded when none given) and executes the plan.
-func (a *app) runCore(cmd *cobra.Command, plan *bench.Plan, bf benchFlags) error {
-	t, err := a.openTarget(runCtx(cmd), 1)
-	if err != nil {
-		return err
-	}
-	defer t.Close()
-	warnPrivate(a.streams.Err, t, plan.Command)
-	if bf.Rate > 0 {
-		plan.Corrected = plan.Command == "service request"
-		for _, g := range plan.Groups {
-			if g.Producer {
-				g.Rate = bf.Rate // the report says when it was not reached
-			}
-		}
-	}
-	return a.execute(cmd, t, plan, bf, runHooks{})
 }
 
 func (a *app) serviceCmd() *cobra.Command {
@@ -323,23 +253,11 @@ or until --msgs requests are served in total when --msgs is given, then print wh
 			if err := checkSubject("SUBJECT", args[0]); err != nil {
 				return err
 			}
-			cfg := core.ServeConfig{Subject: args[0], Sleep: bf.Sleep}
-			kv := commonParams(bf)
-			kv["subject"] = args[0]
-			if !cmd.Flags().Changed("msgs") {
-				kv["msgs"] = "until stopped"
-			}
-			plan := &bench.Plan{
-				Command: "service serve", Title: "Core NATS service responder benchmark", Params: params(kv), Settings: cfg,
-				Groups: []*bench.Group{{
-					Name: "serve", Kind: "Core NATS service responder", Verb: "serving", Clients: bf.Clients,
-					Shares: serveShares(bf, cmd.Flags().Changed("msgs")), Shared: true,
-					New: func(int) bench.Client { return core.NewResponder(cfg) },
-				}},
-			}
-			return a.runCore(cmd, plan, bf)
+			cfg := &spec.ServiceServe{Subject: args[0], Size: size(bf, cmd.Flags())}
+			return a.runSpec(cmd, a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), bf, &a.conn.s)
 		},
 	}
+	specCommand(cmd)
 	bf.register(cmd.Flags(), false, false)
 	return cmd
 }
@@ -369,23 +287,14 @@ in the percentiles instead of silently lowering the rate.`,
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
 				return err
 			}
-			cfg := core.RequestConfig{
-				Subject: args[0], Size: int(bf.Size), Sleep: bf.Sleep, Timeout: timeout,
-				Rate: bf.Rate, Duration: bf.Duration, IDs: stamp.NewIDs(),
+			cfg := &spec.ServiceRequest{Subject: args[0], Size: size(bf, cmd.Flags())}
+			if timeout != 5*time.Second { // --timeout or --ack-timeout
+				cfg.Timeout = spec.Duration(timeout)
 			}
-			kv := commonParams(bf)
-			kv["subject"] = args[0]
-			plan := &bench.Plan{
-				Command: "service request", Title: "Core NATS service requester benchmark", Params: params(kv), Settings: cfg,
-				Groups: []*bench.Group{{
-					Name: "request", Kind: "Core NATS service requester", Verb: "requesting", Clients: bf.Clients,
-					Shares: senderShares(bf, bf.Clients), Producer: true,
-					New: func(int) bench.Client { return core.NewRequester(cfg) },
-				}},
-			}
-			return a.runCore(cmd, plan, bf)
+			return a.runSpec(cmd, a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), bf, &a.conn.s)
 		},
 	}
+	specCommand(cmd)
 	bf.register(cmd.Flags(), true, false)
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for each reply; a timeout is counted and the requester goes on (also --ack-timeout)")
 	// --ack-timeout (and so nats bench's --jstimeout) is what the JetStream and KV commands call it.
@@ -393,21 +302,6 @@ in the percentiles instead of silently lowering the rate.`,
 	_ = cmd.Flags().MarkHidden("ack-timeout")
 	registerHist(cmd.Flags(), &bf.Hist)
 	return cmd
-}
-
-// serveShares: responders started by hand serve until stopped; --msgs, when given, is the
-// total the queue group serves before it ends.
-func serveShares(bf benchFlags, msgsGiven bool) []int64 {
-	if !msgsGiven {
-		return nil
-	}
-	return split(bf.Msgs, bf.Clients)
-}
-
-// estimated marks g's shares as a default, not a count the user gave: see bench.Group.
-func estimated(g *bench.Group, yes bool) *bench.Group {
-	g.Estimated = yes
-	return g
 }
 
 // senderShares is what each of n senders sends (engine.SenderShares). nil: open-ended.

@@ -3,7 +3,6 @@ package cli
 import (
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/bench"
@@ -106,31 +105,4 @@ type streamRef = engine.StreamRef
 func (f *faultFlags) attachFaults(plan *bench.Plan, t *target, s *streamRef, logf func(string, ...any)) {
 	ef := engine.Faults{Plan: f.plan, ExecTimeout: f.ExecTimeout, Waits: f.waits, AckTimeout: f.ackTimeout}
 	ef.Attach(plan, t, s, logf)
-}
-
-// runCoreFaults is runCore for a run that may carry --verify and faults: the embedded target
-// is a cluster when a fault acts on nodes.
-func (a *app) runCoreFaults(cmd *cobra.Command, plan *bench.Plan, bf benchFlags, ff *faultFlags) error {
-	if !ff.any() && !ff.Verify {
-		return a.runCore(cmd, plan, bf)
-	}
-	eo := ff.embeddedOptions()
-	eo.Nodes = max(eo.Nodes, 1)
-	t, err := a.openTargetWith(runCtx(cmd), eo)
-	if err != nil {
-		return err
-	}
-	defer t.Close()
-	if bf.Rate > 0 {
-		for _, g := range plan.Groups {
-			if g.Producer {
-				g.Rate = bf.Rate
-			}
-		}
-	}
-	ff.attachFaults(plan, t, nil, a.logf())
-	if ff.Verify {
-		engine.AttachCoreVerify(plan)
-	}
-	return a.execute(cmd, t, plan, bf, runHooks{})
 }

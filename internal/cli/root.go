@@ -95,7 +95,7 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
 		app.jsCmd(), app.kvCmd(), app.cleanCmd(),
 		app.serverCmd(), versionCmd(s),
-		app.runCmd(), app.reportCmd(), app.compareCmd(),
+		app.runCmd(), app.reportCmd(), app.compareCmd(), app.specCmd(),
 		app.benchCmd(),
 	)
 	// Cobra's own completion command, with its help pointing at the shells it supports.
@@ -117,6 +117,8 @@ type app struct {
 	out     *outputFlags
 	capture *capture // set while a scenario collects plans (capture.go)
 	csvFile string   // --csv: nats bench's per-client CSV (csv.go)
+	// specOnly: natsperf spec prints the Spec a command builds instead of running it (specrun.go)
+	specOnly bool
 }
 
 // args checks positional arguments with a usage error.

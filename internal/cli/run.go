@@ -38,13 +38,20 @@ repetition, create its setup (streams, buckets), start all its workload instance
 barrier, and write one Result to -o DIR, plus DIR/index.json. Ctrl-C keeps the finished runs;
 '--resume' continues where the run stopped. Long runs stream their interval records to
 DIR/<run>.series.jsonl as they close. 'natsperf report DIR' turns the directory into tables
-and plots.`,
+and plots.
+
+A FILE whose version is natsperf.spec/v1 is a run Spec (docs/spec.md, 'natsperf spec'
+prints the one a command line builds): it runs once, as the command it was made from, with
+its Result printed (and saved with -o FILE).`,
 		Example: `  natsperf run examples/jetstream-evaluation.yaml -o results/eval
   natsperf run examples/stability.yaml -o results/soak --set duration=2m --metrics-addr 127.0.0.1:9108
   natsperf run examples/jetstream-evaluation.yaml -o results/eval --resume
   natsperf run examples/jetstream-evaluation.yaml --dry-run`,
-		Args: exactArgs(1, "one scenario FILE"),
+		Args: exactArgs(1, "one scenario or Spec FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if isSpecFile(args[0]) {
+				return a.runSpecFile(cmd, args[0], rf)
+			}
 			set, err := parseSets(rf.set)
 			if err != nil {
 				return err

@@ -28,6 +28,9 @@ type Options struct {
 	Progress bench.Progress
 	// Target, when set, is used instead of resolving the spec's (a scenario's shared target).
 	Target *Target
+	// Connection, when set, replaces the spec target's connection settings: the command
+	// line's own, which may hold what a Spec never does (credentials in server URLs).
+	Connection *connect.Settings
 	// Hist is echoed in the Result's settings (the command line's --hist file).
 	Hist string
 }
@@ -35,12 +38,14 @@ type Options struct {
 // Run is a prepared run: its target is open and every client is connected and set up, held
 // at the start barrier until Start.
 type Run struct {
-	Spec      *spec.Spec
-	Target    *Target
-	Plan      *bench.Plan
-	ownTarget bool
-	prepared  *bench.Prepared
-	closers   []func()
+	Spec   *spec.Spec
+	Target *Target
+	Plan   *bench.Plan
+	// Interval and Warmup are the runner's settings as resolved from the spec.
+	Interval, Warmup time.Duration
+	ownTarget        bool
+	prepared         *bench.Prepared
+	closers          []func()
 }
 
 // benchEcho is what a Result carries of the run's common settings, named as the flags are.
@@ -70,6 +75,25 @@ type settingsEcho struct {
 // the registry and connects and sets up every client. Bad input is an InputError. The Run
 // must be started (Start, then Wait) or closed.
 func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
+	r, err := Plan(ctx, s, o)
+	if err != nil {
+		return nil, err
+	}
+	runner := &bench.Runner{
+		Dial: r.Target.Dialer(), Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
+		Logf: o.Logf, Progress: o.Progress,
+	}
+	r.prepared, err = runner.Prepare(ctx, r.Plan)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Plan is Prepare up to the bench.Plan: the target is open and the workloads are built, but
+// no client is connected. Close releases it.
+func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
 	}
@@ -149,16 +173,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	if s.Verify {
 		AttachCoreVerify(plan)
 	}
-	r.Plan = plan
-	runner := &bench.Runner{
-		Dial: r.Target.Dialer(), Grace: r.Target.Grace(), Interval: interval, Warmup: s.Warmup.D(),
-		Logf: o.Logf, Progress: o.Progress,
-	}
-	r.prepared, err = runner.Prepare(ctx, plan)
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
+	r.Plan, r.Interval, r.Warmup = plan, interval, s.Warmup.D()
 	return r, nil
 }
 
@@ -173,7 +188,11 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if e := s.Target.Embedded; e != nil && e.Nodes > 0 {
 		eo.Nodes = e.Nodes
 	}
-	return OpenTarget(ctx, Settings(s.Target), TargetOptions{
+	settings := Settings(s.Target)
+	if o.Connection != nil {
+		settings = *o.Connection
+	}
+	return OpenTarget(ctx, settings, TargetOptions{
 		Env: o.Env, Embedded: eo, Warn: o.Warn, ForceEmbedded: s.Target.Embedded != nil,
 	})
 }
@@ -190,12 +209,20 @@ func idleTimeout(c spec.Config) time.Duration {
 }
 
 // Start releases every client at at (at once when at is zero or past) and returns at once.
-func (r *Run) Start(at time.Time) { r.prepared.Start(at) }
+// It needs a Run from Prepare.
+func (r *Run) Start(at time.Time) {
+	if r.prepared != nil {
+		r.prepared.Start(at)
+	}
+}
 
 // Wait waits for the run to end and returns its Result (Stop says how it ended), then closes
 // what the run opened. It returns nil when the run was never started.
 func (r *Run) Wait() *result.Result {
-	res := r.prepared.Wait()
+	var res *result.Result
+	if r.prepared != nil {
+		res = r.prepared.Wait()
+	}
 	if res != nil && r.Target.Embedded != nil {
 		for i := range res.Servers {
 			res.Servers[i].Embedded = true
