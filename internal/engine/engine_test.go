@@ -123,3 +123,45 @@ func TestPrepareRefusesBadInput(t *testing.T) {
 		t.Fatalf("%d clients left connected", n)
 	}
 }
+
+// Several workloads run as one plan started at one barrier, their groups prefixed by
+// instance; --verify adds every instance's publishers and receivers up, and a fault runs
+// inside the workloads (what a scenario cell will hand the engine).
+func TestWorkloadsWithVerifyAndFault(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	s := pubsubSpec(srv.ClientURL(), 2000, 2)
+	other := pubsubSpec(srv.ClientURL(), 2000, 2).Workloads[0]
+	other.Config.(*spec.PubSub).Subject = "engine.other"
+	s.Workloads = append(s.Workloads, other)
+	s.Workloads[0].Name, s.Workloads[1].Name = "a", "b"
+	s.Workloads[0].Pacing.Rate, s.Workloads[1].Pacing.Rate = 10000, 10000 // 200ms: the fault at 50ms falls inside
+	s.Verify = true
+	s.Faults.Exec = []string{"50ms:true"}
+	before := varz(t, srv)
+	res, err := Execute(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := varz(t, srv)
+	if res.Command != "run" || len(res.Groups) != 4 || res.Groups[0].Name != "a1/pub" || res.Groups[3].Name != "b1/sub" {
+		t.Fatalf("command %q, groups %v", res.Command, groupNames(res))
+	}
+	v := res.Verify
+	if v == nil || v.Sent != 4000 || v.Delivered != 8000 || v.Lost != 0 {
+		t.Fatalf("verify %+v: want 4,000 sent by two workloads, 8,000 delivered", v)
+	}
+	if in := after.InMsgs - before.InMsgs; in < 4000 {
+		t.Fatalf("the server saw %d messages in, the run says 4,000 were sent", in)
+	}
+	if res.Faults == nil || len(res.Faults.Timeline) != 1 || res.Faults.Timeline[0].Error != "" {
+		t.Fatalf("fault timeline %+v", res.Faults)
+	}
+}
+
+func groupNames(res *result.Result) []string {
+	var out []string
+	for _, g := range res.Groups {
+		out = append(out, g.Name)
+	}
+	return out
+}

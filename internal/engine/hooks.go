@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -193,7 +194,7 @@ func ReceiversVerify(res *result.Result) result.Verify {
 	var v result.Verify
 	for _, g := range res.Groups {
 		a := g.Aggregate
-		if g.Name == "pub" {
+		if g.Name == "pub" || strings.HasSuffix(g.Name, "/pub") { // pod1/pub: an instance's publishers
 			v.Sent += a.Msgs
 			continue
 		}

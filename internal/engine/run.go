@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/bench"
@@ -97,13 +97,10 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
 	}
-	if len(s.Workloads) != 1 || s.Workloads[0].Instances > 1 {
-		return nil, InputError{errors.New("the engine runs one workload instance per spec so far; run the others as separate specs")}
-	}
-	w := s.Workloads[0]
-	build, ok := builder(w.Kind())
-	if !ok {
-		return nil, InputError{fmt.Errorf("workload kind %q is not run by the engine yet (it runs %v)", w.Kind(), Kinds())}
+	for _, w := range s.Workloads {
+		if _, ok := builder(w.Kind()); !ok {
+			return nil, InputError{fmt.Errorf("workload kind %q is not run by the engine yet (it runs %v)", w.Kind(), Kinds())}
+		}
 	}
 	fp, err := fault.ParseAll(s.Faults.Inject, s.Faults.Exec)
 	if err != nil {
@@ -128,15 +125,6 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			return nil, InputError{err}
 		}
 	}
-	b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults}
-	built, err := build(ctx, b)
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
-	if built.Close != nil {
-		r.closers = append(r.closers, built.Close)
-	}
 	interval := s.Interval.D()
 	if interval == 0 {
 		interval = DefaultInterval
@@ -144,30 +132,57 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			interval = FaultInterval
 		}
 	}
-	echo := benchEcho{
-		Clients: b.Clients(), Msgs: b.Msgs(), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate,
-		Duration: w.Pacing.Duration.D(), Warmup: s.Warmup.D(), Interval: interval, NoLatency: s.NoLatency, Hist: o.Hist,
+	// Every workload instance is built on its own; a single unnamed one is the command it
+	// stands for, several are joined into one plan whose groups are prefixed by instance
+	// (pod1/pub, pod2/pub), all started at one barrier.
+	single := len(s.Workloads) == 1 && s.Workloads[0].Instances <= 1 && s.Workloads[0].Name == ""
+	plan := &bench.Plan{Command: "run", Title: "natsperf run " + s.Name, Latency: !s.NoLatency}
+	if s.Name == "" {
+		plan.Title = "natsperf run"
 	}
-	if built.Receivers {
-		echo.IdleTimeout = DefaultIdleTimeout
-		if it := idleTimeout(w.Config); it > 0 {
-			echo.IdleTimeout = it
-		}
-	}
-	plan := &bench.Plan{
-		Command: w.Kind(), Title: built.Title, Params: Params(built.Params), Groups: built.Groups,
-		Settings: settingsEcho{Connection: r.Target.Settings.Redacted(), Embedded: r.Target.Embedded != nil, Bench: echo, Workload: built.Settings},
-		Latency:  !s.NoLatency, Corrected: built.Corrected,
-	}
-	if w.Pacing.Rate > 0 {
-		for _, g := range plan.Groups {
-			if g.Producer {
-				g.Rate = w.Pacing.Rate // the report says when it was not reached
+	workloads := map[string]any{}
+	for wi, w := range s.Workloads {
+		build, _ := builder(w.Kind())
+		for i := 1; i <= max(w.Instances, 1); i++ {
+			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults}
+			built, err := build(ctx, b)
+			if err != nil {
+				r.Close()
+				return nil, err
 			}
+			if built.Close != nil {
+				r.closers = append(r.closers, built.Close)
+			}
+			if w.Pacing.Rate > 0 {
+				for _, g := range built.Groups {
+					if g.Producer {
+						g.Rate = w.Pacing.Rate // the report says when it was not reached
+					}
+				}
+			}
+			echo := settingsEcho{
+				Connection: r.Target.Settings.Redacted(), Embedded: r.Target.Embedded != nil,
+				Bench: benchOf(b, built, interval, o.Hist), Workload: built.Settings,
+			}
+			plan.Corrected = plan.Corrected || built.Corrected
+			if built.After != nil {
+				Chain(plan, built.After)
+			}
+			if single {
+				plan.Command, plan.Title, plan.Params, plan.Groups, plan.Settings = w.Kind(), built.Title, Params(built.Params), built.Groups, echo
+				continue
+			}
+			prefix := instancePrefix(w.Name, wi, i)
+			for _, g := range built.Groups {
+				g.Name = prefix + "/" + g.Name
+				plan.Groups = append(plan.Groups, g)
+			}
+			workloads[prefix] = map[string]any{"command": w.Kind(), "settings": echo}
 		}
 	}
-	if built.After != nil {
-		Chain(plan, built.After)
+	if !single {
+		plan.Params = Params(map[string]string{"instances": strconv.Itoa(len(workloads))})
+		plan.Settings = map[string]any{"connection": r.Target.Settings.Redacted(), "embedded": r.Target.Embedded != nil, "workloads": workloads}
 	}
 	faults.Attach(plan, r.Target, nil, o.Logf)
 	if s.Verify {
@@ -175,6 +190,34 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	r.Plan, r.Interval, r.Warmup = plan, interval, s.Warmup.D()
 	return r, nil
+}
+
+// instancePrefix names instance i (1-based) of workload wi: pod1, pod2 (pod-1 after a name
+// that ends in a digit, as a scenario names them); w1-1 for an unnamed workload.
+func instancePrefix(name string, wi, i int) string {
+	if name == "" {
+		name = fmt.Sprintf("w%d-", wi+1)
+	}
+	if c := name[len(name)-1]; c >= '0' && c <= '9' {
+		return fmt.Sprintf("%s-%d", name, i)
+	}
+	return fmt.Sprintf("%s%d", name, i)
+}
+
+// benchOf is the Result's echo of a workload's common settings, named as the flags are.
+func benchOf(b *Build, built *Built, interval time.Duration, hist string) benchEcho {
+	w, s := b.Workload, b.Spec
+	echo := benchEcho{
+		Clients: b.Clients(), Msgs: b.Msgs(), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate,
+		Duration: w.Pacing.Duration.D(), Warmup: s.Warmup.D(), Interval: interval, NoLatency: s.NoLatency, Hist: hist,
+	}
+	if built.Receivers {
+		echo.IdleTimeout = DefaultIdleTimeout
+		if it := idleTimeout(w.Config); it > 0 {
+			echo.IdleTimeout = it
+		}
+	}
+	return echo
 }
 
 // openSpecTarget opens the spec's target: its servers, else (unless it asks for an embedded
