@@ -68,6 +68,10 @@ func TestSpecJSONAndRefusals(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.out, "hush") || !strings.Contains(r.out, "user: u") || !strings.Contains(r.out, "- nats://127.0.0.1:4222") {
 		t.Fatalf("spec with credentials in the URL: exit %d, want them moved out and redacted:\n%s%s", r.code, r.out, r.err)
 	}
+	r = run(context.Background(), t, nil, "spec", "service", "request", "foo", "--ack-timeout", "2s")
+	if r.code != 0 || !strings.Contains(r.out, "timeout: 2s") {
+		t.Fatalf("service request --ack-timeout (the --timeout alias) is not in the Spec: exit %d\n%s%s", r.code, r.out, r.err)
+	}
 	r = run(context.Background(), t, nil, "spec", "js", "pub", "sync", "foo", "-s", s.ClientURL())
 	if r.code != exitUsage || !strings.Contains(r.err, "does not build a Spec yet") || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
 		t.Fatalf("spec js pub sync: exit %d, stderr %q", r.code, r.err)
