@@ -2,7 +2,6 @@ package record
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"sort"
 	"time"
@@ -153,8 +152,8 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 		a.MsgsPerSec = float64(a.Msgs) / (float64(d) / 1e9)
 		a.BytesPerSec = float64(a.Bytes) / (float64(d) / 1e9)
 	}
-	a.Rates = spread(rates)
-	a.TimePerMsg = spread(perMsg)
+	a.Rates = result.SpreadOf(rates)
+	a.TimePerMsg = result.SpreadOf(perMsg)
 	a.Latency = mergedLatency(recs)
 	a.Correctness = mergedCorrectness(recs, clients, expected, shared)
 	return a
@@ -252,26 +251,6 @@ func perPublisher(recs []*Recorder) map[uint32]*seenOf {
 		}
 	}
 	return pubs
-}
-
-func spread(v []float64) result.Spread {
-	if len(v) == 0 {
-		return result.Spread{}
-	}
-	s := result.Spread{Min: math.Inf(1), Max: math.Inf(-1)}
-	var sum float64
-	for _, x := range v {
-		sum += x
-		s.Min = math.Min(s.Min, x)
-		s.Max = math.Max(s.Max, x)
-	}
-	s.Avg = sum / float64(len(v))
-	var sq float64
-	for _, x := range v {
-		sq += (x - s.Avg) * (x - s.Avg)
-	}
-	s.StdDev = math.Sqrt(sq / float64(len(v)))
-	return s
 }
 
 // Series merges the clients' interval slices into the group's series, offsets from start.

@@ -290,7 +290,7 @@ func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 			perMsg = append(perMsg, 1e9/c.MsgsPerSec)
 		}
 	}
-	a.Rates, a.TimePerMsg = spreadOf(rates), spreadOf(perMsg)
+	a.Rates, a.TimePerMsg = SpreadOf(rates), SpreadOf(perMsg)
 	var err error
 	if a.Latency, err = mergeLatency(lats); err != nil {
 		m.fail(fmt.Errorf("merge: group %s: %w", mg.g.Name, err))
@@ -400,8 +400,9 @@ func (m *merger) sharedFromParts(mg *mergedGroup) *Correctness {
 	return &c
 }
 
-// spreadOf is min/avg/max/stddev as the runner computes it for one process.
-func spreadOf(v []float64) Spread {
+// SpreadOf is the min/avg/max/stddev (population) of v, as nats bench prints them across
+// clients: the runner computes a group's with it, and Merge recomputes them the same way.
+func SpreadOf(v []float64) Spread {
 	if len(v) == 0 {
 		return Spread{}
 	}
