@@ -1,9 +1,11 @@
 package result
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -619,6 +621,11 @@ func (m *merger) verify(in []Input) *Verify {
 		v.Lost += pv.Lost
 		v.Duplicated += pv.Duplicated
 		v.OutOfOrder += pv.OutOfOrder
+		v.NotConsumed += pv.NotConsumed
+		v.AckedNotRead += pv.AckedNotRead
+		v.ReadRetries += pv.ReadRetries
+		v.ReadByGet += pv.ReadByGet
+		v.Unreadable = unionRanges(v.Unreadable, pv.Unreadable)
 		v.Unavailable = max(v.Unavailable, pv.Unavailable)
 		if pv.Error != "" {
 			v.Error = joinNonEmpty(v.Error, p.Name+": "+pv.Error, "; ")
@@ -800,4 +807,24 @@ func mergeCPU(in []Input) *CPU {
 		c.MsgsPerCPUSecond = float64(c.Msgs) / c.Seconds
 	}
 	return c
+}
+
+// unionRanges is the sorted union of two lists of stream sequence ranges: parts that read back
+// the same stream may each have failed to read overlapping sequences.
+func unionRanges(a, b []SeqRange) []SeqRange {
+	all := append(slices.Clone(a), b...)
+	if len(all) == 0 {
+		return nil
+	}
+	slices.SortFunc(all, func(x, y SeqRange) int { return cmp.Compare(x.First, y.First) })
+	out := all[:1]
+	for _, r := range all[1:] {
+		last := &out[len(out)-1]
+		if r.First <= last.Last+1 {
+			last.Last = max(last.Last, r.Last)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package result_test
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -400,6 +401,20 @@ func TestMergeEdges(t *testing.T) {
 			v := m.Verify
 			if v.Stream != "S" || v.Sent != 12 || v.Acked != 11 || v.Stored != 11 || v.AckedButMissing != 1 || v.Unavailable != 2*time.Second || len(v.Publishers) != 2 {
 				t.Errorf("verify %+v", v)
+			}
+		}},
+		{name: "verify read-back figures add up", parts: func() []*result.Result {
+			a, b := part(start), part(start)
+			a.Verify = &result.Verify{Stream: "S", NotConsumed: 3, AckedNotRead: 2, ReadRetries: 1, ReadByGet: 4,
+				Unreadable: []result.SeqRange{{First: 10, Last: 20}, {First: 40, Last: 41}}}
+			b.Verify = &result.Verify{Stream: "S", NotConsumed: 5, AckedNotRead: 1, ReadRetries: 2, ReadByGet: 6,
+				Unreadable: []result.SeqRange{{First: 15, Last: 25}, {First: 30, Last: 30}}}
+			return []*result.Result{a, b}
+		}, check: func(t *testing.T, m *result.Result) {
+			v := m.Verify
+			want := []result.SeqRange{{First: 10, Last: 25}, {First: 30, Last: 30}, {First: 40, Last: 41}}
+			if v.NotConsumed != 8 || v.AckedNotRead != 3 || v.ReadRetries != 3 || v.ReadByGet != 10 || !slices.Equal(v.Unreadable, want) {
+				t.Errorf("verify %+v, want unreadable %v", v, want)
 			}
 		}},
 	}
