@@ -196,13 +196,7 @@ func mergedCorrectness(recs []*Recorder, clients []result.Client, expected int64
 		}
 		seen = true
 		x := cl.Correctness
-		c.Received += x.Received
-		c.Unstamped += x.Unstamped
-		c.Lost += x.Lost
-		c.Duplicated += x.Duplicated
-		c.OutOfOrder += x.OutOfOrder
-		c.Expected += x.Expected
-		c.NotReceived += x.NotReceived
+		c.Add(x)
 	}
 	if !seen {
 		return nil

@@ -18,3 +18,15 @@ func (r *Result) Loss() int64 {
 	}
 	return n
 }
+
+// Add adds x's counts to c: receivers' counts summed into a group's, or parts' into a merged
+// Result's. The per-publisher figures and highest sequences are the caller's to combine.
+func (c *Correctness) Add(x *Correctness) {
+	c.Received += x.Received
+	c.Unstamped += x.Unstamped
+	c.Lost += x.Lost
+	c.Duplicated += x.Duplicated
+	c.OutOfOrder += x.OutOfOrder
+	c.Expected += x.Expected
+	c.NotReceived += x.NotReceived
+}

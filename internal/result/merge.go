@@ -315,13 +315,7 @@ func (m *merger) correctness(mg *mergedGroup) *Correctness {
 			continue
 		}
 		seen = true
-		c.Received += x.Received
-		c.Unstamped += x.Unstamped
-		c.Lost += x.Lost
-		c.Duplicated += x.Duplicated
-		c.OutOfOrder += x.OutOfOrder
-		c.Expected += x.Expected
-		c.NotReceived += x.NotReceived
+		c.Add(x)
 	}
 	if !seen {
 		return nil
