@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -217,25 +218,11 @@ func (s *Stream) Refresh(ctx context.Context) error {
 // Takes reports whether a literal subject is stored by the stream.
 func (s *Stream) Takes(subject string) bool {
 	for _, f := range s.Info.Config.Subjects {
-		if SubjectMatches(f, subject) {
+		if server.SubjectMatchesFilter(subject, f) {
 			return true
 		}
 	}
 	return false
-}
-
-// SubjectMatches reports whether literal subject matches filter (with * and > wildcards).
-func SubjectMatches(filter, subject string) bool {
-	ft, st := strings.Split(filter, "."), strings.Split(subject, ".")
-	for i, t := range ft {
-		if t == ">" {
-			return len(st) > i
-		}
-		if i >= len(st) || (t != "*" && t != st[i]) {
-			return false
-		}
-	}
-	return len(ft) == len(st)
 }
 
 // FillSubject is a literal subject the stream stores, for filling it: its first literal subject,

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -223,7 +223,7 @@ func (r *reader) ours(subject string) bool {
 		return true
 	}
 	for _, f := range r.src.Subjects {
-		if subjectMatches(f, subject) {
+		if server.SubjectMatchesFilter(subject, f) {
 			return true
 		}
 	}
@@ -301,20 +301,6 @@ func leaderGet(ctx context.Context, nc *nats.Conn, stream string, seq uint64) (s
 		return "", nil, errors.New("empty message get response")
 	}
 	return resp.Message.Subject, resp.Message.Data, nil
-}
-
-// subjectMatches reports whether literal subject matches filter (with * and > wildcards).
-func subjectMatches(filter, subject string) bool {
-	ft, st := strings.Split(filter, "."), strings.Split(subject, ".")
-	for i, t := range ft {
-		if t == ">" {
-			return len(st) > i
-		}
-		if i >= len(st) || (t != "*" && t != st[i]) {
-			return false
-		}
-	}
-	return len(ft) == len(st)
 }
 
 // streamInfo asks until the stream answers (a new leader may still be elected), bounded by wait.
