@@ -71,17 +71,7 @@ func TestServerKilledDuringSubFails(t *testing.T) {
 		return nil
 	})
 	s.Shutdown()
-	killed := time.Now()
-	var r cliRun
-	select {
-	case r = <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("subscriber still running 30s after its server died")
-	}
-	took := time.Since(killed)
-	if r.code != exitFailed {
-		t.Fatalf("exit %d, want %d (failed)\nout %s\nerr %s", r.code, exitFailed, r.out, r.err)
-	}
+	_, took := failsAfterKill(t, done, 30*time.Second, "subscriber")
 	res, err := result.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -121,17 +111,7 @@ func TestServerKilledDuringJSConsume(t *testing.T) {
 		return errors.New("waiting for the consumer to receive")
 	})
 	s.Shutdown()
-	killed := time.Now()
-	var r cliRun
-	select {
-	case r = <-done:
-	case <-time.After(40 * time.Second):
-		t.Fatal("consumer still running 40s after its server died")
-	}
-	took := time.Since(killed)
-	if r.code != exitFailed {
-		t.Fatalf("exit %d, want %d (failed)\nout %s\nerr %s", r.code, exitFailed, r.out, r.err)
-	}
+	_, took := failsAfterKill(t, done, 40*time.Second, "consumer")
 	if took > 2*time.Second+6*time.Second { // 12s before: 10s more on the dead connection
 		t.Fatalf("took %v after the server died, with --connect-timeout 2s", took)
 	}
@@ -169,4 +149,21 @@ func TestServerStartsLate(t *testing.T) {
 	if took := time.Since(start); took < 2*time.Second {
 		t.Fatalf("ran in %v, before the server was up", took)
 	}
+}
+
+// failsAfterKill waits (at most bound) for a run whose server was just shut down, checks that
+// it failed (exit 1) and returns it with how long after the kill it ended.
+func failsAfterKill(t *testing.T, done <-chan cliRun, bound time.Duration, what string) (cliRun, time.Duration) {
+	t.Helper()
+	killed := time.Now()
+	var r cliRun
+	select {
+	case r = <-done:
+	case <-time.After(bound):
+		t.Fatalf("%s still running %v after its server died", what, bound)
+	}
+	if r.code != exitFailed {
+		t.Fatalf("exit %d, want %d (failed)\nout %s\nerr %s", r.code, exitFailed, r.out, r.err)
+	}
+	return r, time.Since(killed)
 }
