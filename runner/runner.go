@@ -6,7 +6,8 @@
 // every client is connected and set up before Start releases them all at one instant.
 //
 // Which workload kinds run here so far: engine.Kinds (pub, sub, pubsub without js, service
-// serve and service request); the others are refused with an error naming them.
+// serve and service request, js ordered, consume, fetch and push, js get sync and batch); the
+// others are refused with an error naming them.
 package runner
 
 import (

@@ -1,21 +1,19 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/nats-io/nuid"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/internal/verify"
+	"github.com/natsperf/natsperf/spec"
 )
 
 func (a *app) jsCmd() *cobra.Command {
@@ -283,150 +281,17 @@ messages were already there).`,
 			if bf.Msgs == 0 {
 				return usagef("--msgs must be at least 1")
 			}
-			s, err := a.openJS(cmd, sf.Replicas)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			cfg := js.ConsumeConfig{
-				Kind: kind, Stream: sf.Stream, DoubleAck: cf.DoubleAck, Batch: cf.Batch, Sleep: bf.Sleep,
-				IdleTimeout: bf.IdleTimeout, AckTimeout: sf.AckTimeout,
-				Consumer: js.ConsumerSpec{
-					Name: cf.Consumer, Filter: cf.Filter, Acks: cf.Acks, Deliver: cf.Deliver,
-					MaxAckPending: cf.MaxAckPending, AckWait: cf.AckWait,
-				},
-			}
-			if kind == js.Push {
-				cfg.Consumer.DeliverSubject = "natsperf.deliver." + nuid.Next()
-				cfg.Consumer.DeliverGroup = cf.DeliverGroup
-				if cfg.Consumer.DeliverGroup == "" && bf.Clients > 1 {
-					cfg.Consumer.DeliverGroup = cf.Consumer
-				}
-				cfg.Consumer.FlowControl, cfg.Consumer.Heartbeat = cf.FlowControl, cf.Heartbeat
-			}
-			total, err := s.readStream(cmd, sf, &cfg, bf.Msgs, bf.Size, !fanout)
-			if err != nil {
-				return err
-			}
-			g := &bench.Group{
-				Name: "sub", Kind: consumerKinds[kind], Verb: "expecting", Clients: bf.Clients,
-				Shares: each(total, bf.Clients),
-			}
-			if !fanout {
-				g.Shares, g.Shared = split(total, bf.Clients), true
-				cfg.Group = js.NewTally(total)
-			}
-			g.New = func(int) bench.Client { return js.NewConsumer(cfg) }
-			s.report = append(s.report, streamReport{name: sf.Stream})
-			kv := commonParams(bf)
-			kv["msgs"] = units.Comma(total)
-			kv["stream"], kv["purge"], kv["batch"] = sf.Stream, strconv.FormatBool(sf.Purge), units.Comma(int64(cf.Batch))
-			if !fanout {
-				kv["consumer"], kv["acks"], kv["double-acked"] = cf.Consumer, cf.Acks, strconv.FormatBool(cf.DoubleAck)
-			}
-			if cf.Filter != "" {
-				kv["filter"] = cf.Filter
-			}
-			plan := &bench.Plan{
-				Command: "js " + kind, Title: consumerKinds[kind] + " benchmark", Params: params(kv),
-				Settings: map[string]any{"stream": sf, "consumer": cfg}, Groups: []*bench.Group{g},
-			}
-			return a.runJS(cmd, s, plan, bf)
+			spc := a.newSpec(bf, f, bf.Clients, cf.spec(kind, bf, sf, f))
+			return a.runSpec(cmd, withStream(spc, &sf, f), bf, &a.conn.s)
 		},
 	}
+	specCommand(cmd)
 	f := cmd.Flags()
 	bf.register(f, false, true)
 	sf.register(f)
 	cf.register(f, !fanout, kind == js.Push)
 	registerHist(f, &bf.Hist)
 	return cmd
-}
-
-// readStream makes a consumer workload's stream ready and returns how many messages the
-// consumers expect (per client for fan-out, in total otherwise). The refusals come first, so a
-// refused run changes nothing.
-func (s *jsSession) readStream(cmd *cobra.Command, sf streamFlags, cfg *js.ConsumeConfig, msgs, size int64, durable bool) (int64, error) {
-	ctx, cancel := setupCtx(cmd)
-	defer cancel()
-	st, err := s.openReadStream(ctx, cmd.Flags(), sf)
-	if err != nil {
-		return 0, err
-	}
-	if sf.Purge {
-		if err := st.RefusePurge(sf.Force); err != nil {
-			return 0, err
-		}
-	}
-	if durable {
-		if err := js.CheckDurable(ctx, st.Stream, cfg.Consumer.Name, sf.Force); err != nil {
-			return 0, err
-		}
-	}
-	live := sf.Purge || cfg.Consumer.Deliver == "new"
-	if sf.Purge {
-		if err := st.RefusePurge(sf.Force); err != nil {
-			return 0, err
-		}
-		s.logf("Purging the stream")
-		if err := st.Purge(ctx, sf.Force); err != nil {
-			return 0, err
-		}
-	}
-	if !live {
-		if msgs, err = s.fill(ctx, st, msgs, size); err != nil {
-			return 0, err
-		}
-		cfg.IdleFromStart, cfg.RateFromStart = true, true
-	}
-	if cfg.Consumer.Deliver == "last" {
-		s.logf("--deliver last: expecting 1 message per consumer")
-		msgs = 1
-	}
-	if durable {
-		if err := js.EnsureDurable(ctx, st.Stream, cfg.Consumer, sf.Force); err != nil {
-			return 0, err
-		}
-		name, stream := cfg.Consumer.Name, st.Stream
-		s.after = append(s.after, func(ctx context.Context) { _ = stream.DeleteConsumer(ctx, name) })
-	}
-	return msgs, nil
-}
-
-// openReadStream opens or creates (marked) the stream of a read benchmark.
-func (s *jsSession) openReadStream(ctx context.Context, f *pflag.FlagSet, sf streamFlags) (*js.Stream, error) {
-	st, diffs, err := js.EnsureStream(ctx, s.js, sf.spec(f, []string{sf.Stream + ".>"}, true))
-	if err != nil {
-		return nil, err
-	}
-	s.announce(st, diffs)
-	return st, nil
-}
-
-// fill tops the stream up to msgs messages when natsperf created it; a user's stream with fewer
-// messages is read as it is and the expectation lowered, with a warning.
-func (s *jsSession) fill(ctx context.Context, st *js.Stream, msgs, size int64) (int64, error) {
-	have := int64(st.Info.State.Msgs)
-	if have >= msgs {
-		return msgs, nil
-	}
-	if !st.Ours {
-		if have == 0 {
-			return 0, fmt.Errorf("stream %s is empty, and natsperf fills only streams it created; publish to it first", st.Info.Config.Name)
-		}
-		s.warn("Stream %s holds %s messages, fewer than --msgs %s; natsperf fills only streams it created: expecting %s",
-			st.Info.Config.Name, units.Comma(have), units.Comma(msgs), units.Comma(have))
-		return have, nil
-	}
-	subject, err := st.FillSubject()
-	if err != nil {
-		return 0, err
-	}
-	n := msgs - have
-	s.logf("Filling stream %s with %s messages of %s on %s (setup, not measured)", st.Info.Config.Name, units.Comma(n), units.FormatSize(size), subject)
-	if err := js.Fill(ctx, s.js, subject, n, int(size)); err != nil {
-		return 0, err
-	}
-	return msgs, js.FillErrors(ctx, st, uint64(msgs))
 }
 
 func (a *app) jsGetCmd() *cobra.Command {
@@ -447,9 +312,9 @@ func (a *app) jsGetModeCmd(batched bool) *cobra.Command {
 	var sf streamFlags
 	var filter string
 	var batch int
-	mode, kind := "sync", "JetStream synchronous getter"
+	mode := "sync"
 	if batched {
-		mode, kind = "batch", "JetStream batched direct getter"
+		mode = "batch"
 	}
 	cmd := &cobra.Command{
 		Use:   mode,
@@ -479,46 +344,20 @@ Latency is each get's round trip (batch: from the request to each message).`,
 			if bf.Msgs == 0 {
 				return usagef("--msgs must be at least 1")
 			}
-			s, err := a.openJS(cmd, sf.Replicas)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			ctx, cancel := setupCtx(cmd)
-			defer cancel()
-			st, err := s.openReadStream(ctx, f, sf)
-			if err != nil {
-				return err
-			}
-			if !st.Info.Config.AllowDirect {
-				return fmt.Errorf("stream %s does not allow direct gets (allow_direct is off)", sf.Stream)
-			}
-			msgs, err := s.fill(ctx, st, bf.Msgs, bf.Size)
-			if err != nil {
-				return err
-			}
-			cancel()
-			cfg := js.GetConfig{Batch: batched, BatchSize: batch, Stream: sf.Stream, Filter: filter, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout}
-			s.report = append(s.report, streamReport{name: sf.Stream})
-			kv := commonParams(bf)
-			kv["msgs"], kv["stream"] = units.Comma(msgs), sf.Stream
+			get := spec.JSGetSync{Stream: sf.Stream, Size: size(bf, f), Filter: filter, AckTimeout: ackTimeout(sf, f)}
+			var cfg spec.Config = &get
 			if batched {
-				kv["batch"], kv["filter"] = units.Comma(int64(batch)), filter
-				if filter == "" {
-					kv["filter"] = ">"
+				b := &spec.JSGetBatch{JSGetSync: get}
+				if f.Changed("batch") {
+					b.Batch = batch
 				}
+				cfg = b
 			}
-			plan := &bench.Plan{
-				Command: "js get " + mode, Title: kind + " benchmark", Params: params(kv),
-				Settings: map[string]any{"stream": sf, "get": cfg},
-				Groups: []*bench.Group{{
-					Name: "get", Kind: kind, Verb: "expecting", Clients: bf.Clients, Shares: each(msgs, bf.Clients),
-					New: func(int) bench.Client { return js.NewGetter(cfg) },
-				}},
-			}
-			return a.runJS(cmd, s, plan, bf)
+			spc := a.newSpec(bf, f, bf.Clients, cfg)
+			return a.runSpec(cmd, withStream(spc, &sf, f), bf, &a.conn.s)
 		},
 	}
+	specCommand(cmd)
 	f := cmd.Flags()
 	bf.register(f, false, false)
 	sf.register(f)

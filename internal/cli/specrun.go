@@ -265,7 +265,8 @@ func (a *app) specCmd() *cobra.Command {
 anywhere or running anything: YAML, or JSON with --json. Save it, diff it, edit it, and run it
 with 'natsperf run FILE'. Passwords and tokens are written as "[redacted]"; give them again on
 the command line of 'run' or use creds, nkey or a nats context. The commands that build a Spec
-so far: pub, sub, pubsub (without --js), service serve and service request.`,
+so far: pub, sub, pubsub (without --js), service serve, service request, js ordered, js consume,
+js fetch, js push, js get sync and js get batch.`,
 		Example: `  natsperf spec pub foo --msgs 1000 --size 16
   natsperf spec pubsub foo --pub 2 --sub 4 --rate 1000 --duration 2s --json`,
 		DisableFlagParsing: true,
@@ -278,7 +279,7 @@ so far: pub, sub, pubsub (without --js), service serve and service request.`,
 				return usageError{err}
 			}
 			if _, ok := target.Annotations[specAnnotation]; !ok {
-				return usagef("'%s' does not build a Spec yet (pub, sub, pubsub, service serve and service request do)", target.CommandPath())
+				return usagef("'%s' does not build a Spec yet (pub, sub, pubsub, service, the js consumers and js get do)", target.CommandPath())
 			}
 			if err := target.ParseFlags(rest); err != nil {
 				return usageError{err}

@@ -84,7 +84,7 @@ func TestSpecJSONAndRefusals(t *testing.T) {
 		"unknown field": "version: natsperf.spec/v1\nworkloads:\n  - kind: pub\n    config: {subject: foo, sizee: 1}\n",
 		"secret":        "version: natsperf.spec/v1\ntarget: {password: x}\nworkloads:\n  - kind: pub\n    config: {subject: foo}\n",
 		"wrong version": "version: natsperf.spec/v9\nworkloads: []\n",
-		"js kind":       "version: natsperf.spec/v1\ntarget: {servers: [" + s.ClientURL() + "]}\nworkloads:\n  - kind: js fetch\n    config: {}\n",
+		"kv kind":       "version: natsperf.spec/v1\ntarget: {servers: [" + s.ClientURL() + "]}\nworkloads:\n  - kind: kv put\n    config: {}\n",
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yaml")
 		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {

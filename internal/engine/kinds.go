@@ -34,6 +34,15 @@ type Build struct {
 	Target   *Target
 	// Faults is the run's fault plan (already checked against the target).
 	Faults *Faults
+	// Logf prints setup lines (stream created, filled); nil prints nothing.
+	Logf func(format string, args ...any)
+}
+
+func (b *Build) logf() func(string, ...any) {
+	if b.Logf == nil {
+		return func(string, ...any) {}
+	}
+	return b.Logf
 }
 
 // Built is a workload's part of a run.

@@ -144,7 +144,7 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	for wi, w := range s.Workloads {
 		build, _ := builder(w.Kind())
 		for i := 1; i <= max(w.Instances, 1); i++ {
-			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults}
+			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults, Logf: o.Logf}
 			built, err := build(ctx, b)
 			if err != nil {
 				r.Close()
@@ -228,6 +228,11 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if f.Plan.NeedsCluster() {
 		eo.Nodes = 3
 	}
+	for _, st := range s.Setup.Streams { // a replicated stream needs a cluster of its size
+		if st.Replicas > 1 {
+			eo.Nodes = max(eo.Nodes, 3, st.Replicas)
+		}
+	}
 	if e := s.Target.Embedded; e != nil && e.Nodes > 0 {
 		eo.Nodes = e.Nodes
 	}
@@ -247,6 +252,9 @@ func idleTimeout(c spec.Config) time.Duration {
 		return c.IdleTimeout.D()
 	case *spec.PubSub:
 		return c.IdleTimeout.D()
+	}
+	if _, rc, _, _ := consumerOf(c); rc != nil {
+		return rc.IdleTimeout.D()
 	}
 	return 0
 }

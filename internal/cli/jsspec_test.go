@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/natsperf/natsperf/spec"
+)
+
+// TestJSReaderSpecsRunAsTheCommand: each JetStream reader kind's command line and the Spec
+// 'natsperf spec' prints for it run to the same settings, and both receive what the server
+// holds in the stream and counted going out.
+func TestJSReaderSpecsRunAsTheCommand(t *testing.T) {
+	s := startServer(t, nil)
+	jsc := jsConn(t, s)
+	cases := []struct {
+		args      []string
+		group     string
+		want      int64 // messages the group receives in all
+		consumers bool  // a durable consumer that must be gone after the run
+	}{
+		{[]string{"js", "ordered", "--stream", "sord", "--clients", "2", "--msgs", "1500", "--size", "64"}, "sub", 3000, false},
+		{[]string{"js", "consume", "--stream", "scon", "--clients", "2", "--msgs", "2000", "--acks", "all", "--batch", "50", "--storage", "memory", "--create"}, "sub", 2000, true},
+		{[]string{"js", "fetch", "--stream", "sfet", "--msgs", "1200", "--acks", "none", "--consumer", "f1", "--pull-batch", "100"}, "sub", 1200, true},
+		{[]string{"js", "push", "--stream", "spus", "--clients", "2", "--msgs", "1000", "--heartbeat", "2s"}, "sub", 1000, true},
+		{[]string{"js", "get", "sync", "--stream", "sgs", "--msgs", "300"}, "get", 300, false},
+		{[]string{"js", "get", "batch", "--stream", "sgb", "--clients", "2", "--msgs", "900", "--batch", "100"}, "get", 1800, false},
+	}
+	for _, c := range cases {
+		kind := strings.Join(c.args[:len(c.args)-countFlags(c.args)], " ")
+		t.Run(kind, func(t *testing.T) {
+			// The test server has little storage: a stream natsperf creates must be small.
+			args := append(c.args, "--maxbytes", "16MiB", "-s", s.ClientURL(), "--no-progress")
+			r := run(context.Background(), t, nil, append([]string{"spec"}, args...)...)
+			if r.code != 0 {
+				t.Fatalf("spec: exit %d: %s", r.code, r.err)
+			}
+			sp, err := spec.Parse([]byte(r.out))
+			if err != nil || sp.Workloads[0].Kind() != kind {
+				t.Fatalf("printed spec: %v\n%s", err, r.out)
+			}
+			path := filepath.Join(t.TempDir(), "run.yaml")
+			if err := os.WriteFile(path, []byte(r.out), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			stream := sp.Setup.Streams[0].Name
+			before, _ := s.Varz(nil)
+			fromSpec, rr := runJSON(context.Background(), t, "run", path, "--no-progress")
+			after, _ := s.Varz(nil)
+			if rr.code != 0 || fromSpec.Command != sp.Workloads[0].Kind() {
+				t.Fatalf("run SPEC: exit %d, command %q: %s", rr.code, fromSpec.Command, rr.err)
+			}
+			got := group(t, fromSpec, c.group).Aggregate.Msgs
+			held := int64(streamMsgs(t, jsc, stream))
+			if got != c.want || after.OutMsgs-before.OutMsgs < c.want || len(fromSpec.Streams) != 1 || fromSpec.Streams[0].Messages != uint64(held) || held == 0 {
+				t.Fatalf("received %d, want %d; server sent %d; stream holds %d, Result says %+v", got, c.want, after.OutMsgs-before.OutMsgs, held, fromSpec.Streams)
+			}
+			if c.consumers {
+				st, err := jsc.Stream(context.Background(), stream)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := st.CachedInfo().State.Consumers; n != 0 {
+					t.Fatalf("%d consumer(s) left on %s after the run", n, stream)
+				}
+			}
+			direct, dr := runJSON(context.Background(), t, args...)
+			if dr.code != 0 || group(t, direct, c.group).Aggregate.Msgs != c.want {
+				t.Fatalf("command: exit %d: %s", dr.code, dr.err)
+			}
+			if a, b := settingsWithoutInbox(t, direct.Settings), settingsWithoutInbox(t, fromSpec.Settings); !reflect.DeepEqual(a, b) {
+				t.Fatalf("settings differ:\ncommand %s\nspec    %s", direct.Settings, fromSpec.Settings)
+			}
+		})
+	}
+}
+
+// countFlags is how many of args are flags and their values (every flag here takes one).
+func countFlags(args []string) int {
+	for i, a := range args {
+		if strings.HasPrefix(a, "--") {
+			return len(args) - i
+		}
+	}
+	return 0
+}
+
+// settingsWithoutInbox is a Result's settings without what differs by design between two runs:
+// the push consumer's fresh deliver subject and the server's address.
+func settingsWithoutInbox(t *testing.T, raw json.RawMessage) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := m["workload"].(map[string]any); ok {
+		if c, ok := w["consumer"].(map[string]any); ok {
+			if cs, ok := c["consumer"].(map[string]any); ok {
+				delete(cs, "deliver_subject")
+			}
+		}
+	}
+	return m
+}
