@@ -6,8 +6,9 @@
 // every client is connected and set up before Start releases them all at one instant.
 //
 // Which workload kinds run here so far: engine.Kinds (pub, sub, pubsub without js, service
-// serve and service request, js ordered, consume, fetch and push, js get sync and batch); the
-// others are refused with an error naming them.
+// serve and service request, js pub sync, async and batch, js ordered, consume, fetch and
+// push, js get sync and batch, kv put and get, latency); pubsub with js is refused with an
+// error naming the kinds.
 package runner
 
 import (

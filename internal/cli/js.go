@@ -3,16 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/internal/stamp"
-	"github.com/natsperf/natsperf/internal/units"
-	"github.com/natsperf/natsperf/internal/verify"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -109,47 +105,25 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			if err := ff.parse(a, true, ff.faultNodes(sf.Replicas)); err != nil {
 				return err
 			}
-			ff.adjust(&bf, f)
-			s, err := a.openJSWith(cmd, sf.Replicas, ff.embeddedOptions())
-			if err != nil {
-				return err
+			pub := spec.JSPublish{
+				Stream: sf.Stream, Subject: args[0], Size: size(bf, f), MultiSubject: subj.MultiSubject,
+				MultiSubjectMax: multiMax(subj, f), Dedup: dedup, AckTimeout: ackTimeout(sf, f),
 			}
-			defer s.close()
-			acked := js.NewTally(0)
-			cfg := js.PubConfig{
-				Mode: mode, Stream: sf.Stream, Subject: args[0], Size: int(bf.Size), Batch: batch, Dedup: dedup,
-				MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
-				Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
-				IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(), AckWaits: ff.publisherWaits(sf.AckTimeout),
+			var cfg spec.Config = &spec.JSPubSync{JSPublish: pub}
+			if !f.Changed("batch") {
+				batch = 0 // the kind's default
 			}
-			if ff.Verify {
-				cfg.Verify = verify.NewAcks()
+			switch mode {
+			case js.Async:
+				cfg = &spec.JSPubAsync{JSPublish: pub, Batch: batch}
+			case js.Batch:
+				cfg = &spec.JSPubBatch{JSPublish: pub, Batch: batch}
 			}
-			if err := s.pubStream(cmd, sf, cfg); err != nil {
-				return err
-			}
-			fromSeq, err := s.nextSeq(cmd, sf.Stream)
-			if err != nil {
-				return err
-			}
-			s.report = append(s.report, streamReport{name: sf.Stream, published: acked, size: bf.Size})
-			kv := commonParams(bf)
-			kv["stream"], kv["subject"], kv["batch"] = sf.Stream, args[0], units.Comma(int64(batch))
-			kv["purge"], kv["deduplication"] = strconv.FormatBool(sf.Purge), strconv.FormatBool(dedup)
-			kv["multi-subject"], kv["multi-subject-max"] = strconv.FormatBool(subj.MultiSubject), units.Comma(int64(subj.MultiSubjectMax))
-			kv["storage"], kv["replicas"] = sf.Storage, strconv.Itoa(sf.Replicas)
-			kv["max-bytes"], kv["dedup-window"] = units.Comma(sf.MaxBytes), sf.DedupWindow.String()
-			plan := &bench.Plan{
-				Command: "js pub " + mode, Title: pubKinds[mode] + " benchmark", Params: params(kv),
-				Settings: map[string]any{"stream": sf, "publisher": cfg, "faults": ff},
-				Groups:   []*bench.Group{jsPubGroup(cfg, bf.Clients, senderShares(bf, bf.Clients))},
-			}
-			ref := &streamRef{NC: s.nc, JS: s.js, Name: sf.Stream}
-			ff.attachFaults(plan, s.t, ref, s.logf)
-			attachJSVerify(plan, &ff, &jsVerify{acks: cfg.Verify, ref: ref, subjects: runSubjects(args[0], subj.MultiSubject), fromSeq: fromSeq})
-			return a.runJS(cmd, s, plan, bf)
+			spc := withStream(a.newSpec(bf, f, bf.Clients, cfg), &sf, f)
+			return a.runSpec(cmd, withFaults(spc, &ff, f), bf, &a.conn.s)
 		},
 	}
+	specCommand(cmd)
 	f := cmd.Flags()
 	bf.register(f, true, false)
 	sf.register(f)

@@ -59,13 +59,8 @@ type streamReport struct {
 	size      int64
 }
 
-// openJS opens the target (an embedded cluster of max(3, replicas) nodes when replicas > 1 and
-// no server is given) and the setup connection.
-func (a *app) openJS(cmd *cobra.Command, replicas int) (*jsSession, error) {
-	return a.openJSWith(cmd, replicas, embedded.Options{})
-}
-
-// openJSWith is openJS with the embedded cluster's options; eo.Nodes is a minimum.
+// openJSWith opens the target (an embedded cluster of max(3, replicas) nodes when replicas > 1
+// and no server is given, with eo's options; eo.Nodes is a minimum) and the setup connection.
 func (a *app) openJSWith(cmd *cobra.Command, replicas int, eo embedded.Options) (*jsSession, error) {
 	ctx := runCtx(cmd)
 	nodes := 1

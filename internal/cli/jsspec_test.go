@@ -12,10 +12,10 @@ import (
 	"github.com/natsperf/natsperf/spec"
 )
 
-// TestJSReaderSpecsRunAsTheCommand: each JetStream reader kind's command line and the Spec
-// 'natsperf spec' prints for it run to the same settings, and both receive what the server
-// holds in the stream and counted going out.
-func TestJSReaderSpecsRunAsTheCommand(t *testing.T) {
+// TestJSSpecsRunAsTheCommand: each JetStream and KV kind's command line and the Spec 'natsperf spec'
+// prints for it run to the same settings; readers receive what the stream holds and the server
+// counted going out, publishers' messages are in the stream and counted coming in.
+func TestJSSpecsRunAsTheCommand(t *testing.T) {
 	s := startServer(t, nil)
 	jsc := jsConn(t, s)
 	cases := []struct {
@@ -24,18 +24,30 @@ func TestJSReaderSpecsRunAsTheCommand(t *testing.T) {
 		want      int64 // messages the group receives in all
 		consumers bool  // a durable consumer that must be gone after the run
 	}{
+		{[]string{"js", "pub", "sync", "ps", "--stream", "sps", "--msgs", "300", "--size", "32", "--verify", "--create"}, "pub", 300, false},
+		{[]string{"js", "pub", "async", "pa", "--stream", "spa", "--clients", "2", "--msgs", "4000", "--batch", "100", "--purge", "--create", "--dedup"}, "pub", 4000, false},
+		{[]string{"js", "pub", "batch", "pb", "--stream", "spb", "--msgs", "1000", "--batch", "50", "--multisubject", "--multisubject-max", "7", "--create"}, "pub", 1000, false},
 		{[]string{"js", "ordered", "--stream", "sord", "--clients", "2", "--msgs", "1500", "--size", "64"}, "sub", 3000, false},
 		{[]string{"js", "consume", "--stream", "scon", "--clients", "2", "--msgs", "2000", "--acks", "all", "--batch", "50", "--storage", "memory", "--create"}, "sub", 2000, true},
 		{[]string{"js", "fetch", "--stream", "sfet", "--msgs", "1200", "--acks", "none", "--consumer", "f1", "--pull-batch", "100"}, "sub", 1200, true},
 		{[]string{"js", "push", "--stream", "spus", "--clients", "2", "--msgs", "1000", "--heartbeat", "2s"}, "sub", 1000, true},
 		{[]string{"js", "get", "sync", "--stream", "sgs", "--msgs", "300"}, "get", 300, false},
 		{[]string{"js", "get", "batch", "--stream", "sgb", "--clients", "2", "--msgs", "900", "--batch", "100"}, "get", 1800, false},
+		{[]string{"kv", "put", "--bucket", "kvp", "--clients", "2", "--msgs", "600", "--storage", "memory"}, "put", 600, false},
+		{[]string{"kv", "get", "--bucket", "kvg", "--msgs", "400", "--history", "2"}, "get", 400, false},
 	}
 	for _, c := range cases {
-		kind := strings.Join(c.args[:len(c.args)-countFlags(c.args)], " ")
+		words := c.args[:len(c.args)-countFlags(c.args)]
+		if words[1] == "pub" {
+			words = words[:3] // js pub MODE SUBJECT
+		}
+		kind := strings.Join(words, " ")
 		t.Run(kind, func(t *testing.T) {
 			// The test server has little storage: a stream natsperf creates must be small.
-			args := append(c.args, "--maxbytes", "16MiB", "-s", s.ClientURL(), "--no-progress")
+			args := append(c.args, "-s", s.ClientURL(), "--no-progress")
+			if c.args[0] == "js" {
+				args = append(args, "--maxbytes", "16MiB")
+			}
 			r := run(context.Background(), t, nil, append([]string{"spec"}, args...)...)
 			if r.code != 0 {
 				t.Fatalf("spec: exit %d: %s", r.code, r.err)
@@ -48,7 +60,12 @@ func TestJSReaderSpecsRunAsTheCommand(t *testing.T) {
 			if err := os.WriteFile(path, []byte(r.out), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			stream := sp.Setup.Streams[0].Name
+			var stream string
+			if len(sp.Setup.Streams) > 0 {
+				stream = sp.Setup.Streams[0].Name
+			} else {
+				stream = "KV_" + sp.Setup.Buckets[0].Name
+			}
 			before, _ := s.Varz(nil)
 			fromSpec, rr := runJSON(context.Background(), t, "run", path, "--no-progress")
 			after, _ := s.Varz(nil)
@@ -57,8 +74,18 @@ func TestJSReaderSpecsRunAsTheCommand(t *testing.T) {
 			}
 			got := group(t, fromSpec, c.group).Aggregate.Msgs
 			held := int64(streamMsgs(t, jsc, stream))
-			if got != c.want || after.OutMsgs-before.OutMsgs < c.want || len(fromSpec.Streams) != 1 || fromSpec.Streams[0].Messages != uint64(held) || held == 0 {
-				t.Fatalf("received %d, want %d; server sent %d; stream holds %d, Result says %+v", got, c.want, after.OutMsgs-before.OutMsgs, held, fromSpec.Streams)
+			counted := after.OutMsgs - before.OutMsgs
+			if c.group == "pub" || c.group == "put" {
+				counted = after.InMsgs - before.InMsgs
+				if held != c.want {
+					t.Fatalf("the stream holds %d messages after publishing %d", held, c.want)
+				}
+			}
+			if got != c.want || counted < c.want || len(fromSpec.Streams) != 1 || fromSpec.Streams[0].Messages != uint64(held) || held == 0 {
+				t.Fatalf("got %d, want %d; server counted %d; stream holds %d, Result says %+v", got, c.want, counted, held, fromSpec.Streams)
+			}
+			if sp.Verify && (fromSpec.Verify == nil || fromSpec.Verify.Acked != c.want || fromSpec.Verify.Stored != c.want) {
+				t.Fatalf("verify: %+v, want %d acked and stored", fromSpec.Verify, c.want)
 			}
 			if c.consumers {
 				st, err := jsc.Stream(context.Background(), stream)

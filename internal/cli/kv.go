@@ -1,17 +1,10 @@
 package cli
 
 import (
-	"context"
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/internal/stamp"
-	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/spec"
 )
 
 func (a *app) kvCmd() *cobra.Command {
@@ -32,9 +25,9 @@ func (a *app) kvOpCmd(put bool) *cobra.Command {
 	var randomize int64
 	var purge, force bool
 	var timeout = js.DefaultAckTimeout
-	use, kind := "get", "JetStream KV getter"
+	use := "get"
 	if put {
-		use, kind = "put", "JetStream KV putter"
+		use = "put"
 	}
 	cmd := &cobra.Command{
 		Use:   use,
@@ -50,7 +43,7 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 			if err := bf.validate(f); err != nil {
 				return err
 			}
-			st, err := js.ParseStorage(storage)
+			_, err := js.ParseStorage(storage)
 			switch {
 			case err != nil:
 				return usageError{err}
@@ -67,50 +60,30 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 			case timeout <= 0:
 				return usagef("--ack-timeout must be positive")
 			}
-			s, err := a.openJS(cmd, replicas)
-			if err != nil {
-				return err
+			bk := spec.Bucket{Name: bucket, Purge: purge, Force: force}
+			if f.Changed("storage") {
+				bk.Storage = storage
 			}
-			defer s.close()
-			nkeys := bf.Msgs
-			if randomize > 0 {
-				nkeys = randomize
+			if f.Changed("replicas") {
+				bk.Replicas = replicas
 			}
-			keys := js.Keys(nkeys)
-			if err := s.kvBucket(cmd, js.BucketSpec{
-				Name: bucket, Storage: st, Replicas: replicas, History: history,
-				Asked: map[string]bool{"storage": f.Changed("storage"), "replicas": f.Changed("replicas"), "history": f.Changed("history")},
-			}, keys, put, purge, force, bf.Size); err != nil {
-				return err
+			if f.Changed("history") {
+				bk.History = history
 			}
-			acked := js.NewTally(0)
-			cfg := js.KVConfig{Bucket: bucket, Size: int(bf.Size), Randomize: randomize, Sleep: bf.Sleep, AckTimeout: timeout, Keys: keys, IDs: stamp.NewIDs(), Acked: acked}
-			rep := streamReport{name: "KV_" + bucket}
+			c := spec.KV{Bucket: bucket, Size: size(bf, f), Randomize: randomize}
+			if f.Changed("ack-timeout") {
+				c.AckTimeout = spec.Duration(timeout)
+			}
+			var cfg spec.Config = &spec.KVGet{KV: c}
 			if put {
-				rep.published, rep.size = acked, bf.Size
+				cfg = &spec.KVPut{KV: c}
 			}
-			s.report = append(s.report, rep)
-			kv := commonParams(bf)
-			kv["bucket"] = bucket
-			if put {
-				kv["purge"] = strconv.FormatBool(purge)
-			} else {
-				kv["randomize"] = units.Comma(randomize)
-			}
-			verb := "publishing"
-			if !put {
-				verb = "trying to get"
-			}
-			plan := &bench.Plan{
-				Command: "kv " + use, Title: kind + " benchmark", Params: params(kv), Settings: cfg,
-				Groups: []*bench.Group{{
-					Name: use, Kind: kind, Verb: verb, Clients: bf.Clients, Shares: split(bf.Msgs, bf.Clients), Producer: put,
-					New: func(int) bench.Client { return js.NewKV(cfg, put) },
-				}},
-			}
-			return a.runJS(cmd, s, plan, bf)
+			spc := a.newSpec(bf, f, bf.Clients, cfg)
+			spc.Setup.Buckets = []spec.Bucket{bk}
+			return a.runSpec(cmd, spc, bf, &a.conn.s)
 		},
 	}
+	specCommand(cmd)
 	f := cmd.Flags()
 	bf.register(f, false, false)
 	registerHist(f, &bf.Hist)
@@ -125,55 +98,4 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 		f.BoolVar(&purge, "purge", false, "purge the bucket first (only a bucket natsperf created, unless --force)")
 	}
 	return cmd
-}
-
-// kvBucket makes the bucket ready: created when missing, purged when asked and allowed, and for
-// get, filled when natsperf created it and a key is missing.
-func (s *jsSession) kvBucket(cmd *cobra.Command, spec js.BucketSpec, keys []string, put, purge, force bool, size int64) error {
-	ctx, cancel := setupCtx(cmd)
-	defer cancel()
-	b, diffs, err := js.EnsureBucket(ctx, s.js, spec)
-	if err != nil {
-		return err
-	}
-	if b.Created {
-		s.logf("Created KV bucket %s (%s, R%d, history %d, %s=%s)", spec.Name, js.StorageName(spec.Storage), spec.Replicas, spec.History, js.MarkKey, js.MarkValue)
-	} else {
-		s.logf("Using KV bucket: %s", spec.Name)
-		if len(diffs) > 0 {
-			s.warn("KV bucket %s exists with another configuration and is used as it is: %s", spec.Name, strings.Join(diffs, ", "))
-		}
-	}
-	if put && !b.Stream.Ours && !force {
-		// Putting keys 0..N-1 overwrites whatever a user kept under them.
-		return fmt.Errorf("refusing to put keys 0..%d into KV bucket %s: natsperf did not create it (no %s=%s metadata) and its values there would be overwritten; pass --force to use it anyway", len(keys)-1, spec.Name, js.MarkKey, js.MarkValue)
-	}
-	if purge {
-		if err := b.Stream.RefusePurge(force); err != nil {
-			return err
-		}
-		s.logf("Purging the bucket")
-		if err := b.Stream.Purge(ctx, force); err != nil {
-			return err
-		}
-	}
-	if put || !missingKey(ctx, b, keys) {
-		return nil
-	}
-	if !b.Stream.Ours {
-		s.warn("KV bucket %s lacks some of the keys 0..%d and natsperf fills only buckets it created: missing keys count as errors", spec.Name, len(keys)-1)
-		return nil
-	}
-	s.logf("Filling KV bucket %s with %s keys of %s (setup, not measured)", spec.Name, units.Comma(int64(len(keys))), units.FormatSize(size))
-	return js.FillBucket(ctx, s.js, spec.Name, keys, int(size))
-}
-
-// missingKey checks the first and last keys, which the fill writes first and last.
-func missingKey(ctx context.Context, b *js.Bucket, keys []string) bool {
-	for _, k := range []string{keys[0], keys[len(keys)-1]} {
-		if _, err := b.Get(ctx, k); err != nil {
-			return true
-		}
-	}
-	return false
 }

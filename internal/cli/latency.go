@@ -1,23 +1,14 @@
 package cli
 
 import (
-	"context"
-	"io"
 	"math"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
-	"github.com/natsperf/natsperf/internal/bench"
-	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/core"
-	"github.com/natsperf/natsperf/internal/latency"
 	"github.com/natsperf/natsperf/internal/pace"
-	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
-	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // latencyFlags are the latency command's own flags; the connection flags are global.
@@ -48,7 +39,7 @@ Both ends run in this process on one clock, so A and B may be on any hosts (docs
   natsperf latency -s tls://demo.nats.io:4443 --tls-insecure --hist latency.hgrm`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runLatency(cmd, lf, time.Now())
+			return a.runLatency(cmd, lf)
 		},
 	}
 	f := cmd.Flags()
@@ -60,7 +51,7 @@ Both ends run in this process on one clock, so A and B may be on any hosts (docs
 	f.DurationVar(&lf.Duration, "duration", lf.Duration, "how long to publish")
 	f.DurationVar(&lf.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	registerHist(f, &lf.Hist)
-	return cmd
+	return specCommand(cmd)
 }
 
 func (lf *latencyFlags) validate() error {
@@ -90,76 +81,20 @@ func (lf *latencyFlags) validate() error {
 	return nil
 }
 
-func (a *app) runLatency(cmd *cobra.Command, lf latencyFlags, started time.Time) error {
+func (a *app) runLatency(cmd *cobra.Command, lf latencyFlags) error {
 	if err := lf.validate(); err != nil {
 		return err
 	}
-	ctx := runCtx(cmd)
-	t, err := a.openTarget(ctx, 1)
-	if err != nil {
-		return err
+	c := &spec.Latency{Subject: lf.Subject, ServerB: lf.ServerB}
+	if lf.Size != stamp.Size {
+		c.Size = spec.Size(lf.Size)
 	}
-	defer t.Close()
-	b := t.Settings
-	if lf.ServerB != "" {
-		if t.Embedded != nil {
-			return usagef("--server-b needs --server (server A) too: an embedded server cannot exchange messages with another server")
-		}
-		b.Servers = lf.ServerB
-		if _, err := b.URLs(); err != nil {
-			return usagef("--server-b: %v", err)
-		}
-		lf.ServerB = b.Redacted().Servers
+	s := &spec.Spec{
+		Version: spec.Version, Target: specTarget(a.conn.s),
+		Workloads: []spec.Workload{{
+			Pacing: spec.Pacing{Rate: lf.Rate, Duration: spec.Duration(lf.Duration)}, Config: c,
+		}},
+		Warmup: spec.Duration(lf.Warmup),
 	}
-	if lf.Subject == "" {
-		lf.Subject = nats.NewInbox()
-	}
-	plan, link := latencyPlan(lf, func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
-		return connect.Connect(ctx, b, name, opts...)
-	})
-	plan.Settings = lf
-	bf := benchFlags{
-		Clients: 1, Msgs: plan.Groups[0].Expected(), Size: lf.Size, Rate: lf.Rate,
-		Duration: lf.Duration, Warmup: lf.Warmup, Interval: time.Second, Hist: lf.Hist,
-	}
-	return a.execute(cmd, t, plan, bf, runHooks{
-		logf: func(string, ...any) {}, // latency-tests' layout has no start lines
-		text: func(w io.Writer, res *result.Result) error {
-			pubRTT, subRTT := link.RTTs()
-			rep := latency.FromResult(res, started, pubRTT, subRTT, lf.Size, lf.Duration, lf.Rate)
-			if err := rep.Write(w); err != nil {
-				return err
-			}
-			return report.StopLine(w, res)
-		},
-	})
-}
-
-// latencyPlan is one fixed-rate publisher (the runner's dialer: server A) and one subscriber
-// (dialB: server B), tied by a link.
-func latencyPlan(lf latencyFlags, dialB bench.Dialer) (*bench.Plan, *latency.Link) {
-	link := latency.NewLink(lf.Subject)
-	msgs := int64((pace.Constant{Rate: lf.Rate}).Total(lf.Duration))
-	pcfg := core.PubConfig{Subject: lf.Subject, Size: int(lf.Size), Rate: lf.Rate, Duration: lf.Duration, IDs: stamp.NewIDs()}
-	plan := &bench.Plan{
-		Command: "latency", Title: "Core NATS latency test",
-		Params: params(map[string]string{
-			"msg-size": units.FormatSize(lf.Size), "rate": units.Comma(int64(lf.Rate)) + "/s",
-			"duration": lf.Duration.String(), "subject": lf.Subject,
-		}),
-		Latency: true,
-		Groups: []*bench.Group{
-			{
-				Name: "pub", Kind: "Core NATS publisher", Verb: "publishing", Clients: 1,
-				Shares: []int64{msgs}, Producer: true, Rate: lf.Rate,
-				New: func(int) bench.Client { return latency.NewPublisher(pcfg, link) },
-			},
-			{
-				Name: "sub", Kind: "Core NATS subscriber", Verb: "expecting", Clients: 1,
-				Shares: []int64{msgs}, Dial: dialB, HearsProducers: true,
-				New: func(int) bench.Client { return latency.NewSubscriber(link) },
-			},
-		},
-	}
-	return plan, link
+	return a.runSpec(cmd, s, benchFlags{Hist: lf.Hist}, &a.conn.s)
 }

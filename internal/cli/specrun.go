@@ -169,7 +169,7 @@ func (a *app) runSpec(cmd *cobra.Command, s *spec.Spec, bf benchFlags, conn *con
 	warnPrivate(a.streams.Err, r.Target, r.Plan.Command)
 	r.Start(time.Time{})
 	res := r.Wait()
-	err = a.render(res, nil)
+	err = a.render(res, r.Text)
 	if herr := a.saveHist(bf.Hist, res); herr != nil && err == nil {
 		err = herr
 	}
@@ -265,8 +265,8 @@ func (a *app) specCmd() *cobra.Command {
 anywhere or running anything: YAML, or JSON with --json. Save it, diff it, edit it, and run it
 with 'natsperf run FILE'. Passwords and tokens are written as "[redacted]"; give them again on
 the command line of 'run' or use creds, nkey or a nats context. The commands that build a Spec
-so far: pub, sub, pubsub (without --js), service serve, service request, js ordered, js consume,
-js fetch, js push, js get sync and js get batch.`,
+so far: pub, sub, pubsub (without --js), service serve, service request, js pub sync|async|batch,
+js ordered, js consume, js fetch, js push, js get sync, js get batch, kv put, kv get and latency.`,
 		Example: `  natsperf spec pub foo --msgs 1000 --size 16
   natsperf spec pubsub foo --pub 2 --sub 4 --rate 1000 --duration 2s --json`,
 		DisableFlagParsing: true,
@@ -279,7 +279,7 @@ js fetch, js push, js get sync and js get batch.`,
 				return usageError{err}
 			}
 			if _, ok := target.Annotations[specAnnotation]; !ok {
-				return usagef("'%s' does not build a Spec yet (pub, sub, pubsub, service, the js consumers and js get do)", target.CommandPath())
+				return usagef("'%s' does not build a Spec yet (pub, sub, pubsub without --js, service, js, kv and latency do)", target.CommandPath())
 			}
 			if err := target.ParseFlags(rest); err != nil {
 				return usageError{err}

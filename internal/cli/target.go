@@ -12,13 +12,7 @@ import (
 // target is where a run's clients connect (internal/engine resolves it).
 type target = engine.Target
 
-// openTarget resolves the connection flags. With no server anywhere it starts an embedded
-// nats-server of nodes nodes and says so on stderr.
-func (a *app) openTarget(ctx context.Context, nodes int) (*target, error) {
-	return a.openTargetWith(ctx, embedded.Options{Nodes: nodes})
-}
-
-// openTargetWith is openTarget with the embedded server's options (fault runs: pausable).
+// openTargetWith opens the command line's target, or an embedded server with eo's options.
 func (a *app) openTargetWith(ctx context.Context, eo embedded.Options) (*target, error) {
 	if a.capture != nil {
 		return a.capture.target, nil // the scenario's, shared by its workloads

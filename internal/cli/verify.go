@@ -2,10 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/engine"
@@ -66,15 +63,4 @@ func runSubjects(subject string, multi bool) []string {
 		return []string{subject + ".>"}
 	}
 	return []string{subject}
-}
-
-// nextSeq is the stream sequence the run's first message will get.
-func (s *jsSession) nextSeq(cmd *cobra.Command, stream string) (uint64, error) {
-	ctx, cancel := setupCtx(cmd)
-	defer cancel()
-	st, err := s.js.Stream(ctx, stream)
-	if err != nil {
-		return 0, fmt.Errorf("stream %s: %w", stream, err)
-	}
-	return st.CachedInfo().State.LastSeq + 1, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"sync"
@@ -36,6 +37,10 @@ type Build struct {
 	Faults *Faults
 	// Logf prints setup lines (stream created, filled); nil prints nothing.
 	Logf func(format string, args ...any)
+	// Hist is the command line's --hist file (echoed by kinds that name it in their settings).
+	Hist string
+	// Started is when the run was asked for (latency's wall times count from it).
+	Started time.Time
 }
 
 func (b *Build) logf() func(string, ...any) {
@@ -60,6 +65,18 @@ type Built struct {
 	Size int64
 	// During and After are the kind's own hooks (see bench.Plan); After runs before the run's.
 	After func(ctx context.Context, res *result.Result)
+	// Stream is the stream a fault acts on (kill-leader, stepdown); nil: none.
+	Stream *StreamRef
+	// Verify, when set, is the kind's own delivery check (a JetStream read-back), run
+	// instead of the receivers' count when the spec asks to verify.
+	Verify func(ctx context.Context, res *result.Result)
+	// Msgs, when set, is the message count echoed in the bench settings (a count the kind
+	// works out itself, e.g. rate x duration).
+	Msgs int64
+	// Quiet prints no start lines (latency-tests' layout has none).
+	Quiet bool
+	// Text, when set, is the kind's own text report instead of nats bench's form.
+	Text func(w io.Writer, res *result.Result) error
 	// Close releases what the builder took (connections, consumers) when the run ends or
 	// never starts; nil: nothing.
 	Close func()

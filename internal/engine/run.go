@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/bench"
@@ -43,9 +44,12 @@ type Run struct {
 	Plan   *bench.Plan
 	// Interval and Warmup are the runner's settings as resolved from the spec.
 	Interval, Warmup time.Duration
-	ownTarget        bool
-	prepared         *bench.Prepared
-	closers          []func()
+	// Text is the kind's own text report (latency's), nil for nats bench's form.
+	Text      func(w io.Writer, res *result.Result) error
+	quiet     bool
+	ownTarget bool
+	prepared  *bench.Prepared
+	closers   []func()
 }
 
 // benchEcho is what a Result carries of the run's common settings, named as the flags are.
@@ -83,6 +87,9 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		Dial: r.Target.Dialer(), Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
 		Logf: o.Logf, Progress: o.Progress,
 	}
+	if r.quiet {
+		runner.Logf = nil
+	}
 	r.prepared, err = runner.Prepare(ctx, r.Plan)
 	if err != nil {
 		r.Close()
@@ -94,6 +101,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 // Plan is Prepare up to the bench.Plan: the target is open and the workloads are built, but
 // no client is connected. Close releases it.
 func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
+	started := time.Now()
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
 	}
@@ -101,6 +109,10 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		if _, ok := builder(w.Kind()); !ok {
 			return nil, InputError{fmt.Errorf("workload kind %q is not run by the engine yet (it runs %v)", w.Kind(), Kinds())}
 		}
+	}
+	stream := false // a fault may act on a stream's leader
+	for _, w := range s.Workloads {
+		stream = stream || strings.HasPrefix(w.Kind(), "js pub ")
 	}
 	fp, err := fault.ParseAll(s.Faults.Inject, s.Faults.Exec)
 	if err != nil {
@@ -120,7 +132,7 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		if r.Target.Embedded != nil {
 			nodes = r.Target.Embedded.Size()
 		}
-		if err := fp.Validate(nodes, false, true); err != nil {
+		if err := fp.Validate(nodes, stream, true); err != nil {
 			r.Close()
 			return nil, InputError{err}
 		}
@@ -141,10 +153,12 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		plan.Title = "natsperf run"
 	}
 	workloads := map[string]any{}
+	var faultStream *StreamRef
+	var verifies []func(context.Context, *result.Result)
 	for wi, w := range s.Workloads {
 		build, _ := builder(w.Kind())
 		for i := 1; i <= max(w.Instances, 1); i++ {
-			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults, Logf: o.Logf}
+			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults, Logf: o.Logf, Hist: o.Hist, Started: started}
 			built, err := build(ctx, b)
 			if err != nil {
 				r.Close()
@@ -168,7 +182,14 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			if built.After != nil {
 				Chain(plan, built.After)
 			}
+			if faultStream == nil {
+				faultStream = built.Stream
+			}
+			if built.Verify != nil {
+				verifies = append(verifies, built.Verify)
+			}
 			if single {
+				r.Text, r.quiet = built.Text, built.Quiet
 				plan.Command, plan.Title, plan.Params, plan.Groups, plan.Settings = w.Kind(), built.Title, Params(built.Params), built.Groups, echo
 				continue
 			}
@@ -184,8 +205,14 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		plan.Params = Params(map[string]string{"instances": strconv.Itoa(len(workloads))})
 		plan.Settings = map[string]any{"connection": r.Target.Settings.Redacted(), "embedded": r.Target.Embedded != nil, "workloads": workloads}
 	}
-	faults.Attach(plan, r.Target, nil, o.Logf)
-	if s.Verify {
+	faults.Attach(plan, r.Target, faultStream, o.Logf)
+	switch {
+	case !s.Verify:
+	case len(verifies) > 0:
+		for _, v := range verifies {
+			Chain(plan, v)
+		}
+	default:
 		AttachCoreVerify(plan)
 	}
 	r.Plan, r.Interval, r.Warmup = plan, interval, s.Warmup.D()
@@ -208,7 +235,7 @@ func instancePrefix(name string, wi, i int) string {
 func benchOf(b *Build, built *Built, interval time.Duration, hist string) benchEcho {
 	w, s := b.Workload, b.Spec
 	echo := benchEcho{
-		Clients: b.Clients(), Msgs: b.Msgs(), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate,
+		Clients: b.Clients(), Msgs: max(built.Msgs, b.Msgs()), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate,
 		Duration: w.Pacing.Duration.D(), Warmup: s.Warmup.D(), Interval: interval, NoLatency: s.NoLatency, Hist: hist,
 	}
 	if built.Receivers {
@@ -228,10 +255,15 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if f.Plan.NeedsCluster() {
 		eo.Nodes = 3
 	}
-	for _, st := range s.Setup.Streams { // a replicated stream needs a cluster of its size
-		if st.Replicas > 1 {
-			eo.Nodes = max(eo.Nodes, 3, st.Replicas)
-		}
+	replicas := 1 // a replicated stream or bucket needs a cluster of its size
+	for _, st := range s.Setup.Streams {
+		replicas = max(replicas, st.Replicas)
+	}
+	for _, b := range s.Setup.Buckets {
+		replicas = max(replicas, b.Replicas)
+	}
+	if replicas > 1 {
+		eo.Nodes = max(eo.Nodes, 3, replicas)
 	}
 	if e := s.Target.Embedded; e != nil && e.Nodes > 0 {
 		eo.Nodes = e.Nodes

@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/internal/verify"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// The JetStream publisher kinds.
+func init() {
+	for _, m := range []string{js.Sync, js.Async, js.Batch} {
+		Register("js pub "+m, buildJSPub)
+	}
+}
+
+// DefaultAtomicBatch is js pub batch's messages per atomic batch.
+const DefaultAtomicBatch = 100
+
+var pubKinds = map[string]string{
+	js.Sync:  "JetStream synchronous publisher",
+	js.Async: "JetStream asynchronous publisher",
+	js.Batch: "JetStream batched publisher",
+}
+
+// JSPubGroup is JetStream publishers with their shares.
+func JSPubGroup(cfg js.PubConfig, clients int, shares []int64) *bench.Group {
+	return &bench.Group{
+		Name: "pub", Kind: pubKinds[cfg.Mode], Verb: "publishing", Clients: clients,
+		Shares: shares, Producer: true,
+		New: func(int) bench.Client { return js.NewPublisher(cfg) },
+	}
+}
+
+func jsPublishOf(c spec.Config) (mode string, p *spec.JSPublish, batch int) {
+	switch c := c.(type) {
+	case *spec.JSPubSync:
+		return js.Sync, &c.JSPublish, 1
+	case *spec.JSPubAsync:
+		return js.Async, &c.JSPublish, intOr(c.Batch, js.DefaultAsyncWindow)
+	case *spec.JSPubBatch:
+		return js.Batch, &c.JSPublish, intOr(c.Batch, DefaultAtomicBatch)
+	}
+	return "", nil, 0
+}
+
+func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
+	mode, c, batch := jsPublishOf(b.Workload.Config)
+	if c == nil {
+		return nil, fmt.Errorf("workload kind %q: config is %T", b.Workload.Kind(), b.Workload.Config)
+	}
+	if _, ok := b.Workload.Config.(*spec.JSPubSync); ok {
+		batch = js.DefaultAsyncWindow // sync takes no batch; the echo shows the flag's default
+	}
+	n, size, p := b.Clients(), sizeOr(c.Size, DefaultSize), b.Workload.Pacing
+	st := b.stream(c.Stream)
+	if mode == js.Batch && st.PersistAsync {
+		return nil, InputError{errors.New("persist_async cannot be used with atomic batches (the server forbids it)")}
+	}
+	if b.Spec.Verify && size < stamp.Size {
+		return nil, InputError{fmt.Errorf("verify needs a size of at least %d B: smaller messages carry no stamp", stamp.Size)}
+	}
+	ackTimeout := durOr(c.AckTimeout, js.DefaultAckTimeout)
+	faults := len(b.Faults.Plan) > 0
+	acked := js.NewTally(0)
+	cfg := js.PubConfig{
+		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch, Dedup: c.Dedup,
+		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
+		Rate: p.Rate, Duration: p.Duration.D(), Sleep: p.Sleep.D(), AckTimeout: ackTimeout,
+		IDs: stamp.NewIDs(), Acked: acked, RideOut: faults,
+	}
+	if faults {
+		if b.Faults.Waits == nil {
+			b.Faults.Waits, b.Faults.AckTimeout = js.NewAckWaits(), ackTimeout
+		}
+		cfg.AckWaits = b.Faults.Waits
+	}
+	if b.Spec.Verify {
+		cfg.Verify = verify.NewAcks()
+	}
+	s, err := b.openJS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fromSeq, err := s.pubStream(ctx, st, cfg, b.Target.Embedded != nil)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.report = append(s.report, streamReport{name: st.Name, published: acked, size: size})
+	ss := streamSpec(st, nil, false)
+	kv := b.CommonParams(n, size)
+	kv["stream"], kv["subject"], kv["batch"] = st.Name, c.Subject, units.Comma(int64(batch))
+	kv["purge"], kv["deduplication"] = strconv.FormatBool(st.Purge), strconv.FormatBool(c.Dedup)
+	kv["multi-subject"], kv["multi-subject-max"] = strconv.FormatBool(c.MultiSubject), units.Comma(int64(cfg.MultiSubjectMax))
+	kv["storage"], kv["replicas"] = strOr(st.Storage, "file"), strconv.Itoa(ss.Replicas)
+	kv["max-bytes"], kv["dedup-window"] = units.Comma(ss.MaxBytes), ss.DedupWindow.String()
+	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name}
+	built := s.built(&Built{
+		Title: pubKinds[mode] + " benchmark", Params: kv, Size: size, Corrected: p.Rate > 0,
+		Settings: map[string]any{"stream": echoStream(st, c.AckTimeout), "publisher": cfg, "faults": b.faultEcho()},
+		Groups:   []*bench.Group{JSPubGroup(cfg, n, b.SenderShares(n))},
+		Stream:   ref,
+	})
+	if b.Spec.Verify {
+		built.Verify = jsVerify(cfg.Verify, ref, runSubjects(c.Subject, c.MultiSubject), fromSeq, 0)
+	}
+	return built, nil
+}
+
+// pubStream makes the publishers' stream ready (created when missing and allowed, checked to
+// take the subject, purged when asked and allowed) and returns the sequence the run's first
+// message will get.
+func (s *jsSession) pubStream(ctx context.Context, sp spec.Stream, cfg js.PubConfig, embedded bool) (uint64, error) {
+	ctx, cancel := setupCtx(ctx)
+	defer cancel()
+	create := sp.Create || embedded
+	st, diffs, err := js.EnsureStream(ctx, s.js, streamSpec(sp, []string{cfg.Subject, cfg.Subject + ".>"}, create))
+	if errors.Is(err, js.ErrStreamMissing) {
+		return 0, fmt.Errorf("stream %s does not exist: pass --create to create it", sp.Name)
+	}
+	if err != nil {
+		return 0, err
+	}
+	s.announce(st, diffs)
+	probe := cfg.Subject
+	if cfg.MultiSubject {
+		probe += ".0"
+	}
+	if !st.Takes(probe) {
+		return 0, fmt.Errorf("stream %s does not store subject %s (its subjects: %s)", sp.Name, probe, strings.Join(st.Info.Config.Subjects, ", "))
+	}
+	warning, err := st.RefusePublish(sp.Force)
+	if err != nil {
+		return 0, err
+	}
+	if warning != "" {
+		s.warn("%s", warning)
+	}
+	if cfg.Mode == js.Batch && !st.Info.Config.AllowAtomicPublish {
+		return 0, fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sp.Name)
+	}
+	if sp.Purge {
+		if err := st.RefusePurge(sp.Force); err != nil {
+			return 0, err
+		}
+		s.logf("Purging the stream")
+		if err := st.Purge(ctx, sp.Force); err != nil {
+			return 0, err
+		}
+	}
+	str, err := s.js.Stream(ctx, sp.Name)
+	if err != nil {
+		return 0, fmt.Errorf("stream %s: %w", sp.Name, err)
+	}
+	return str.CachedInfo().State.LastSeq + 1, nil
+}
+
+// runSubjects are the subjects a publisher run writes: SUBJECT, or SUBJECT.> with multisubject.
+func runSubjects(subject string, multi bool) []string {
+	if multi {
+		return []string{subject + ".>"}
+	}
+	return []string{subject}
+}
+
+// jsVerify reconciles the stream against the publishers' acknowledgements after the run.
+// deliveries is how many times the run's consumers should get each stored message: one per
+// ordered consumer, one for consumers sharing a durable; 0 without consumers.
+func jsVerify(acks *verify.Acks, ref *StreamRef, subjects []string, fromSeq uint64, deliveries int64) func(context.Context, *result.Result) {
+	return func(ctx context.Context, res *result.Result) {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		rv := ReceiversVerify(res)
+		v := verify.Reconcile(ctx, verify.Source{
+			JS: ref.JS, Stream: ref.Name, Subjects: subjects, FromSeq: fromSeq,
+			Metadata: map[string]string{js.MarkKey: js.MarkValue},
+		}, acks)
+		v.Sent = rv.Sent
+		v.Delivered, v.Lost, v.Duplicated, v.OutOfOrder = rv.Delivered, rv.Lost, rv.Duplicated, rv.OutOfOrder
+		if deliveries > 0 && v.Error == "" && len(v.Unreadable) == 0 {
+			// The read-back knows what the stream holds: a message it holds that a consumer did
+			// not get was not consumed (in time), not lost; what it does not hold is in
+			// acked-but-missing or was never acknowledged.
+			v.NotConsumed, v.Lost = max(0, v.Stored*deliveries-v.Delivered), 0
+		}
+		v.Unavailable = rv.Unavailable
+		res.Verify = &v
+	}
+}

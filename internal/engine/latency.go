@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/latency"
+	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/report"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/spec"
+)
+
+func init() { Register("latency", buildLatency) }
+
+// latencyEcho is what a latency Result's settings say, named as the command's flags are.
+type latencyEcho struct {
+	ServerB  string        `json:"server_b,omitempty"` // redacted
+	Subject  string        `json:"subject"`
+	Size     int64         `json:"size"`
+	Rate     float64       `json:"rate"`
+	Duration time.Duration `json:"duration"`
+	Warmup   time.Duration `json:"warmup,omitempty"`
+	Hist     string        `json:"hist,omitempty"`
+}
+
+// buildLatency is one fixed-rate publisher on the target (server A) and one subscriber on
+// server B, tied by a link, reported in latency-tests' layout without start lines.
+func buildLatency(_ context.Context, b *Build) (*Built, error) {
+	c, err := configOf[*spec.Latency](b)
+	if err != nil {
+		return nil, err
+	}
+	p := b.Workload.Pacing
+	echo := latencyEcho{
+		Subject: c.Subject, Size: sizeOr(c.Size, stamp.Size), Rate: p.Rate, Duration: p.Duration.D(),
+		Warmup: b.Spec.Warmup.D(), Hist: b.Hist,
+	}
+	sb := b.Target.Settings
+	if c.ServerB != "" {
+		if b.Target.Embedded != nil {
+			return nil, InputError{errors.New("--server-b needs --server (server A) too: an embedded server cannot exchange messages with another server")}
+		}
+		sb.Servers = c.ServerB
+		if _, err := sb.URLs(); err != nil {
+			return nil, InputError{fmt.Errorf("--server-b: %v", err)}
+		}
+		echo.ServerB = sb.Redacted().Servers
+	}
+	if echo.Subject == "" {
+		echo.Subject = nats.NewInbox() // runs never mix
+	}
+	dialB := func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+		return connect.Connect(ctx, sb, name, opts...)
+	}
+	link := latency.NewLink(echo.Subject)
+	msgs := int64((pace.Constant{Rate: echo.Rate}).Total(echo.Duration))
+	pcfg := core.PubConfig{Subject: echo.Subject, Size: int(echo.Size), Rate: echo.Rate, Duration: echo.Duration, IDs: stamp.NewIDs()}
+	started := b.Started
+	return &Built{
+		Title: "Core NATS latency test", Settings: echo, Size: echo.Size, Msgs: msgs, Quiet: true,
+		Params: map[string]string{
+			"msg-size": units.FormatSize(echo.Size), "rate": units.Comma(int64(echo.Rate)) + "/s",
+			"duration": echo.Duration.String(), "subject": echo.Subject,
+		},
+		Groups: []*bench.Group{
+			{
+				Name: "pub", Kind: "Core NATS publisher", Verb: "publishing", Clients: 1,
+				Shares: []int64{msgs}, Producer: true,
+				New: func(int) bench.Client { return latency.NewPublisher(pcfg, link) },
+			},
+			{
+				Name: "sub", Kind: "Core NATS subscriber", Verb: "expecting", Clients: 1,
+				Shares: []int64{msgs}, Dial: dialB, HearsProducers: true,
+				New: func(int) bench.Client { return latency.NewSubscriber(link) },
+			},
+		},
+		Text: func(w io.Writer, res *result.Result) error {
+			pubRTT, subRTT := link.RTTs()
+			rep := latency.FromResult(res, started, pubRTT, subRTT, echo.Size, echo.Duration, echo.Rate)
+			if err := rep.Write(w); err != nil {
+				return err
+			}
+			return report.StopLine(w, res)
+		},
+	}, nil
+}
