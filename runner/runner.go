@@ -5,10 +5,8 @@
 // Run does everything at once; Prepare, then Start and Wait, split the run in two phases:
 // every client is connected and set up before Start releases them all at one instant.
 //
-// Which workload kinds run here so far: engine.Kinds (pub, sub, pubsub without js, service
-// serve and service request, js pub sync, async and batch, js ordered, consume, fetch and
-// push, js get sync and batch, kv put and get, latency); pubsub with js is refused with an
-// error naming the kinds.
+// Every workload kind of spec.Kinds runs here (engine.Kinds): pub, sub, pubsub (with js too),
+// service serve and request, js pub, the js consumers and direct gets, kv put and get, latency.
 package runner
 
 import (

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
@@ -21,7 +23,7 @@ created-by=natsperf). Anything else is left alone. Each removal is listed; --dry
   natsperf clean -s nats://127.0.0.1:4222`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := setupCtx(cmd)
+			ctx, cancel := context.WithTimeout(runCtx(cmd), time.Minute)
 			defer cancel()
 			settings, specified, err := connect.Resolve(a.conn.s, a.streams.Env)
 			if err != nil {

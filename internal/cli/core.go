@@ -3,15 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/natsperf/natsperf/internal/bench"
-	"github.com/natsperf/natsperf/internal/engine"
-	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -26,31 +22,6 @@ func (s *subjectFlags) register(f *pflag.FlagSet, withMax bool) {
 	if withMax {
 		f.IntVar(&s.MultiSubjectMax, "multisubject-max", 100_000, "how many different subjects --multisubject uses")
 	}
-}
-
-// params builds the start line's key=value list (engine.Params).
-func params(kv map[string]string) []bench.Param { return engine.Params(kv) }
-
-func commonParams(bf benchFlags) map[string]string {
-	kv := map[string]string{
-		"clients":  strconv.Itoa(bf.Clients),
-		"msg-size": units.FormatSize(bf.Size),
-		"msgs":     units.Comma(bf.Msgs),
-		"sleep":    bf.Sleep.String(),
-	}
-	if bf.Rate > 0 {
-		kv["rate"] = strconv.FormatFloat(bf.Rate, 'f', -1, 64) + "/s"
-	}
-	if bf.Duration > 0 {
-		kv["duration"] = bf.Duration.String()
-	}
-	if bf.Msgs == 0 { // the duration bounds the run; msgs=0 would read as "nothing"
-		delete(kv, "msgs")
-	}
-	if bf.Warmup > 0 {
-		kv["warmup"] = bf.Warmup.String()
-	}
-	return kv
 }
 
 func (a *app) pubCmd() *cobra.Command {
@@ -186,17 +157,7 @@ stamp in each message, on one clock.`,
 			if err := checkVerifySize(&ff, bf.Size); err != nil {
 				return err
 			}
-			if jsf.JS {
-				if a.specOnly {
-					return usagef("pubsub --js does not build a Spec yet")
-				}
-				if err := ff.parse(a, true, ff.faultNodes(jsf.sf.Replicas)); err != nil {
-					return err
-				}
-				ff.adjust(&bf, cmd.Flags())
-				return a.runJSPubsub(cmd, args[0], bf, sf, pubs, subs, jsf, &ff)
-			}
-			if err := ff.parse(a, false, ff.faultNodes(1)); err != nil {
+			if err := ff.parse(a, jsf.JS, ff.faultNodes(jsf.sf.Replicas)); err != nil {
 				return err
 			}
 			cfg := &spec.PubSub{
@@ -205,7 +166,15 @@ stamp in each message, on one clock.`,
 				PendingMsgs: int(pendingLimit(int64(pend.Msgs))), PendingBytes: spec.Size(pendingLimit(pend.Bytes)),
 				SubSleep: spec.Duration(subSleep),
 			}
-			return a.runSpec(cmd, withFaults(a.newSpec(bf, cmd.Flags(), 0, cfg), &ff, cmd.Flags()), bf, &a.conn.s)
+			s := a.newSpec(bf, cmd.Flags(), 0, cfg)
+			if jsf.JS {
+				if err := jsf.validate(); err != nil {
+					return err
+				}
+				cfg.JS = jsf.spec(cmd.Flags())
+				s.Setup.Streams = []spec.Stream{jsf.sf.setupStream(cmd.Flags())}
+			}
+			return a.runSpec(cmd, withFaults(s, &ff, cmd.Flags()), bf, &a.conn.s)
 		},
 	}
 	specCommand(cmd)
@@ -303,14 +272,6 @@ in the percentiles instead of silently lowering the rate.`,
 	registerHist(cmd.Flags(), &bf.Hist)
 	return cmd
 }
-
-// senderShares is what each of n senders sends (engine.SenderShares). nil: open-ended.
-func senderShares(bf benchFlags, n int) []int64 {
-	return engine.SenderShares(bf.Msgs, bf.Rate, bf.Duration, n)
-}
-
-// sentInAll is how many messages pubs publishers send together (0: open-ended).
-func sentInAll(bf benchFlags, pubs int) int64 { return engine.Sum(senderShares(bf, pubs)) }
 
 // warnPrivate says, for a command that needs a second process (a publisher, a responder, a
 // requester), that the embedded server it just started is reachable by nobody else: a user

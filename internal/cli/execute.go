@@ -8,86 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/natsperf/natsperf/internal/bench"
-	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/progress"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
 )
-
-// settingsEcho is what a Result carries of the run's settings.
-type settingsEcho struct {
-	Connection connect.Settings `json:"connection"`
-	Embedded   bool             `json:"embedded,omitempty"`
-	Bench      benchFlags       `json:"bench"`
-	Workload   any              `json:"workload"`
-}
-
-// runHooks let a command add to the common run. Zero hooks run a plain core benchmark.
-type runHooks struct {
-	// logf prints the start lines; nil prints them on stdout (stderr with --json).
-	logf func(string, ...any)
-	// finish completes the Result after the run and before it is rendered (JetStream adds
-	// the streams' state). A scenario that captures the plan calls it after its own run.
-	finish func(ctx context.Context, res *result.Result)
-	// detach is called when a scenario captures the plan: it owns the run's resources now.
-	detach func()
-	// text replaces the nats bench-style text output (the latency command's blocks).
-	text func(w io.Writer, res *result.Result) error
-}
-
-// execute runs plan against t and renders the Result; the error carries the exit code.
-func (a *app) execute(cmd *cobra.Command, t *target, plan *bench.Plan, bf benchFlags, h runHooks) error {
-	ctx := runCtx(cmd)
-	plan.Settings = settingsEcho{
-		Connection: t.Settings.Redacted(),
-		Embedded:   t.Embedded != nil,
-		Bench:      bf,
-		Workload:   plan.Settings,
-	}
-	plan.Latency = !bf.NoLatency
-	if a.capture != nil {
-		if h.detach != nil {
-			h.detach()
-		}
-		a.capture.add(plan, bf, h.finish)
-		return nil
-	}
-	if h.logf == nil {
-		h.logf = a.logf()
-	}
-	runner := &bench.Runner{
-		Dial:     t.Dialer(),
-		Grace:    t.Grace(),
-		Interval: bf.Interval,
-		Warmup:   bf.Warmup,
-		Logf:     h.logf,
-	}
-	if a.streams.IsTerminal && !a.out.NoProgress {
-		runner.Progress = progress.Bars{W: a.streams.Err}
-	}
-	res, err := runner.Run(ctx, plan)
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
-			return exitCode(exitInterrupted)
-		}
-		return err
-	}
-	if t.Embedded != nil {
-		for i := range res.Servers {
-			res.Servers[i].Embedded = true
-		}
-	}
-	if h.finish != nil {
-		h.finish(ctx, res)
-	}
-	err = a.render(res, h.text)
-	if herr := a.saveHist(bf.Hist, res); herr != nil && err == nil {
-		err = herr
-	}
-	return err
-}
 
 // logf prints start lines where they do not mix with --json output.
 func (a *app) logf() func(string, ...any) {

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/engine"
 )
 
 // connFlags are the nats CLI's connection flags.
@@ -156,9 +155,3 @@ func (b *benchFlags) validate(f *pflag.FlagSet) error {
 	}
 	return nil
 }
-
-// split divides total messages across n clients (engine.Split).
-func split(total int64, n int) []int64 { return engine.Split(total, n) }
-
-// each gives n clients the same count (engine.Each).
-func each(count int64, n int) []int64 { return engine.Each(count, n) }

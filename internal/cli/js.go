@@ -1,13 +1,8 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -31,12 +26,6 @@ missing or holds fewer messages than asked creates and fills it first (setup, no
 	cmd.AddCommand(a.jsPubCmd(), a.jsConsumerCmd(js.Ordered), a.jsConsumerCmd(js.Consume),
 		a.jsConsumerCmd(js.Fetch), a.jsConsumerCmd(js.Push), a.jsGetCmd())
 	return cmd
-}
-
-var pubKinds = map[string]string{
-	js.Sync:  "JetStream synchronous publisher",
-	js.Async: "JetStream asynchronous publisher",
-	js.Batch: "JetStream batched publisher",
 }
 
 func (a *app) jsPubCmd() *cobra.Command {
@@ -140,78 +129,6 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 	f.BoolVar(&dedup, "dedup", false, "set a unique Nats-Msg-Id on every message (server-side deduplication)")
 	ff.register(f)
 	return cmd
-}
-
-func jsPubGroup(cfg js.PubConfig, clients int, shares []int64) *bench.Group {
-	return &bench.Group{
-		Name: "pub", Kind: pubKinds[cfg.Mode], Verb: "publishing", Clients: clients,
-		Shares: shares, Producer: true,
-		New: func(int) bench.Client { return js.NewPublisher(cfg) },
-	}
-}
-
-// pubStream makes the publishers' stream ready: created when missing and allowed, checked to
-// take the subject, purged when asked and allowed.
-func (s *jsSession) pubStream(cmd *cobra.Command, sf streamFlags, cfg js.PubConfig) error {
-	ctx, cancel := setupCtx(cmd)
-	defer cancel()
-	create := sf.Create || s.t.Embedded != nil
-	spec := sf.spec(cmd.Flags(), []string{cfg.Subject, cfg.Subject + ".>"}, create)
-	st, diffs, err := js.EnsureStream(ctx, s.js, spec)
-	if errors.Is(err, js.ErrStreamMissing) {
-		return fmt.Errorf("stream %s does not exist: pass --create to create it", sf.Stream)
-	}
-	if err != nil {
-		return err
-	}
-	s.announce(st, diffs)
-	probe := cfg.Subject
-	if cfg.MultiSubject {
-		probe += ".0"
-	}
-	if !st.Takes(probe) {
-		return fmt.Errorf("stream %s does not store subject %s (its subjects: %s)", sf.Stream, probe, strings.Join(st.Info.Config.Subjects, ", "))
-	}
-	warning, err := st.RefusePublish(sf.Force)
-	if err != nil {
-		return err
-	}
-	if warning != "" {
-		s.warn("%s", warning)
-	}
-	if cfg.Mode == js.Batch && !st.Info.Config.AllowAtomicPublish {
-		return fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sf.Stream)
-	}
-	if sf.Purge {
-		if err := st.RefusePurge(sf.Force); err != nil {
-			return err
-		}
-		s.logf("Purging the stream")
-		if err := st.Purge(ctx, sf.Force); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// announce prints which stream is used and how it differs from what was asked.
-func (s *jsSession) announce(st *js.Stream, diffs []string) {
-	c := st.Info.Config
-	if st.Created {
-		s.logf("Created stream %s (%s, R%d, subjects %s, %s=%s)", c.Name, js.StorageName(c.Storage), max(c.Replicas, 1), strings.Join(c.Subjects, " "), js.MarkKey, js.MarkValue)
-		return
-	}
-	s.logf("Using stream: %s", c.Name)
-	if len(diffs) > 0 {
-		s.warn("Stream %s exists with another configuration and is used as it is: %s", c.Name, strings.Join(diffs, ", "))
-	}
-}
-
-var consumerKinds = map[string]string{
-	js.Ordered: "JetStream ordered ephemeral consumer",
-	js.Consume: "JetStream durable consumer (callback)",
-	js.Fetch:   "JetStream durable consumer (fetch)",
-	js.Push:    "JetStream durable push consumer",
 }
 
 func (a *app) jsConsumerCmd(kind string) *cobra.Command {

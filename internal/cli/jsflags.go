@@ -59,22 +59,6 @@ func (s *streamFlags) validate() error {
 	return nil
 }
 
-// spec is the stream asked for; subjects are used when natsperf creates it.
-func (s *streamFlags) spec(f *pflag.FlagSet, subjects []string, create bool) js.StreamSpec {
-	st, _ := js.ParseStorage(s.Storage)
-	asked := map[string]bool{}
-	for _, k := range []string{"storage", "replicas", "maxbytes", "dedup-window", "persistasync"} {
-		// With --create the defaults are asked for too; a command that always creates
-		// (pubsub --js) asks only for what was given.
-		asked[k] = f.Changed(k) || (f.Changed("create") && s.Create && k != "persistasync")
-	}
-	return js.StreamSpec{
-		Name: s.Stream, Subjects: subjects, Storage: st, Replicas: s.Replicas,
-		MaxBytes: s.MaxBytes, DedupWindow: s.DedupWindow, PersistAsync: s.PersistAsync,
-		Create: create, Asked: asked,
-	}
-}
-
 // consumerFlags are the consumer settings of every consumer workload.
 type consumerFlags struct {
 	Consumer      string

@@ -1,18 +1,12 @@
 package cli
 
 import (
-	"context"
-	"strconv"
+	"time"
 
-	"github.com/nats-io/nuid"
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/internal/stamp"
-	"github.com/natsperf/natsperf/internal/units"
-	"github.com/natsperf/natsperf/internal/verify"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // jsPubsubFlags turn 'pubsub' into JetStream publishers and consumers of one stream.
@@ -37,108 +31,32 @@ func registerJSPubsub(f *pflag.FlagSet) *jsPubsubFlags {
 	return j
 }
 
-// runJSPubsub runs pubs publishers and subs consumers of one stream in this process. The
-// consumers start at the stream's next sequence, so they see exactly what the publishers send.
-func (a *app) runJSPubsub(cmd *cobra.Command, subject string, bf benchFlags, subj subjectFlags, pubs, subs int, j *jsPubsubFlags, ff *faultFlags) error {
-	kind := map[string]string{js.Ordered: js.Ordered, "pull": js.Consume, js.Consume: js.Consume, js.Push: js.Push}[j.Kind]
-	if kind == "" {
+// validate checks the --js flags as a usage error before anything connects.
+func (j *jsPubsubFlags) validate() error {
+	switch j.Kind {
+	case js.Ordered, "pull", js.Consume, js.Push:
+	default:
 		return usagef("--consumer-kind must be ordered, pull or push, got %q", j.Kind)
 	}
 	if j.Batch < 1 {
 		return usagef("--batch must be at least 1")
 	}
 	sf := j.sf
-	sf.MaxBytes, sf.DedupWindow = 0, 2*60e9 // unlimited: pubsub streams grow with --msgs
-	if err := sf.validate(); err != nil {
-		return err
+	sf.MaxBytes, sf.DedupWindow = 0, 2*time.Minute // unlimited: pubsub streams grow with --msgs
+	return sf.validate()
+}
+
+// spec is the --js flags as the pubsub config's js part (defaults left zero).
+func (j *jsPubsubFlags) spec(f *pflag.FlagSet) *spec.PubSubJS {
+	out := &spec.PubSubJS{Stream: j.sf.Stream, SyncPub: j.SyncPub}
+	if f.Changed("consumer-kind") {
+		out.ConsumerKind = j.Kind
 	}
-	s, err := a.openJSWith(cmd, sf.Replicas, ff.embeddedOptions())
-	if err != nil {
-		return err
+	if f.Changed("batch") {
+		out.Batch = j.Batch
 	}
-	defer s.close()
-	mode := js.Async
-	if j.SyncPub {
-		mode = js.Sync
+	if f.Changed("ack-timeout") {
+		out.AckTimeout = spec.Duration(j.sf.AckTimeout)
 	}
-	acked := js.NewTally(0)
-	pcfg := js.PubConfig{
-		Mode: mode, Stream: sf.Stream, Subject: subject, Size: int(bf.Size), Batch: j.Batch,
-		MultiSubject: subj.MultiSubject, MultiSubjectMax: subj.MultiSubjectMax,
-		Rate: bf.Rate, Duration: bf.Duration, Sleep: bf.Sleep, AckTimeout: sf.AckTimeout,
-		IDs: stamp.NewIDs(), Acked: acked, RideOut: ff.any(), AckWaits: ff.publisherWaits(sf.AckTimeout),
-	}
-	if ff.Verify {
-		pcfg.Verify = verify.NewAcks()
-	}
-	sf.Create = true
-	if err := s.pubStream(cmd, sf, pcfg); err != nil {
-		return err
-	}
-	ctx, cancel := setupCtx(cmd)
-	defer cancel()
-	st, _, err := js.EnsureStream(ctx, s.js, js.StreamSpec{Name: sf.Stream})
-	if err != nil {
-		return err
-	}
-	total := sentInAll(bf, pubs)
-	ccfg := js.ConsumeConfig{
-		Kind: kind, Stream: sf.Stream, Batch: j.Batch, IdleTimeout: bf.IdleTimeout, AckTimeout: sf.AckTimeout,
-		RideOut: ff.any(),
-		// The publishers start at the same barrier: a consumer's rate runs from there, not
-		// from a first message that may come late, with its whole share, in one burst.
-		RateFromStart: true,
-		// A name of its own per run: a scenario's instances share a stream and each needs its own
-		// consumer. It is deleted after the run (and marked, for 'natsperf clean').
-		Consumer: js.ConsumerSpec{Name: "natsperf-pubsub-" + nuid.Next()[14:], Acks: "explicit", Deliver: "all", StartSeq: st.Info.State.LastSeq + 1},
-	}
-	// Only this run's subject: a stream shared with other publishers (a scenario's instances,
-	// or 'default.>' holding every app) must not count their messages as this run's.
-	ccfg.Consumer.Filter = subject
-	if subj.MultiSubject {
-		ccfg.Consumer.Filter = subject + ".>"
-	}
-	if kind == js.Ordered {
-		ccfg.Consumer.Name = ""
-	} else {
-		if kind == js.Push {
-			ccfg.Consumer.DeliverSubject = "natsperf.deliver." + nuid.Next()
-			ccfg.Consumer.FlowControl, ccfg.Consumer.Heartbeat = true, 5e9
-			if subs > 1 {
-				ccfg.Consumer.DeliverGroup = ccfg.Consumer.Name
-			}
-		}
-		if err := js.EnsureDurable(ctx, st.Stream, ccfg.Consumer, false); err != nil {
-			return err
-		}
-		name, stream := ccfg.Consumer.Name, st.Stream
-		s.after = append(s.after, func(ctx context.Context) { _ = stream.DeleteConsumer(ctx, name) })
-	}
-	cancel()
-	pg := jsPubGroup(pcfg, pubs, senderShares(bf, pubs))
-	sg := &bench.Group{Name: "sub", Kind: consumerKinds[kind], Verb: "expecting", Clients: subs, Shares: each(total, subs)}
-	if kind != js.Ordered {
-		sg.Shares, sg.Shared = split(total, subs), true
-		ccfg.Group = js.NewTally(total)
-	}
-	sg.New = func(int) bench.Client { return js.NewConsumer(ccfg) }
-	s.report = append(s.report, streamReport{name: sf.Stream, published: acked, size: bf.Size})
-	kv := commonParams(bf)
-	delete(kv, "clients")
-	kv["pub"], kv["sub"], kv["subject"], kv["stream"] = strconv.Itoa(pubs), strconv.Itoa(subs), subject, sf.Stream
-	kv["storage"], kv["replicas"], kv["consumer-kind"], kv["syncpub"] = sf.Storage, strconv.Itoa(sf.Replicas), j.Kind, strconv.FormatBool(j.SyncPub)
-	kv["batch"] = units.Comma(int64(j.Batch))
-	plan := &bench.Plan{
-		Command: "pubsub", Title: "JetStream pub/sub benchmark", Params: params(kv),
-		Settings: map[string]any{"pub": pcfg, "sub": ccfg, "pubs": pubs, "subs": subs, "stream": sf, "faults": ff},
-		Groups:   []*bench.Group{pg, sg},
-	}
-	ref := &streamRef{NC: s.nc, JS: s.js, Name: sf.Stream}
-	ff.attachFaults(plan, s.t, ref, s.logf)
-	deliveries := int64(1)
-	if kind == js.Ordered {
-		deliveries = int64(subs)
-	}
-	attachJSVerify(plan, ff, &jsVerify{acks: pcfg.Verify, ref: ref, subjects: runSubjects(subject, subj.MultiSubject), fromSeq: st.Info.State.LastSeq + 1, deliveries: deliveries})
-	return a.runJS(cmd, s, plan, bf)
+	return out
 }

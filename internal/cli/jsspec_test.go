@@ -33,12 +33,17 @@ func TestJSSpecsRunAsTheCommand(t *testing.T) {
 		{[]string{"js", "push", "--stream", "spus", "--clients", "2", "--msgs", "1000", "--heartbeat", "2s"}, "sub", 1000, true},
 		{[]string{"js", "get", "sync", "--stream", "sgs", "--msgs", "300"}, "get", 300, false},
 		{[]string{"js", "get", "batch", "--stream", "sgb", "--clients", "2", "--msgs", "900", "--batch", "100"}, "get", 1800, false},
+		{[]string{"pubsub", "psj", "--js", "--stream", "spsj", "--sub", "2", "--msgs", "1000", "--size", "32", "--verify"}, "sub", 2000, false},
+		{[]string{"pubsub", "psp", "--js", "--stream", "spsp", "--pub", "2", "--sub", "2", "--msgs", "1000", "--consumer-kind", "pull", "--syncpub"}, "sub", 1000, true},
 		{[]string{"kv", "put", "--bucket", "kvp", "--clients", "2", "--msgs", "600", "--storage", "memory"}, "put", 600, false},
 		{[]string{"kv", "get", "--bucket", "kvg", "--msgs", "400", "--history", "2"}, "get", 400, false},
 	}
 	for _, c := range cases {
 		words := c.args[:len(c.args)-countFlags(c.args)]
-		if words[1] == "pub" {
+		switch {
+		case words[0] == "pubsub":
+			words = words[:1] // pubsub SUBJECT
+		case words[1] == "pub":
 			words = words[:3] // js pub MODE SUBJECT
 		}
 		kind := strings.Join(words, " ")
@@ -84,8 +89,11 @@ func TestJSSpecsRunAsTheCommand(t *testing.T) {
 			if got != c.want || counted < c.want || len(fromSpec.Streams) != 1 || fromSpec.Streams[0].Messages != uint64(held) || held == 0 {
 				t.Fatalf("got %d, want %d; server counted %d; stream holds %d, Result says %+v", got, c.want, counted, held, fromSpec.Streams)
 			}
-			if sp.Verify && (fromSpec.Verify == nil || fromSpec.Verify.Acked != c.want || fromSpec.Verify.Stored != c.want) {
-				t.Fatalf("verify: %+v, want %d acked and stored", fromSpec.Verify, c.want)
+			if sp.Verify {
+				v, sent := fromSpec.Verify, group(t, fromSpec, "pub").Aggregate.Msgs
+				if v == nil || v.Acked != sent || v.Stored != sent || v.AckedButMissing != 0 {
+					t.Fatalf("verify: %+v, want all %d sent acked and stored", v, sent)
+				}
 			}
 			if c.consumers {
 				st, err := jsc.Stream(context.Background(), stream)
@@ -118,17 +126,22 @@ func countFlags(args []string) int {
 }
 
 // settingsWithoutInbox is a Result's settings without what differs by design between two runs:
-// the push consumer's fresh deliver subject and the server's address.
+// the consumers' fresh names and deliver subjects.
 func settingsWithoutInbox(t *testing.T, raw json.RawMessage) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
+	// pubsub --js names its consumer afresh and starts it at the stream's next sequence.
 	if w, ok := m["workload"].(map[string]any); ok {
-		if c, ok := w["consumer"].(map[string]any); ok {
-			if cs, ok := c["consumer"].(map[string]any); ok {
-				delete(cs, "deliver_subject")
+		for _, part := range []string{"consumer", "sub"} {
+			if c, ok := w[part].(map[string]any); ok {
+				if cs, ok := c["consumer"].(map[string]any); ok {
+					for _, k := range []string{"deliver_subject", "deliver_group", "name", "start_seq"} {
+						delete(cs, k)
+					}
+				}
 			}
 		}
 	}

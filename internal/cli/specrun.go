@@ -149,7 +149,15 @@ func (a *app) runSpec(cmd *cobra.Command, s *spec.Spec, bf benchFlags, conn *con
 			return a.engineError(ctx.Err(), err)
 		}
 		bf.Interval, bf.Warmup = r.Interval, r.Warmup
-		a.capture.add(r.Plan, bf, func(ctx context.Context, _ *result.Result) { r.Close() })
+		// The scenario merges the plans' groups into one run; each workload's after-run steps
+		// (JetStream: stream state, consumer clean-up, setup warnings) run on the merged Result.
+		after := r.Plan.After
+		a.capture.add(r.Plan, bf, func(ctx context.Context, res *result.Result) {
+			if after != nil {
+				after(ctx, res)
+			}
+			r.Close()
+		})
 		return nil
 	}
 	if err := checkOutputFile("-o", a.out.File); err != nil {
@@ -265,8 +273,8 @@ func (a *app) specCmd() *cobra.Command {
 anywhere or running anything: YAML, or JSON with --json. Save it, diff it, edit it, and run it
 with 'natsperf run FILE'. Passwords and tokens are written as "[redacted]"; give them again on
 the command line of 'run' or use creds, nkey or a nats context. The commands that build a Spec
-so far: pub, sub, pubsub (without --js), service serve, service request, js pub sync|async|batch,
-js ordered, js consume, js fetch, js push, js get sync, js get batch, kv put, kv get and latency.`,
+are every benchmark command: pub, sub, pubsub, service serve|request, js pub sync|async|batch,
+js ordered|consume|fetch|push, js get sync|batch, kv put|get and latency.`,
 		Example: `  natsperf spec pub foo --msgs 1000 --size 16
   natsperf spec pubsub foo --pub 2 --sub 4 --rate 1000 --duration 2s --json`,
 		DisableFlagParsing: true,
@@ -279,7 +287,7 @@ js ordered, js consume, js fetch, js push, js get sync, js get batch, kv put, kv
 				return usageError{err}
 			}
 			if _, ok := target.Annotations[specAnnotation]; !ok {
-				return usagef("'%s' does not build a Spec yet (pub, sub, pubsub without --js, service, js, kv and latency do)", target.CommandPath())
+				return usagef("'%s' is not a benchmark command: it builds no Spec (pub, sub, pubsub, service, js, kv and latency do)", target.CommandPath())
 			}
 			if err := target.ParseFlags(rest); err != nil {
 				return usageError{err}

@@ -72,9 +72,9 @@ func TestSpecJSONAndRefusals(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.out, "timeout: 2s") {
 		t.Fatalf("service request --ack-timeout (the --timeout alias) is not in the Spec: exit %d\n%s%s", r.code, r.out, r.err)
 	}
-	r = run(context.Background(), t, nil, "spec", "pubsub", "foo", "--js", "-s", s.ClientURL())
-	if r.code != exitUsage || !strings.Contains(r.err, "does not build a Spec yet") || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
-		t.Fatalf("spec pubsub --js: exit %d, stderr %q", r.code, r.err)
+	r = run(context.Background(), t, nil, "spec", "server", "-s", s.ClientURL())
+	if r.code != exitUsage || !strings.Contains(r.err, "builds no Spec") || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
+		t.Fatalf("spec server: exit %d, stderr %q", r.code, r.err)
 	}
 	if jsz, err := s.Jsz(nil); err != nil || jsz.Streams != 0 {
 		t.Fatalf("a refused spec created streams: %+v %v", jsz, err)
@@ -84,7 +84,7 @@ func TestSpecJSONAndRefusals(t *testing.T) {
 		"unknown field": "version: natsperf.spec/v1\nworkloads:\n  - kind: pub\n    config: {subject: foo, sizee: 1}\n",
 		"secret":        "version: natsperf.spec/v1\ntarget: {password: x}\nworkloads:\n  - kind: pub\n    config: {subject: foo}\n",
 		"wrong version": "version: natsperf.spec/v9\nworkloads: []\n",
-		"pubsub js":     "version: natsperf.spec/v1\ntarget: {servers: [" + s.ClientURL() + "]}\nworkloads:\n  - kind: pubsub\n    config: {subject: foo, js: {}}\n",
+		"bad js kind":   "version: natsperf.spec/v1\ntarget: {servers: [" + s.ClientURL() + "]}\nworkloads:\n  - kind: pubsub\n    config: {subject: foo, js: {consumer_kind: x}}\n",
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yaml")
 		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"strconv"
 
 	"github.com/natsperf/natsperf/internal/bench"
@@ -107,13 +106,13 @@ func (b *Build) faultEcho() faultEcho {
 	return faultEcho{Verify: b.Spec.Verify, Faults: f.Inject, Execs: f.Exec, ExecTimeout: int64(b.Faults.ExecTimeout)}
 }
 
-func buildPubSub(_ context.Context, b *Build) (*Built, error) {
+func buildPubSub(ctx context.Context, b *Build) (*Built, error) {
 	c, err := configOf[*spec.PubSub](b)
 	if err != nil {
 		return nil, err
 	}
 	if c.JS != nil {
-		return nil, InputError{errors.New("pubsub with js: not run by the engine yet; use natsperf pubsub --js")}
+		return buildJSPubSub(ctx, b, c)
 	}
 	size := sizeOr(c.Size, DefaultSize)
 	pubs, subs := intOr(c.Pubs, 1), intOr(c.Subs, 1)

@@ -111,8 +111,8 @@ func TestPrepareRefusesBadInput(t *testing.T) {
 	bad := pubsubSpec(srv.ClientURL(), 10, 1)
 	bad.Workloads[0].Config.(*spec.PubSub).Size = 80 << 20
 	js := pubsubSpec(srv.ClientURL(), 10, 1)
-	js.Workloads[0].Config.(*spec.PubSub).JS = &spec.PubSubJS{} // not run by the engine yet
-	for name, s := range map[string]*spec.Spec{"size": bad, "kind not in the engine": js} {
+	js.Workloads[0].Config.(*spec.PubSub).JS = &spec.PubSubJS{ConsumerKind: "x"}
+	for name, s := range map[string]*spec.Spec{"size": bad, "bad consumer kind": js} {
 		_, err := Prepare(context.Background(), s, Options{})
 		var in InputError
 		if !errors.As(err, &in) {

@@ -122,10 +122,15 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 // take the subject, purged when asked and allowed) and returns the sequence the run's first
 // message will get.
 func (s *jsSession) pubStream(ctx context.Context, sp spec.Stream, cfg js.PubConfig, embedded bool) (uint64, error) {
+	create := sp.Create || embedded
+	return s.pubStreamSpec(ctx, sp, streamSpec(sp, []string{cfg.Subject, cfg.Subject + ".>"}, create), cfg)
+}
+
+// pubStreamSpec is pubStream for the stream ss asks for.
+func (s *jsSession) pubStreamSpec(ctx context.Context, sp spec.Stream, ss js.StreamSpec, cfg js.PubConfig) (uint64, error) {
 	ctx, cancel := setupCtx(ctx)
 	defer cancel()
-	create := sp.Create || embedded
-	st, diffs, err := js.EnsureStream(ctx, s.js, streamSpec(sp, []string{cfg.Subject, cfg.Subject + ".>"}, create))
+	st, diffs, err := js.EnsureStream(ctx, s.js, ss)
 	if errors.Is(err, js.ErrStreamMissing) {
 		return 0, fmt.Errorf("stream %s does not exist: pass --create to create it", sp.Name)
 	}

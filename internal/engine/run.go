@@ -112,7 +112,8 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	stream := false // a fault may act on a stream's leader
 	for _, w := range s.Workloads {
-		stream = stream || strings.HasPrefix(w.Kind(), "js pub ")
+		ps, _ := w.Config.(*spec.PubSub)
+		stream = stream || strings.HasPrefix(w.Kind(), "js pub ") || (ps != nil && ps.JS != nil)
 	}
 	fp, err := fault.ParseAll(s.Faults.Inject, s.Faults.Exec)
 	if err != nil {
