@@ -85,16 +85,26 @@ func (a *app) runLatency(cmd *cobra.Command, lf latencyFlags) error {
 	if err := lf.validate(); err != nil {
 		return err
 	}
-	c := &spec.Latency{Subject: lf.Subject, ServerB: lf.ServerB}
+	target := specTarget(a.conn.s)
+	c := &spec.Latency{Subject: lf.Subject}
+	if lf.ServerB != "" {
+		// Server B uses the target's credentials; ones written in its URL join them there.
+		c.ServerB = withoutUserinfo(lf.ServerB, &target)
+	}
 	if lf.Size != stamp.Size {
 		c.Size = spec.Size(lf.Size)
 	}
 	s := &spec.Spec{
-		Version: spec.Version, Target: specTarget(a.conn.s),
+		Version: spec.Version, Target: target,
 		Workloads: []spec.Workload{{
 			Pacing: spec.Pacing{Rate: lf.Rate, Duration: spec.Duration(lf.Duration)}, Config: c,
 		}},
 		Warmup: spec.Duration(lf.Warmup),
 	}
-	return a.runSpec(cmd, s, benchFlags{Hist: lf.Hist}, &a.conn.s)
+	conn := a.conn.s
+	if conn.User == "" && conn.Password == "" && conn.Token == "" {
+		// Server B connects with the settings, not server A's URL: credentials from either URL.
+		conn.User, conn.Password, conn.Token = target.User, string(target.Password), string(target.Token)
+	}
+	return a.runSpec(cmd, s, benchFlags{Hist: lf.Hist}, &conn)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -50,5 +52,43 @@ func TestLatencySpecRunsAsTheCommand(t *testing.T) {
 	text := run(context.Background(), t, nil, "run", path, "--no-progress")
 	if text.code != 0 || !strings.Contains(text.out, "HDR Percentiles:") || strings.Contains(text.out, "Starting") {
 		t.Fatalf("run SPEC text: exit %d, want latency-tests' report without start lines:\n%s", text.code, text.out)
+	}
+}
+
+// TestLatencyServerBCredentialsInURL: credentials written into --server-b's URL (as
+// latency-tests users do) reach server B, and neither the printed Spec nor the Result keeps them.
+func TestLatencyServerBCredentialsInURL(t *testing.T) {
+	const user, pass = "bench", "s3cr3t-b"
+	auth := func(o *server.Options) { o.Username, o.Password = user, pass }
+	// One server as A and B: the point is the credentials in --server-b's URL.
+	a := startServer(t, auth)
+	b := a
+	withPass := func(s *server.Server) string {
+		return strings.Replace(s.ClientURL(), "nats://", "nats://"+user+":"+pass+"@", 1)
+	}
+	out := filepath.Join(t.TempDir(), "res.json")
+	args := []string{"latency", "--rate", "200", "--duration", "500ms", "--size", "32",
+		"-s", withPass(a), "--server-b", withPass(b), "--no-progress", "-o", out}
+	before, _ := b.Varz(nil)
+	r := run(context.Background(), t, nil, args...)
+	after, _ := b.Varz(nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	if got := after.OutMsgs - before.OutMsgs; got < 50 {
+		t.Fatalf("server B delivered %d messages, want the run's (about 100)", got)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := run(context.Background(), t, nil, append([]string{"spec"}, args...)...)
+	if sp.code != 0 {
+		t.Fatalf("spec: exit %d: %s", sp.code, sp.err)
+	}
+	for name, text := range map[string]string{"stdout": r.out, "stderr": r.err, "result": string(data), "spec": sp.out} {
+		if strings.Contains(text, pass) {
+			t.Errorf("%s shows the password", name)
+		}
 	}
 }
