@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/engine"
 )
 
 // connFlags are the nats CLI's connection flags.
@@ -114,7 +115,7 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages; with --msgs too: whichever ends first)")
 	}
 	if receiver {
-		f.DurationVar(&b.IdleTimeout, "idle-timeout", 3*time.Second, "once messages have started, end a receiver that gets nothing for this long")
+		f.DurationVar(&b.IdleTimeout, "idle-timeout", engine.DefaultIdleTimeout, "once messages have started, end a receiver that gets nothing for this long")
 	}
 }
 

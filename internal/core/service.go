@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -71,7 +72,7 @@ func (r *Responder) Prepare(ctx context.Context, env *bench.Env) error {
 // or the connection is lost.
 func (r *Responder) Run(ctx context.Context, env *bench.Env) error {
 	// The responders share the requests: the group's total, not one member's estimate, ends them.
-	return waitReceived(ctx, env, r.conn, r.done, -1, true)
+	return idle.Wait{Timeout: idle.Never, Done: r.done, Finished: env.GroupDone}.Run(ctx, env, r.conn)
 }
 
 // Close leaves the queue group and waits for the delivery goroutine.

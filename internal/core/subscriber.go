@@ -7,6 +7,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/record"
 )
@@ -17,7 +18,7 @@ type SubConfig struct {
 	Queue        string `json:"queue,omitempty"` // queue group name; "" for fan-out
 	MultiSubject bool   `json:"multisubject"`
 	// IdleTimeout ends a subscriber that received nothing for this long once messages have
-	// started (or once the in-process publishers are done).
+	// started (or once the in-process publishers are done); 0: idle.DefaultTimeout.
 	IdleTimeout time.Duration `json:"idle_timeout"`
 	// PendingMsgs and PendingBytes bound the client library's buffer; beyond them it drops
 	// messages (counted). -1 means unlimited, as nats bench runs.
@@ -89,9 +90,14 @@ func (s *Subscriber) handle(m *nats.Msg) {
 	}
 }
 
-// Run waits for the share, the idle timeout, a lost connection or ctx.
+// Run waits for the share (for a queue-group member, the group's total), the idle timeout, a
+// lost connection or ctx.
 func (s *Subscriber) Run(ctx context.Context, env *bench.Env) error {
-	return waitReceived(ctx, env, s.conn, s.done, s.cfg.IdleTimeout, s.cfg.Queue != "")
+	w := idle.Wait{Timeout: s.cfg.IdleTimeout, Done: s.done}
+	if s.cfg.Queue != "" {
+		w.Finished = env.GroupDone
+	}
+	return w.Run(ctx, env, s.conn)
 }
 
 // Close unsubscribes and waits for the delivery goroutine, so the recorder is ours again.
@@ -114,46 +120,3 @@ func waitExited(exited chan struct{}) {
 	case <-time.After(5 * time.Second):
 	}
 }
-
-// waitReceived is how every receiver ends: its share arrived (done closed; for a queue-group
-// member, shared, the group's total), it went idle, its connection was lost, or ctx ended.
-func waitReceived(ctx context.Context, env *bench.Env, c *bench.Conn, done <-chan struct{}, idle time.Duration, shared bool) error {
-	switch {
-	case idle < 0:
-		idle = time.Duration(1<<63 - 1) // never idle: a service serves until told otherwise
-	case idle == 0:
-		idle = DefaultIdleTimeout
-	}
-	tick := time.NewTicker(min(max(idle/8, 5*time.Millisecond), 25*time.Millisecond))
-	defer tick.Stop()
-	producers := env.ProducersDone
-	producersDone := false
-	last, lastChange := env.Rec.Progress(), time.Now()
-	for {
-		select {
-		case <-done:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-c.Lost():
-			return c.Err()
-		case <-producers:
-			producers, producersDone = nil, true
-			lastChange = time.Now()
-		case now := <-tick.C:
-			if shared && env.GroupDone() {
-				return nil
-			}
-			if n := env.Rec.Progress(); n != last {
-				last, lastChange = n, now
-				continue
-			}
-			if (last > 0 || producersDone) && now.Sub(lastChange) >= idle {
-				return bench.ErrIdle
-			}
-		}
-	}
-}
-
-// DefaultIdleTimeout is how long a receiver waits for more once messages have started.
-const DefaultIdleTimeout = 3 * time.Second

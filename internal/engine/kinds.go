@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
@@ -19,7 +20,7 @@ import (
 const (
 	DefaultMsgs        = 100_000
 	DefaultSize        = 128
-	DefaultIdleTimeout = 3 * time.Second
+	DefaultIdleTimeout = idle.DefaultTimeout
 	DefaultInterval    = time.Second
 	// FaultInterval is the series' width in a fault run unless an interval is given: the phases
 	// around a fault are cut at interval edges.

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/idle"
 )
 
 // NewConsumer returns a consumer client of cfg.Kind.
@@ -69,7 +70,7 @@ func (c *callbackConsumer) stalled(ctx context.Context) bool {
 	if !moreStored(qctx, c.js, c.cfg, c.h.lastSeq.Load()) {
 		return false
 	}
-	if time.Since(c.reopen) < idleTimeout(c.cfg) {
+	if time.Since(c.reopen) < idle.Timeout(c.cfg.IdleTimeout) {
 		return true
 	}
 	c.reopen = time.Now()
@@ -113,14 +114,6 @@ func moreStored(ctx context.Context, js jetstream.JetStream, cfg ConsumeConfig, 
 	}
 	info := cons.CachedInfo()
 	return info.NumPending > 0 || info.NumAckPending > 0
-}
-
-// idleTimeout is the client's idle timeout.
-func idleTimeout(cfg ConsumeConfig) time.Duration {
-	if cfg.IdleTimeout > 0 {
-		return cfg.IdleTimeout
-	}
-	return DefaultIdleTimeout
 }
 
 // pullOpts are the options of a pull consumer's Consume: with RideOut, pull requests that

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/record"
 )
 
@@ -31,7 +32,8 @@ type ConsumeConfig struct {
 	Batch     int           `json:"batch"`           // pull batch / max buffered messages; ack-all interval
 	Sleep     time.Duration `json:"sleep,omitempty"` // simulated processing per message
 	// IdleTimeout ends a client that gets nothing for this long once messages started, or from
-	// the start when IdleFromStart (the messages are already in the stream).
+	// the start when IdleFromStart (the messages are already in the stream); 0:
+	// idle.DefaultTimeout.
 	IdleTimeout   time.Duration `json:"idle_timeout"`
 	IdleFromStart bool          `json:"idle_from_start,omitempty"`
 	// RateFromStart begins the client's rate interval at the start barrier, when it starts
@@ -88,6 +90,7 @@ type handler struct {
 	start    int64
 	share    int64
 	n        int64 // messages this client handled
+	lastAt   int64 // Clock time of the last one (read by a fetcher, on the same goroutine)
 	done     chan struct{}
 	finished atomic.Bool
 	fail     chan error // first error that ends the client
@@ -139,6 +142,7 @@ func (h *handler) handle(msg jetstream.Msg) {
 		}
 	}
 	now := h.clk.Now()
+	h.lastAt = now
 	data := msg.Data()
 	h.rec.ReceivedSince(now, data, h.start) // what an earlier run stored counts for throughput only
 	h.n++
@@ -205,48 +209,12 @@ func (h *handler) progress() int64 {
 	return h.rec.Progress()
 }
 
-// DefaultIdleTimeout is how long a consumer waits for more.
-const DefaultIdleTimeout = 3 * time.Second
-
 // wait ends a callback consumer: share done, idle, failed, connection lost or ctx ended.
 func (h *handler) wait(ctx context.Context, env *bench.Env, c *bench.Conn) error {
-	idle := h.cfg.IdleTimeout
-	if idle <= 0 {
-		idle = DefaultIdleTimeout
-	}
-	tick := time.NewTicker(max(idle/8, 10*time.Millisecond))
-	defer tick.Stop()
-	producers := env.ProducersDone
-	armed := h.cfg.IdleFromStart
-	last, lastChange := h.progress(), time.Now()
-	lastProgress := lastChange
-	for {
-		select {
-		case <-h.doneCh():
-			return nil
-		case err := <-h.fail:
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-c.Lost():
-			return c.Err()
-		case <-producers:
-			producers, armed = nil, true
-			lastChange = time.Now()
-		case now := <-tick.C:
-			if n := h.progress(); n != last {
-				last, lastChange, lastProgress, armed = n, now, now, true
-				continue
-			}
-			if armed && now.Sub(lastChange) >= idle {
-				if h.rideOn(ctx, now.Sub(lastProgress)) {
-					lastChange = now
-					continue
-				}
-				return bench.ErrIdle
-			}
-		}
-	}
+	return idle.Wait{
+		Timeout: h.cfg.IdleTimeout, FromStart: h.cfg.IdleFromStart, Done: h.doneCh(), Fail: h.fail,
+		Progress: h.progress, RideOn: h.rideOn,
+	}.Run(ctx, env, c)
 }
 
 // rideOutGrace bounds how long a consumer riding out a fault waits, beyond the idle timeout,

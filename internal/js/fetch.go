@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/idle"
 )
 
 // fetcher pulls batches from the durable consumer with Fetch and handles them on its own
@@ -45,20 +46,14 @@ func (f *fetcher) Prepare(ctx context.Context, env *bench.Env) error {
 }
 
 // Run fetches until the share (or the group's total) is in, or nothing came for the idle
-// timeout. Each fetch waits at most a fraction of the idle timeout, so the client never hangs.
+// timeout. Each fetch waits at most what is left of the idle timeout, so the client never hangs
+// and ends as the callback receivers do.
 func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
-	h := f.h
+	h, clk := f.h, env.Clock
+	watch := idle.NewWatch(f.cfg.IdleTimeout, f.cfg.IdleFromStart, h.progress(), clk.Now())
 	h.begin(ctx, env)
-	idle := f.cfg.IdleTimeout
-	if idle <= 0 {
-		idle = DefaultIdleTimeout
-	}
-	// A fetch that expires while the server is still delivering loses those messages until
-	// their ack wait, so expiries are kept long: the idle timeout itself, at most 5s.
-	wait := min(max(idle, 50*time.Millisecond), 5*time.Second)
-	armed := f.cfg.IdleFromStart
-	last, lastChange := h.progress(), time.Now()
-	lastProgress := lastChange
+	producers := env.ProducersDone
+	own := h.n
 	for {
 		select {
 		case <-h.doneCh():
@@ -67,53 +62,68 @@ func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
 			return ctx.Err()
 		case <-f.conn.Lost():
 			return f.conn.Err()
-		case <-env.ProducersDone:
-			if !armed {
-				armed, lastChange = true, time.Now()
-			}
+		case <-producers:
+			producers = nil
+			watch.Arm(clk.Now())
 		default:
 		}
 		if h.finished.Load() {
 			return nil
 		}
-		batch, err := f.cons.Fetch(f.want(), jetstream.FetchMaxWait(wait))
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if fatal(err) && !(f.cfg.RideOut && passing(err)) {
-				return f.conn.Explain("fetch", err)
-			}
-			count(&env.Rec.Events, err)
-			if f.cfg.RideOut {
-				time.Sleep(50 * time.Millisecond) // no leader yet: do not spin on instant refusals
-			}
-			continue
-		}
-		for msg := range batch.Messages() {
-			h.handle(msg)
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			if fatal(err) && !(f.cfg.RideOut && passing(err)) {
-				return f.conn.Explain("fetch", err)
-			}
-			if !isTimeout(err) {
-				count(&env.Rec.Events, err)
-			}
+		// A fetch that expires while the server is still delivering loses those messages until
+		// their ack wait, so expiries are kept long: what is left of the idle timeout (all of
+		// it until messages start), at least 50ms, at most 5s.
+		wait := min(max(watch.Left(clk.Now()), 50*time.Millisecond), 5*time.Second)
+		if err := f.fetch(ctx, env, wait); err != nil {
+			return err
 		}
 		if h.finished.Load() || isClosed(h.doneCh()) {
 			return nil
 		}
-		now := time.Now()
-		if n := h.progress(); n != last {
-			last, lastChange, lastProgress, armed = n, now, now, true
-		} else if armed && now.Sub(lastChange) >= idle {
-			if !h.rideOn(ctx, now.Sub(lastProgress)) {
+		if h.n != own && f.cfg.Group == nil {
+			// The idle clock runs from this client's last message, not from the fetch's expiry.
+			own = h.n
+			watch.Saw(h.progress(), h.lastAt)
+		}
+		now := clk.Now()
+		if watch.Idle(now, h.progress(), f.conn.IsConnected()) {
+			if !h.rideOn(ctx, watch.Quiet(now)) {
 				return bench.ErrIdle
 			}
-			lastChange = now
+			watch.Restart(now)
 		}
 	}
+}
+
+// fetch pulls one batch and handles it; errors the client cannot go on after are returned,
+// the others counted.
+func (f *fetcher) fetch(ctx context.Context, env *bench.Env, wait time.Duration) error {
+	batch, err := f.cons.Fetch(f.want(), jetstream.FetchMaxWait(wait))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if fatal(err) && !(f.cfg.RideOut && passing(err)) {
+			return f.conn.Explain("fetch", err)
+		}
+		count(&env.Rec.Events, err)
+		if f.cfg.RideOut {
+			time.Sleep(50 * time.Millisecond) // no leader yet: do not spin on instant refusals
+		}
+		return nil
+	}
+	for msg := range batch.Messages() {
+		f.h.handle(msg)
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+		if fatal(err) && !(f.cfg.RideOut && passing(err)) {
+			return f.conn.Explain("fetch", err)
+		}
+		if !isTimeout(err) {
+			count(&env.Rec.Events, err)
+		}
+	}
+	return nil
 }
 
 // want is the next fetch's size: a batch, or less when fewer messages are still expected, so the

@@ -1,0 +1,274 @@
+package idle_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+// The three receivers (core subscriber, JetStream callback consumer, JetStream fetcher) end
+// on the same rules: after the idle timeout once messages stopped, not while they trickle in
+// below it, and never because their connection was down.
+
+const share = 100 // more than any test sends before it wants the receiver idle
+
+// receiver is one kind of receiver under test, with how the test feeds it.
+type receiver struct {
+	name string
+	// setup prepares the server side and returns the client and a publish function.
+	setup func(t *testing.T, nc *nats.Conn, idle time.Duration) (bench.Client, func(n int))
+	// delivered is how many messages the server says reached the client (the reference).
+	delivered func(t *testing.T, nc *nats.Conn) int
+}
+
+func receivers() []receiver {
+	coreSub := receiver{
+		name: "core sub",
+		setup: func(t *testing.T, nc *nats.Conn, idle time.Duration) (bench.Client, func(int)) {
+			c := core.NewSubscriber(core.SubConfig{Subject: "idle.core", IdleTimeout: idle, PendingMsgs: -1, PendingBytes: -1})
+			return c, func(n int) {
+				for range n {
+					if err := nc.Publish("idle.core", []byte("x")); err != nil {
+						t.Errorf("publish: %v", err)
+					}
+				}
+				if err := nc.Flush(); err != nil {
+					t.Errorf("flush: %v", err)
+				}
+			}
+		},
+	}
+	jsKind := func(kind string) receiver {
+		return receiver{
+			name: "js " + kind,
+			setup: func(t *testing.T, nc *nats.Conn, idle time.Duration) (bench.Client, func(int)) {
+				ctx := context.Background()
+				jsc, err := jetstream.New(nc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := jsc.CreateStream(ctx, jetstream.StreamConfig{Name: "IDLE", Subjects: []string{"idle.js"}, Storage: jetstream.FileStorage})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs := js.ConsumerSpec{Name: "idler", Acks: "explicit", Deliver: "all"}
+				if err := js.EnsureDurable(ctx, s, cs, false); err != nil {
+					t.Fatal(err)
+				}
+				c := js.NewConsumer(js.ConsumeConfig{Kind: kind, Stream: "IDLE", Consumer: cs, Batch: 500, IdleTimeout: idle})
+				return c, func(n int) {
+					for range n {
+						if _, err := jsc.Publish(ctx, "idle.js", []byte("x")); err != nil {
+							t.Errorf("publish: %v", err)
+						}
+					}
+				}
+			},
+			delivered: func(t *testing.T, nc *nats.Conn) int {
+				jsc, _ := jetstream.New(nc)
+				c, err := jsc.Consumer(context.Background(), "IDLE", "idler")
+				if err != nil {
+					return -1
+				}
+				return int(c.CachedInfo().AckFloor.Consumer) // acked: the client has it
+			},
+		}
+	}
+	return []receiver{coreSub, jsKind(js.Consume), jsKind(js.Fetch)}
+}
+
+func startServer(t *testing.T) *embedded.Cluster {
+	t.Helper()
+	c, err := embedded.Start(context.Background(), embedded.Options{JetStreamMaxMemory: 16 << 20, JetStreamMaxStore: 64 << 20})
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(c.Shutdown)
+	return c
+}
+
+// prepared starts one receiver with the given share, ready for messages.
+func prepared(t *testing.T, srv *embedded.Cluster, rv receiver, idle time.Duration) (*bench.Prepared, *nats.Conn, func(int)) {
+	t.Helper()
+	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	client, publish := rv.setup(t, nc, idle)
+	r := &bench.Runner{
+		Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+			return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
+		},
+		Grace: time.Minute, // a restart is never given up in these tests
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	p := &bench.Plan{Command: "idle test", Groups: []*bench.Group{{
+		Name: "sub", Kind: rv.name, Verb: "expecting", Clients: 1, Shares: []int64{share},
+		New: func(int) bench.Client { return client },
+	}}}
+	pr, err := r.Prepare(ctx, p)
+	if err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	return pr, nc, publish
+}
+
+func received(res *result.Result) int64 { return res.Groups[0].Aggregate.Msgs }
+
+// TestReceiversEndAfterTheIdleTimeout: each receiver ends idle no sooner than the idle timeout
+// after the last message and well before twice the timeout.
+func TestReceiversEndAfterTheIdleTimeout(t *testing.T) {
+	const idle = 3 * time.Second
+	for _, rv := range receivers() {
+		t.Run(rv.name, func(t *testing.T) {
+			srv := startServer(t)
+			pr, _, publish := prepared(t, srv, rv, idle)
+			pr.Start(time.Time{})
+			first := time.Now()
+			publish(10)
+			last := time.Now()
+			res := pr.Wait()
+			if res.Stop.Reason != result.StopIdle || received(res) != 10 {
+				t.Fatalf("stop %+v with %d messages, want idle with 10", res.Stop, received(res))
+			}
+			end := res.End
+			if quiet := end.Sub(first); quiet < idle {
+				t.Errorf("ended %v after the first message, before the idle timeout %v", quiet, idle)
+			}
+			// Generous for a loaded machine, but a receiver that checks only every idle
+			// timeout ends about 2x the timeout after the last message.
+			if quiet := end.Sub(last); quiet > idle+idle/2 {
+				t.Errorf("ended %v after the last message, want about the idle timeout %v", quiet, idle)
+			}
+		})
+	}
+}
+
+// TestReceiversWaitWhileMessagesTrickle: messages every quarter of the idle timeout, for longer
+// than the timeout, keep each receiver going; it ends idle only after the last one.
+func TestReceiversWaitWhileMessagesTrickle(t *testing.T) {
+	const idle = 2 * time.Second
+	const n = 8 // 8 x idle/4: twice the idle timeout
+	for _, rv := range receivers() {
+		t.Run(rv.name, func(t *testing.T) {
+			srv := startServer(t)
+			pr, _, publish := prepared(t, srv, rv, idle)
+			pr.Start(time.Time{})
+			tick := time.NewTicker(idle / 4)
+			defer tick.Stop()
+			var last time.Time
+			for i := 0; i < n; i++ {
+				publish(1)
+				last = time.Now()
+				if i < n-1 {
+					<-tick.C
+				}
+			}
+			res := pr.Wait()
+			if res.Stop.Reason != result.StopIdle || received(res) != n {
+				t.Fatalf("stop %+v with %d messages, want idle with %d", res.Stop, received(res), n)
+			}
+			if quiet := res.End.Sub(last); quiet < idle-idle/4 {
+				t.Errorf("ended %v after the last message, want at least about the idle timeout %v", quiet, idle)
+			}
+		})
+	}
+}
+
+// TestDroppedConnectionIsNotIdle: a receiver whose server is down for longer than the idle
+// timeout does not end idle; when the server is back it receives the rest of its share.
+func TestDroppedConnectionIsNotIdle(t *testing.T) {
+	const idle = time.Second
+	for _, rv := range receivers() {
+		t.Run(rv.name, func(t *testing.T) {
+			srv := startServer(t)
+			pr, nc, publish := prepared(t, srv, rv, idle)
+			pr.Start(time.Time{})
+			ended := make(chan *result.Result, 1)
+			go func() { ended <- pr.Wait() }()
+			publish(5)
+			waitDelivered(t, srv, rv, nc, 5)
+			if err := srv.Kill(1); err != nil {
+				t.Fatal(err)
+			}
+			// The scenario itself: the server stays down for 3 idle timeouts.
+			time.Sleep(3 * idle)
+			if err := srv.Restart(1); err != nil {
+				t.Fatal(err)
+			}
+			waitResubscribed(t, srv, rv, nc, ended)
+			publish(share - 5)
+			res := <-ended
+			if res.Stop.Reason != result.StopCompleted || received(res) != share {
+				t.Fatalf("stop %+v with %d messages, want completed with %d", res.Stop, received(res), share)
+			}
+		})
+	}
+}
+
+// waitDelivered waits until the server says n messages reached the receiver.
+func waitDelivered(t *testing.T, srv *embedded.Cluster, rv receiver, nc *nats.Conn, n int) {
+	t.Helper()
+	natstest.Eventually(t, 20*time.Second, 20*time.Millisecond, func() error {
+		got := 0
+		if rv.delivered != nil {
+			got = rv.delivered(t, nc)
+		} else {
+			cz, err := srv.Node(1).Connz(&server.ConnzOptions{SubscriptionsDetail: true})
+			if err != nil {
+				return err
+			}
+			for _, c := range cz.Conns {
+				for _, sd := range c.SubsDetail {
+					if sd.Subject == "idle.core" {
+						got += int(sd.Msgs)
+					}
+				}
+			}
+		}
+		if got != n {
+			return fmt.Errorf("%d delivered, want %d", got, n)
+		}
+		return nil
+	})
+}
+
+// waitResubscribed waits until the receiver's connection is back with its interest.
+func waitResubscribed(t *testing.T, srv *embedded.Cluster, rv receiver, nc *nats.Conn, ended chan *result.Result) {
+	t.Helper()
+	natstest.Eventually(t, 30*time.Second, 20*time.Millisecond, func() error {
+		select {
+		case res := <-ended:
+			t.Fatalf("the run ended before its server was back: stop %+v with %d messages", res.Stop, received(res))
+		default:
+		}
+		if !nc.IsConnected() {
+			return fmt.Errorf("test connection not back")
+		}
+		cz, err := srv.Node(1).Connz(nil)
+		if err != nil {
+			return err
+		}
+		for _, c := range cz.Conns {
+			if strings.HasPrefix(c.Name, "natsperf-sub") && (rv.delivered != nil || c.NumSubs > 0) {
+				return nil
+			}
+		}
+		return fmt.Errorf("receiver not reconnected")
+	})
+}
