@@ -16,18 +16,25 @@ const fillWindow = 1000
 // Fill publishes n stamped messages of size bytes to subject before a read benchmark. It is
 // setup: nothing is measured.
 func Fill(ctx context.Context, js jetstream.JetStream, subject string, n int64, size int) error {
+	return fill(ctx, js, "fill "+subject, n, size, func(int64) string { return subject })
+}
+
+// fill publishes n stamped messages of size bytes (message i on subject(i), sequence i+1)
+// asynchronously, in windows of fillWindow whose acks it waits for before the next window.
+// what names the fill in its errors. Each stamped message keeps its own body until acked.
+func fill(ctx context.Context, js jetstream.JetStream, what string, n int64, size int, subject func(i int64) string) error {
 	buf := stamp.Payload(size)
 	for i := int64(0); i < n; {
 		end := min(n, i+fillWindow)
 		for ; i < end; i++ {
 			data := buf
 			if len(buf) >= stamp.Size {
-				data = make([]byte, size) // each async message keeps its own body until acked
+				data = make([]byte, size)
 				copy(data, buf)
 				stamp.Put(data, stamp.MaxPublisher, uint64(i+1), time.Now().UnixNano())
 			}
-			if _, err := js.PublishAsync(subject, data); err != nil {
-				return fmt.Errorf("fill %s: %w", subject, err)
+			if _, err := js.PublishAsync(subject(i), data); err != nil {
+				return fmt.Errorf("%s: %w", what, err)
 			}
 		}
 		select {
@@ -35,7 +42,7 @@ func Fill(ctx context.Context, js jetstream.JetStream, subject string, n int64, 
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(30 * time.Second):
-			return fmt.Errorf("fill %s: no acknowledgements for 30s", subject)
+			return fmt.Errorf("%s: no acknowledgements for 30s", what)
 		}
 	}
 	return nil

@@ -77,29 +77,10 @@ func Keys(n int64) []string {
 	return out
 }
 
-// FillBucket puts keys[from:] with stamped values of size bytes, before a get benchmark.
+// FillBucket puts keys with stamped values of size bytes, before a get benchmark.
 func FillBucket(ctx context.Context, js jetstream.JetStream, bucket string, keys []string, size int) error {
-	buf := stamp.Payload(size)
-	for i := 0; i < len(keys); {
-		end := min(len(keys), i+fillWindow)
-		for ; i < end; i++ {
-			data := append([]byte(nil), buf...)
-			if len(data) >= stamp.Size {
-				stamp.Put(data, stamp.MaxPublisher, uint64(i+1), time.Now().UnixNano())
-			}
-			if _, err := js.PublishAsync("$KV."+bucket+"."+keys[i], data); err != nil {
-				return fmt.Errorf("fill bucket %s: %w", bucket, err)
-			}
-		}
-		select {
-		case <-js.PublishAsyncComplete():
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(30 * time.Second):
-			return fmt.Errorf("fill bucket %s: no acknowledgements for 30s", bucket)
-		}
-	}
-	return nil
+	prefix := "$KV." + bucket + "."
+	return fill(ctx, js, "fill bucket "+bucket, int64(len(keys)), size, func(i int64) string { return prefix + keys[i] })
 }
 
 // KVConfig configures KV putters and getters.
