@@ -8,50 +8,70 @@ import (
 	"github.com/natsperf/natsperf/internal/js"
 )
 
-// streamFlags choose the stream and how natsperf creates it when it is missing.
+// storeFlags are what every JetStream command (js, kv, pubsub --js) asks of the stream or
+// bucket it uses: one definition, so the names, defaults and help are the same everywhere.
+type storeFlags struct {
+	Storage    string
+	Replicas   int
+	Purge      bool
+	Force      bool
+	AckTimeout time.Duration
+}
+
+func (s *storeFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&s.Storage, "storage", "file", "storage of a stream or bucket natsperf creates: file or memory")
+	f.IntVar(&s.Replicas, "replicas", 1, "replicas of a stream or bucket natsperf creates (above 1 with no server given: an embedded cluster)")
+	f.BoolVar(&s.Purge, "purge", false, "purge the stream or bucket first (only one natsperf created, unless --force)")
+	f.BoolVar(&s.Force, "force", false, "allow purging or writing into a stream or bucket, or replacing a consumer, that natsperf did not create")
+	f.DurationVar(&s.AckTimeout, "ack-timeout", js.DefaultAckTimeout, "how long to wait for each acknowledgement, reply or KV operation; a timeout is counted")
+}
+
+func (s *storeFlags) validate() error {
+	switch {
+	case s.Replicas < 1 || s.Replicas > 5:
+		return usagef("--replicas must be 1 to 5, got %d", s.Replicas)
+	case s.AckTimeout <= 0:
+		return usagef("--ack-timeout must be positive")
+	}
+	if _, err := js.ParseStorage(s.Storage); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// streamFlags choose the stream and how natsperf creates it when it is missing: the stream
+// flags of every js command and of pubsub --js.
 type streamFlags struct {
-	Stream       string        `json:"stream"`
-	Create       bool          `json:"create,omitempty"`
-	Storage      string        `json:"storage"`
-	Replicas     int           `json:"replicas"`
-	MaxBytes     int64         `json:"maxbytes"`
-	DedupWindow  time.Duration `json:"dedup_window"`
-	PersistAsync bool          `json:"persistasync,omitempty"`
-	Purge        bool          `json:"purge,omitempty"`
-	Force        bool          `json:"force,omitempty"`
-	AckTimeout   time.Duration `json:"ack_timeout"`
+	Stream       string
+	Create       bool
+	MaxBytes     int64
+	DedupWindow  time.Duration
+	PersistAsync bool
+	storeFlags
 }
 
 func (s *streamFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&s.Stream, "stream", "benchstream", "stream to use")
-	f.BoolVar(&s.Create, "create", false, "create the stream if it does not exist (always done on the embedded server and for read benchmarks)")
-	f.StringVar(&s.Storage, "storage", "file", "storage of a stream natsperf creates: file or memory")
-	f.IntVar(&s.Replicas, "replicas", 1, "replicas of a stream natsperf creates (above 1 with no server given: an embedded cluster)")
+	f.BoolVar(&s.Create, "create", false, "create the stream if it does not exist (always done on the embedded server, for read benchmarks and for pubsub --js)")
+	s.storeFlags.register(f)
 	s.MaxBytes = 1 << 30
-	f.Var((*sizeValue)(&s.MaxBytes), "maxbytes", "maximum size of a stream natsperf creates (size units; 0: unlimited)")
+	f.Var((*sizeValue)(&s.MaxBytes), "maxbytes", "maximum size of a stream natsperf creates (size units; 0: unlimited; pubsub --js: unlimited unless given)")
 	f.DurationVar(&s.DedupWindow, "dedup-window", 2*time.Minute, "duplicate detection window of a stream natsperf creates")
 	f.BoolVar(&s.PersistAsync, "persistasync", false, "a stream natsperf creates flushes to disk asynchronously (file storage, R1)")
-	f.BoolVar(&s.Purge, "purge", false, "purge the stream first (only a stream natsperf created, unless --force)")
-	f.BoolVar(&s.Force, "force", false, "allow purging a stream, or replacing a consumer, that natsperf did not create")
-	f.DurationVar(&s.AckTimeout, "ack-timeout", js.DefaultAckTimeout, "how long to wait for each acknowledgement or reply; a timeout is counted")
 }
 
 func (s *streamFlags) validate() error {
 	if err := checkStreamName("--stream", s.Stream); err != nil {
 		return err
 	}
+	if err := s.storeFlags.validate(); err != nil {
+		return err
+	}
 	switch {
-	case s.Replicas < 1 || s.Replicas > 5:
-		return usagef("--replicas must be 1 to 5, got %d", s.Replicas)
 	case s.MaxBytes < 0:
 		return usagef("--maxbytes must not be negative")
 	case s.DedupWindow < 0:
 		return usagef("--dedup-window must not be negative")
-	case s.AckTimeout <= 0:
-		return usagef("--ack-timeout must be positive")
-	}
-	if _, err := js.ParseStorage(s.Storage); err != nil {
-		return usageError{err}
 	}
 	if s.PersistAsync && (s.Replicas > 1 || s.Storage == "memory") {
 		return usagef("--persistasync needs file storage and --replicas 1")

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"time"
-
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/js"
@@ -20,14 +18,11 @@ type jsPubsubFlags struct {
 
 func registerJSPubsub(f *pflag.FlagSet) *jsPubsubFlags {
 	j := &jsPubsubFlags{}
-	f.BoolVar(&j.JS, "js", false, "JetStream: publish to a stream and consume it (see --stream, --syncpub, --consumer-kind)")
+	f.BoolVar(&j.JS, "js", false, "JetStream: publish to a stream and consume it (the stream flags --stream, --storage, ..., --syncpub and --consumer-kind apply with --js)")
 	f.BoolVar(&j.SyncPub, "syncpub", false, "with --js: publish synchronously (default: async windows of --batch)")
 	f.StringVar(&j.Kind, "consumer-kind", js.Ordered, "with --js: ordered (every subscriber gets every message), pull or push (the subscribers share a durable consumer)")
 	f.IntVar(&j.Batch, "batch", js.DefaultAsyncWindow, "with --js: async publish window, and messages per pull")
-	f.StringVar(&j.sf.Stream, "stream", "benchstream", "with --js: stream to use (created, marked, when missing)")
-	f.StringVar(&j.sf.Storage, "storage", "file", "with --js: storage of a stream natsperf creates: file or memory")
-	f.DurationVar(&j.sf.AckTimeout, "ack-timeout", js.DefaultAckTimeout, "with --js: how long a publish waits for its ack (an async window waits for its slowest)")
-	f.IntVar(&j.sf.Replicas, "replicas", 1, "with --js: replicas of a stream natsperf creates (above 1 with no server given: an embedded cluster)")
+	j.sf.register(f) // the js commands' stream flags, used with --js
 	return j
 }
 
@@ -41,9 +36,7 @@ func (j *jsPubsubFlags) validate() error {
 	if j.Batch < 1 {
 		return usagef("--batch must be at least 1")
 	}
-	sf := j.sf
-	sf.MaxBytes, sf.DedupWindow = 0, 2*time.Minute // unlimited: pubsub streams grow with --msgs
-	return sf.validate()
+	return j.sf.validate()
 }
 
 // spec is the --js flags as the pubsub config's js part (defaults left zero).

@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -20,11 +19,10 @@ func (a *app) kvCmd() *cobra.Command {
 
 func (a *app) kvOpCmd(put bool) *cobra.Command {
 	var bf benchFlags
-	var bucket, storage string
-	var replicas, history int
+	var st storeFlags
+	var bucket string
+	var history int
 	var randomize int64
-	var purge, force bool
-	var timeout = js.DefaultAckTimeout
 	use := "get"
 	if put {
 		use = "put"
@@ -43,36 +41,32 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 			if err := bf.validate(f); err != nil {
 				return err
 			}
-			_, err := js.ParseStorage(storage)
+			if err := st.validate(); err != nil {
+				return err
+			}
 			switch {
-			case err != nil:
-				return usageError{err}
 			case checkBucketName(bucket) != nil:
 				return checkBucketName(bucket)
-			case replicas < 1 || replicas > 5:
-				return usagef("--replicas must be 1 to 5, got %d", replicas)
 			case history < 1 || history > 64:
 				return usagef("--history must be 1 to 64, got %d", history)
 			case randomize < 0:
 				return usagef("--randomize must not be negative")
 			case bf.Msgs == 0:
 				return usagef("--msgs must be at least 1")
-			case timeout <= 0:
-				return usagef("--ack-timeout must be positive")
 			}
-			bk := spec.Bucket{Name: bucket, Purge: purge, Force: force}
+			bk := spec.Bucket{Name: bucket, Purge: st.Purge, Force: st.Force}
 			if f.Changed("storage") {
-				bk.Storage = storage
+				bk.Storage = st.Storage
 			}
 			if f.Changed("replicas") {
-				bk.Replicas = replicas
+				bk.Replicas = st.Replicas
 			}
 			if f.Changed("history") {
 				bk.History = history
 			}
 			c := spec.KV{Bucket: bucket, Size: size(bf, f), Randomize: randomize}
 			if f.Changed("ack-timeout") {
-				c.AckTimeout = spec.Duration(timeout)
+				c.AckTimeout = spec.Duration(st.AckTimeout)
 			}
 			var cfg spec.Config = &spec.KVGet{KV: c}
 			if put {
@@ -88,14 +82,8 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 	bf.register(f, false, false)
 	registerHist(f, &bf.Hist)
 	f.StringVar(&bucket, "bucket", "benchbucket", "KV bucket to use")
-	f.StringVar(&storage, "storage", "file", "storage of a bucket natsperf creates: file or memory")
-	f.IntVar(&replicas, "replicas", 1, "replicas of a bucket natsperf creates (above 1 with no server given: an embedded cluster)")
+	st.register(f)
 	f.IntVar(&history, "history", 1, "history (values kept per key) of a bucket natsperf creates")
 	f.Int64Var(&randomize, "randomize", 0, "use random keys among this many instead of the message number")
-	f.DurationVar(&timeout, "ack-timeout", js.DefaultAckTimeout, "how long to wait for each operation; a timeout is counted")
-	f.BoolVar(&force, "force", false, "allow purging a bucket natsperf did not create")
-	if put {
-		f.BoolVar(&purge, "purge", false, "purge the bucket first (only a bucket natsperf created, unless --force)")
-	}
 	return cmd
 }

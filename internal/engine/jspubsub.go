@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/nats-io/nuid"
 
@@ -56,8 +55,8 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	if b.Spec.Verify {
 		pcfg.Verify = verify.NewAcks()
 	}
-	// pubsub streams grow with the messages: unlimited unless the setup bounds them, and only
-	// storage and replicas are compared with an existing stream.
+	// pubsub streams grow with the messages: unlimited unless the setup bounds them; only the
+	// settings given are compared with an existing stream.
 	ss := streamSpec(st, []string{c.Subject, c.Subject + ".>"}, true)
 	if st.MaxBytes == nil {
 		ss.MaxBytes = 0
@@ -122,7 +121,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	kv["storage"], kv["replicas"], kv["consumer-kind"], kv["syncpub"] = strOr(st.Storage, "file"), strconv.Itoa(ss.Replicas), strOr(j.ConsumerKind, js.Ordered), strconv.FormatBool(j.SyncPub)
 	kv["batch"] = units.Comma(int64(batch))
 	echo := echoStream(st, j.AckTimeout)
-	echo.MaxBytes, echo.DedupWindow = ss.MaxBytes, 2*time.Minute
+	echo.MaxBytes = ss.MaxBytes
 	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name}
 	built := s.built(&Built{
 		Title: "JetStream pub/sub benchmark", Params: kv, Size: size, Receivers: true, Corrected: p.Rate > 0,
