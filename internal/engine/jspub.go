@@ -70,24 +70,12 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	if b.Spec.Verify && size < stamp.Size {
 		return nil, InputError{fmt.Errorf("verify needs a size of at least %d B: smaller messages carry no stamp", stamp.Size)}
 	}
-	ackTimeout := durOr(c.AckTimeout, js.DefaultAckTimeout)
-	faults := len(b.Faults.Plan) > 0
-	acked := js.NewTally(0)
-	cfg := js.PubConfig{
+	cfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch, Dedup: c.Dedup,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		Rate: p.Rate, Duration: p.Duration.D(), Sleep: p.Sleep.D(), AckTimeout: ackTimeout,
-		IDs: stamp.NewIDs(), Acked: acked, RideOut: faults,
-	}
-	if faults {
-		if b.Faults.Waits == nil {
-			b.Faults.Waits, b.Faults.AckTimeout = js.NewAckWaits(), ackTimeout
-		}
-		cfg.AckWaits = b.Faults.Waits
-	}
-	if b.Spec.Verify {
-		cfg.Verify = verify.NewAcks()
-	}
+		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout),
+	})
+	acked := cfg.Acked
 	s, err := b.openJS(ctx)
 	if err != nil {
 		return nil, err
@@ -116,6 +104,25 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 		built.Verify = jsVerify(cfg.Verify, ref, runSubjects(c.Subject, c.MultiSubject), fromSeq, 0)
 	}
 	return built, nil
+}
+
+// jsPubConfig completes a JetStream publisher group's config: the workload's pacing, a tally
+// of its acks, riding out and the run's shared ack waits when it injects faults, the acks kept
+// for --verify.
+func (b *Build) jsPubConfig(cfg js.PubConfig) js.PubConfig {
+	p := b.Workload.Pacing
+	cfg.Rate, cfg.Duration, cfg.Sleep = p.Rate, p.Duration.D(), p.Sleep.D()
+	cfg.IDs, cfg.Acked, cfg.RideOut = stamp.NewIDs(), js.NewTally(0), len(b.Faults.Plan) > 0
+	if cfg.RideOut {
+		if b.Faults.Waits == nil {
+			b.Faults.Waits, b.Faults.AckTimeout = js.NewAckWaits(), cfg.AckTimeout
+		}
+		cfg.AckWaits = b.Faults.Waits
+	}
+	if b.Spec.Verify {
+		cfg.Verify = verify.NewAcks()
+	}
+	return cfg
 }
 
 // pubStream makes the publishers' stream ready (created when missing and allowed, checked to

@@ -10,9 +10,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
-	"github.com/natsperf/natsperf/internal/verify"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -34,27 +32,16 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	st := b.stream(j.Stream)
 	st.Create = true
 	ackTimeout := durOr(j.AckTimeout, js.DefaultAckTimeout)
-	faults := len(b.Faults.Plan) > 0
 	mode := js.Async
 	if j.SyncPub {
 		mode = js.Sync
 	}
-	acked := js.NewTally(0)
-	pcfg := js.PubConfig{
+	pcfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		Rate: p.Rate, Duration: p.Duration.D(), Sleep: p.Sleep.D(), AckTimeout: ackTimeout,
-		IDs: stamp.NewIDs(), Acked: acked, RideOut: faults,
-	}
-	if faults {
-		if b.Faults.Waits == nil {
-			b.Faults.Waits, b.Faults.AckTimeout = js.NewAckWaits(), ackTimeout
-		}
-		pcfg.AckWaits = b.Faults.Waits
-	}
-	if b.Spec.Verify {
-		pcfg.Verify = verify.NewAcks()
-	}
+		AckTimeout: ackTimeout,
+	})
+	acked, faults := pcfg.Acked, pcfg.RideOut
 	// pubsub streams grow with the messages: unlimited unless the setup bounds them; only the
 	// settings given are compared with an existing stream.
 	ss := streamSpec(st, []string{c.Subject, c.Subject + ".>"}, true)
