@@ -133,9 +133,11 @@ func received(res *result.Result) int64 { return res.Groups[0].Aggregate.Msgs }
 // TestReceiversEndAfterTheIdleTimeout: each receiver ends idle no sooner than the idle timeout
 // after the last message and well before twice the timeout.
 func TestReceiversEndAfterTheIdleTimeout(t *testing.T) {
+	t.Parallel()
 	const idle = 3 * time.Second
 	for _, rv := range receivers() {
 		t.Run(rv.name, func(t *testing.T) {
+			t.Parallel() // mostly waiting: a server each, side by side
 			srv := startServer(t)
 			pr, _, publish := prepared(t, srv, rv, idle)
 			pr.Start(time.Time{})
@@ -162,10 +164,12 @@ func TestReceiversEndAfterTheIdleTimeout(t *testing.T) {
 // TestReceiversWaitWhileMessagesTrickle: messages every quarter of the idle timeout, for longer
 // than the timeout, keep each receiver going; it ends idle only after the last one.
 func TestReceiversWaitWhileMessagesTrickle(t *testing.T) {
+	t.Parallel()
 	const idle = 2 * time.Second
 	const n = 8 // 8 x idle/4: twice the idle timeout
 	for _, rv := range receivers() {
 		t.Run(rv.name, func(t *testing.T) {
+			t.Parallel() // mostly waiting: a server each, side by side
 			srv := startServer(t)
 			pr, _, publish := prepared(t, srv, rv, idle)
 			pr.Start(time.Time{})
@@ -193,9 +197,11 @@ func TestReceiversWaitWhileMessagesTrickle(t *testing.T) {
 // TestDroppedConnectionIsNotIdle: a receiver whose server is down for longer than the idle
 // timeout does not end idle; when the server is back it receives the rest of its share.
 func TestDroppedConnectionIsNotIdle(t *testing.T) {
+	t.Parallel()
 	const idle = time.Second
 	for _, rv := range receivers() {
 		t.Run(rv.name, func(t *testing.T) {
+			t.Parallel() // mostly waiting: a server each, side by side
 			srv := startServer(t)
 			pr, nc, publish := prepared(t, srv, rv, idle)
 			pr.Start(time.Time{})
