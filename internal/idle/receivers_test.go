@@ -100,32 +100,48 @@ func startServer(t *testing.T) *embedded.Cluster {
 	return c
 }
 
-// prepared starts one receiver with the given share, ready for messages.
-func prepared(t *testing.T, srv *embedded.Cluster, rv receiver, idle time.Duration) (*bench.Prepared, *nats.Conn, func(int)) {
-	t.Helper()
-	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
+// started is one receiver's run, begun, with what the test needs to feed and check it.
+type started struct {
+	rv      receiver
+	srv     *embedded.Cluster
+	pr      *bench.Prepared
+	nc      *nats.Conn // the test's own connection
+	publish func(n int)
+}
+
+// eachReceiver runs f for every receiver kind side by side (they mostly wait), each on a server
+// of its own, with its run started and expecting share messages.
+func eachReceiver(t *testing.T, idle time.Duration, f func(t *testing.T, s *started)) {
+	for _, rv := range receivers() {
+		t.Run(rv.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startServer(t)
+			nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(nc.Close)
+			client, publish := rv.setup(t, nc, idle)
+			r := &bench.Runner{
+				Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+					return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
+				},
+				Grace: time.Minute, // a restart is never given up in these tests
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			t.Cleanup(cancel)
+			p := &bench.Plan{Command: "idle test", Groups: []*bench.Group{{
+				Name: "sub", Kind: rv.name, Verb: "expecting", Clients: 1, Shares: []int64{share},
+				New: func(int) bench.Client { return client },
+			}}}
+			pr, err := r.Prepare(ctx, p)
+			if err != nil {
+				t.Fatalf("prepare: %v", err)
+			}
+			pr.Start(time.Time{})
+			f(t, &started{rv: rv, srv: srv, pr: pr, nc: nc, publish: publish})
+		})
 	}
-	t.Cleanup(nc.Close)
-	client, publish := rv.setup(t, nc, idle)
-	r := &bench.Runner{
-		Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
-			return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
-		},
-		Grace: time.Minute, // a restart is never given up in these tests
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	p := &bench.Plan{Command: "idle test", Groups: []*bench.Group{{
-		Name: "sub", Kind: rv.name, Verb: "expecting", Clients: 1, Shares: []int64{share},
-		New: func(int) bench.Client { return client },
-	}}}
-	pr, err := r.Prepare(ctx, p)
-	if err != nil {
-		t.Fatalf("prepare: %v", err)
-	}
-	return pr, nc, publish
 }
 
 func received(res *result.Result) int64 { return res.Groups[0].Aggregate.Msgs }
@@ -135,30 +151,24 @@ func received(res *result.Result) int64 { return res.Groups[0].Aggregate.Msgs }
 func TestReceiversEndAfterTheIdleTimeout(t *testing.T) {
 	t.Parallel()
 	const idle = 3 * time.Second
-	for _, rv := range receivers() {
-		t.Run(rv.name, func(t *testing.T) {
-			t.Parallel() // mostly waiting: a server each, side by side
-			srv := startServer(t)
-			pr, _, publish := prepared(t, srv, rv, idle)
-			pr.Start(time.Time{})
-			first := time.Now()
-			publish(10)
-			last := time.Now()
-			res := pr.Wait()
-			if res.Stop.Reason != result.StopIdle || received(res) != 10 {
-				t.Fatalf("stop %+v with %d messages, want idle with 10", res.Stop, received(res))
-			}
-			end := res.End
-			if quiet := end.Sub(first); quiet < idle {
-				t.Errorf("ended %v after the first message, before the idle timeout %v", quiet, idle)
-			}
-			// Generous for a loaded machine, but a receiver that checks only every idle
-			// timeout ends about 2x the timeout after the last message.
-			if quiet := end.Sub(last); quiet > idle+idle/2 {
-				t.Errorf("ended %v after the last message, want about the idle timeout %v", quiet, idle)
-			}
-		})
-	}
+	eachReceiver(t, idle, func(t *testing.T, s *started) {
+		first := time.Now()
+		s.publish(10)
+		last := time.Now()
+		res := s.pr.Wait()
+		if res.Stop.Reason != result.StopIdle || received(res) != 10 {
+			t.Fatalf("stop %+v with %d messages, want idle with 10", res.Stop, received(res))
+		}
+		end := res.End
+		if quiet := end.Sub(first); quiet < idle {
+			t.Errorf("ended %v after the first message, before the idle timeout %v", quiet, idle)
+		}
+		// Generous for a loaded machine, but a receiver that checks only every idle
+		// timeout ends about 2x the timeout after the last message.
+		if quiet := end.Sub(last); quiet > idle+idle/2 {
+			t.Errorf("ended %v after the last message, want about the idle timeout %v", quiet, idle)
+		}
+	})
 }
 
 // TestReceiversWaitWhileMessagesTrickle: messages every quarter of the idle timeout, for longer
@@ -167,31 +177,25 @@ func TestReceiversWaitWhileMessagesTrickle(t *testing.T) {
 	t.Parallel()
 	const idle = 2 * time.Second
 	const n = 8 // 8 x idle/4: twice the idle timeout
-	for _, rv := range receivers() {
-		t.Run(rv.name, func(t *testing.T) {
-			t.Parallel() // mostly waiting: a server each, side by side
-			srv := startServer(t)
-			pr, _, publish := prepared(t, srv, rv, idle)
-			pr.Start(time.Time{})
-			tick := time.NewTicker(idle / 4)
-			defer tick.Stop()
-			var last time.Time
-			for i := 0; i < n; i++ {
-				publish(1)
-				last = time.Now()
-				if i < n-1 {
-					<-tick.C
-				}
+	eachReceiver(t, idle, func(t *testing.T, s *started) {
+		tick := time.NewTicker(idle / 4)
+		defer tick.Stop()
+		var last time.Time
+		for i := 0; i < n; i++ {
+			s.publish(1)
+			last = time.Now()
+			if i < n-1 {
+				<-tick.C
 			}
-			res := pr.Wait()
-			if res.Stop.Reason != result.StopIdle || received(res) != n {
-				t.Fatalf("stop %+v with %d messages, want idle with %d", res.Stop, received(res), n)
-			}
-			if quiet := res.End.Sub(last); quiet < idle-idle/4 {
-				t.Errorf("ended %v after the last message, want at least about the idle timeout %v", quiet, idle)
-			}
-		})
-	}
+		}
+		res := s.pr.Wait()
+		if res.Stop.Reason != result.StopIdle || received(res) != n {
+			t.Fatalf("stop %+v with %d messages, want idle with %d", res.Stop, received(res), n)
+		}
+		if quiet := res.End.Sub(last); quiet < idle-idle/4 {
+			t.Errorf("ended %v after the last message, want at least about the idle timeout %v", quiet, idle)
+		}
+	})
 }
 
 // TestDroppedConnectionIsNotIdle: a receiver whose server is down for longer than the idle
@@ -199,43 +203,37 @@ func TestReceiversWaitWhileMessagesTrickle(t *testing.T) {
 func TestDroppedConnectionIsNotIdle(t *testing.T) {
 	t.Parallel()
 	const idle = time.Second
-	for _, rv := range receivers() {
-		t.Run(rv.name, func(t *testing.T) {
-			t.Parallel() // mostly waiting: a server each, side by side
-			srv := startServer(t)
-			pr, nc, publish := prepared(t, srv, rv, idle)
-			pr.Start(time.Time{})
-			ended := make(chan *result.Result, 1)
-			go func() { ended <- pr.Wait() }()
-			publish(5)
-			waitDelivered(t, srv, rv, nc, 5)
-			if err := srv.Kill(1); err != nil {
-				t.Fatal(err)
-			}
-			// The scenario itself: the server stays down for 3 idle timeouts.
-			time.Sleep(3 * idle)
-			if err := srv.Restart(1); err != nil {
-				t.Fatal(err)
-			}
-			waitResubscribed(t, srv, rv, nc, ended)
-			publish(share - 5)
-			res := <-ended
-			if res.Stop.Reason != result.StopCompleted || received(res) != share {
-				t.Fatalf("stop %+v with %d messages, want completed with %d", res.Stop, received(res), share)
-			}
-		})
-	}
+	eachReceiver(t, idle, func(t *testing.T, s *started) {
+		ended := make(chan *result.Result, 1)
+		go func() { ended <- s.pr.Wait() }()
+		s.publish(5)
+		waitDelivered(t, s, 5)
+		if err := s.srv.Kill(1); err != nil {
+			t.Fatal(err)
+		}
+		// The scenario itself: the server stays down for 3 idle timeouts.
+		time.Sleep(3 * idle)
+		if err := s.srv.Restart(1); err != nil {
+			t.Fatal(err)
+		}
+		waitResubscribed(t, s, ended)
+		s.publish(share - 5)
+		res := <-ended
+		if res.Stop.Reason != result.StopCompleted || received(res) != share {
+			t.Fatalf("stop %+v with %d messages, want completed with %d", res.Stop, received(res), share)
+		}
+	})
 }
 
 // waitDelivered waits until the server says n messages reached the receiver.
-func waitDelivered(t *testing.T, srv *embedded.Cluster, rv receiver, nc *nats.Conn, n int) {
+func waitDelivered(t *testing.T, s *started, n int) {
 	t.Helper()
 	natstest.Eventually(t, 20*time.Second, 20*time.Millisecond, func() error {
 		got := 0
-		if rv.delivered != nil {
-			got = rv.delivered(t, nc)
+		if s.rv.delivered != nil {
+			got = s.rv.delivered(t, s.nc)
 		} else {
-			cz, err := srv.Node(1).Connz(&server.ConnzOptions{SubscriptionsDetail: true})
+			cz, err := s.srv.Node(1).Connz(&server.ConnzOptions{SubscriptionsDetail: true})
 			if err != nil {
 				return err
 			}
@@ -255,7 +253,7 @@ func waitDelivered(t *testing.T, srv *embedded.Cluster, rv receiver, nc *nats.Co
 }
 
 // waitResubscribed waits until the receiver's connection is back with its interest.
-func waitResubscribed(t *testing.T, srv *embedded.Cluster, rv receiver, nc *nats.Conn, ended chan *result.Result) {
+func waitResubscribed(t *testing.T, s *started, ended chan *result.Result) {
 	t.Helper()
 	natstest.Eventually(t, 30*time.Second, 20*time.Millisecond, func() error {
 		select {
@@ -263,15 +261,15 @@ func waitResubscribed(t *testing.T, srv *embedded.Cluster, rv receiver, nc *nats
 			t.Fatalf("the run ended before its server was back: stop %+v with %d messages", res.Stop, received(res))
 		default:
 		}
-		if !nc.IsConnected() {
+		if !s.nc.IsConnected() {
 			return fmt.Errorf("test connection not back")
 		}
-		cz, err := srv.Node(1).Connz(nil)
+		cz, err := s.srv.Node(1).Connz(nil)
 		if err != nil {
 			return err
 		}
 		for _, c := range cz.Conns {
-			if strings.HasPrefix(c.Name, "natsperf-sub") && (rv.delivered != nil || c.NumSubs > 0) {
+			if strings.HasPrefix(c.Name, "natsperf-sub") && (s.rv.delivered != nil || c.NumSubs > 0) {
 				return nil
 			}
 		}
