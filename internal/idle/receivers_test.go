@@ -160,6 +160,7 @@ func TestReceiversEndAfterTheIdleTimeout(t *testing.T) {
 			t.Fatalf("stop %+v with %d messages, want idle with 10", res.Stop, received(res))
 		}
 		end := res.End
+		t.Logf("ended %v after the last message (timeout %v)", end.Sub(last), idle)
 		if quiet := end.Sub(first); quiet < idle {
 			t.Errorf("ended %v after the first message, before the idle timeout %v", quiet, idle)
 		}
