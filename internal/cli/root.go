@@ -55,11 +55,13 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func newRoot(s *Streams) *cobra.Command { return newRootCapture(s, nil) }
+func newRoot(s *Streams) *cobra.Command {
+	root, _ := newApp(s)
+	return root
+}
 
-// newRootCapture builds the command tree; with c set, benchmark commands hand their plans to c
-// instead of running them (the scenario runner, run.go).
-func newRootCapture(s *Streams, c *capture) *cobra.Command {
+// newApp builds the command tree and the app its commands share.
+func newApp(s *Streams) (*cobra.Command, *app) {
 	root := &cobra.Command{
 		Use:   "natsperf",
 		Short: "Measure how fast and how correct a NATS / JetStream deployment is",
@@ -89,7 +91,7 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 	out := &outputFlags{}
 	out.register(root)
 	registerProfile(root)
-	app := &app{streams: s, conn: conn, out: out, capture: c}
+	app := &app{streams: s, conn: conn, out: out, builders: map[*cobra.Command]specBuilder{}}
 	root.PersistentFlags().StringVar(&app.csvFile, "csv", "", "also write nats bench's per-client CSV (#RunID, ClientID, MsgCount, ...) to this file")
 	root.AddCommand(
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
@@ -107,7 +109,7 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 	root.SetGlobalNormalizationFunc(natsBenchNames) // nats bench's flag spellings (usage.go)
 	guardGroups(root)
 	guardHelp(root)
-	return root
+	return root, app
 }
 
 // app holds what every command shares.
@@ -115,10 +117,11 @@ type app struct {
 	streams *Streams
 	conn    *connFlags
 	out     *outputFlags
-	capture *capture // set while a scenario collects plans (capture.go)
-	csvFile string   // --csv: nats bench's per-client CSV (csv.go)
-	// specOnly: natsperf spec prints the Spec a command builds instead of running it (specrun.go)
-	specOnly bool
+	csvFile string // --csv: nats bench's per-client CSV (csv.go)
+	// builders are the benchmark commands' Spec builders (specrun.go): natsperf spec and
+	// scenario workloads build a command line's Spec without running it.
+	builders map[*cobra.Command]specBuilder
+	building specBuilder // made by specRunE, filed by specCommand
 }
 
 // args checks positional arguments with a usage error.

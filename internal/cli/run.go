@@ -56,7 +56,7 @@ its Result printed (and saved with -o FILE).`,
 			if err != nil {
 				return err
 			}
-			sc, err := scenario.Load(args[0], scenario.Options{Set: set, CheckArgs: checkWorkloadArgs})
+			sc, err := scenario.Load(args[0], scenario.Options{Set: set, CheckArgs: a.checkWorkloadArgs})
 			if err != nil {
 				var se *scenario.Error
 				if errors.As(err, &se) {
