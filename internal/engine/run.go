@@ -173,7 +173,8 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	workloads := map[string]any{}
 	var faultStream *StreamRef
-	var verifies []func(context.Context, *result.Result)
+	var verifies []func(context.Context, *result.Result) // single workload: its read-back
+	var parts []verifyPart                               // several: every instance's check
 	numbered := map[string]int{} // instances so far per workload name
 	for wi, w := range s.Workloads {
 		build, _ := builder(w.Kind())
@@ -205,10 +206,10 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			if faultStream == nil {
 				faultStream = built.Stream
 			}
-			if built.Verify != nil {
-				verifies = append(verifies, built.Verify)
-			}
 			if single {
+				if built.Verify != nil {
+					verifies = append(verifies, built.Verify)
+				}
 				r.Text, r.quiet = built.Text, built.Quiet
 				plan.Command, plan.Title, plan.Params, plan.Groups, plan.Settings = w.Kind(), built.Title, Params(built.Params), built.Groups, echo
 				continue
@@ -224,6 +225,7 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 				plan.Groups = append(plan.Groups, g)
 			}
 			workloads[prefix] = map[string]any{"command": w.Kind(), "settings": echo}
+			parts = append(parts, verifyPart{prefix: prefix, check: built.Verify})
 		}
 	}
 	if !single {
@@ -245,6 +247,8 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	faults.Attach(plan, r.Target, faultStream, o.Logf)
 	switch {
 	case !s.Verify:
+	case !single:
+		Chain(plan, verifyParts(parts))
 	case len(verifies) > 0:
 		for _, v := range verifies {
 			Chain(plan, v)
@@ -386,4 +390,40 @@ func Execute(ctx context.Context, s *spec.Spec, o Options) (*result.Result, erro
 	}
 	r.Start(time.Time{})
 	return r.Wait(), nil
+}
+
+// verifyPart is one workload instance's delivery check: its read-back, or (nil) what its
+// receivers saw.
+type verifyPart struct {
+	prefix string
+	check  func(context.Context, *result.Result)
+}
+
+// verifyParts runs every instance's check on a Result of its own groups and adds them up:
+// each reads back only its own publishers' messages, and each instance's receivers count
+// once.
+func verifyParts(parts []verifyPart) func(context.Context, *result.Result) {
+	return func(ctx context.Context, res *result.Result) {
+		v := &result.Verify{}
+		for _, p := range parts {
+			part := *res
+			part.Groups, part.Verify = nil, nil
+			for _, g := range res.Groups {
+				if strings.HasPrefix(g.Name, p.prefix+"/") {
+					part.Groups = append(part.Groups, g)
+				}
+			}
+			if p.check == nil {
+				rv := ReceiversVerify(&part)
+				part.Verify = &rv
+			} else {
+				p.check(ctx, &part)
+			}
+			if part.Verify != nil {
+				v.Add(part.Verify, p.prefix)
+			}
+		}
+		v.Unavailable = Unavailable(res).Duration
+		res.Verify = v
+	}
 }
