@@ -1,5 +1,6 @@
-// Package cli is natsperf's command line: thin cobra commands that turn flags into a bench.Plan,
-// run it and render the Result. Only main exits; everything here returns exit codes.
+// Package cli is natsperf's command line: cobra commands that turn flags (or a scenario cell's
+// workload command lines) into a run Spec, hand it to internal/engine and render the Result.
+// Only main exits; everything here returns exit codes.
 package cli
 
 import (

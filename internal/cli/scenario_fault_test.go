@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,8 +9,8 @@ import (
 	"github.com/natsperf/natsperf/internal/scenario"
 )
 
-// TestScenarioVerifyAndFault: --verify and --fault inside a scenario workload (issue 11). Two
-// instances publish (js pub async) to one R3 stream on the embedded 3-node cluster while its leader is killed
+// TestScenarioVerifyAndFault: --verify and --fault inside a scenario workload (issue 11), as
+// examples/failover.yaml runs them. Two instances publish (js pub async) to one R3 stream on the embedded 3-node cluster while its leader is killed
 // and restarted. The faults run once (not once per instance), the read-back covers both
 // instances' publishers, and its figures agree with the stream's state as the server reports
 // it: every stored copy is one of the run's messages (stored + duplicates), none acked is
@@ -21,21 +20,7 @@ func TestScenarioVerifyAndFault(t *testing.T) {
 		t.Skip("kills a cluster node: about 10s")
 	}
 	dir := t.TempDir()
-	file := filepath.Join(dir, "s.yaml")
-	const sc = `name: faulty
-target: {embedded: {nodes: 3}}
-setup:
-  streams:
-    - {name: "vf", subjects: ["vf.>"], replicas: 3}
-workloads:
-  - name: pod
-    instances: 2
-    command: js pub async vf.app${instance} --stream vf --fault 1500ms:kill-leader --fault 3s:restart
-    flags: {rate: 500, duration: 4s, size: 64, verify: true, ack-timeout: 1s}
-`
-	if err := os.WriteFile(file, []byte(sc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := filepath.Join("..", "..", "examples", "failover.yaml") // the example, as written
 	out := filepath.Join(dir, "out")
 	r := run(context.Background(), t, nil, "run", file, "-o", out)
 	ix, err := scenario.ReadIndex(out)
@@ -59,12 +44,12 @@ workloads:
 	if v.Error != "" || v.AckedButMissing != 0 || v.Acked == 0 || v.Stored < v.Acked || len(v.Publishers) != 2 {
 		t.Fatalf("verify %+v: want both instances' acknowledged messages stored", *v)
 	}
-	if len(res.Streams) != 1 || res.Streams[0].Name != "vf" {
-		t.Fatalf("streams %+v: want vf once", res.Streams)
+	if len(res.Streams) != 1 || res.Streams[0].Name != "orders" {
+		t.Fatalf("streams %+v: want orders once", res.Streams)
 	}
 	st := res.Streams[0]
 	if got := int64(st.Messages); got != v.Stored+v.Duplicates {
-		t.Errorf("stream vf holds %d messages, the read-back found %d stored + %d duplicates", got, v.Stored, v.Duplicates)
+		t.Errorf("stream orders holds %d messages, the read-back found %d stored + %d duplicates", got, v.Stored, v.Duplicates)
 	}
 	if st.Published != v.Acked {
 		t.Errorf("stream state: %d published (acked), read-back: %d acked", st.Published, v.Acked)

@@ -175,7 +175,7 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	var faultStream *StreamRef
 	var verifies []func(context.Context, *result.Result) // single workload: its read-back
 	var parts []verifyPart                               // several: every instance's check
-	numbered := map[string]int{} // instances so far per workload name
+	numbered := map[string]int{}                         // instances so far per workload name
 	for wi, w := range s.Workloads {
 		build, _ := builder(w.Kind())
 		for i := 1; i <= max(w.Instances, 1); i++ {
