@@ -95,7 +95,12 @@ type Bucket struct {
 	// Purge empties it first (kv put --purge): only a bucket natsperf created, unless Force.
 	Purge bool `json:"purge,omitempty"`
 	// Force allows purging, or putting into, a bucket natsperf did not create (--force).
-	Force       bool `json:"force,omitempty"`
+	Force bool `json:"force,omitempty"`
+	// Create makes it before the workloads start when it is missing (a scenario's setup
+	// buckets); a kv workload creates its own bucket when missing anyway.
+	Create bool `json:"create,omitempty"`
+	// DeleteAfter removes it after the run when this run created it (a scenario's setup
+	// without run --keep).
 	DeleteAfter bool `json:"delete_after,omitempty"`
 }
 

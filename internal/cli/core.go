@@ -38,21 +38,21 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
   natsperf pub foo --rate 10000 --duration 3s      # fixed rate, for latency
   natsperf pub foo --multisubject --multisubject-max 100`,
 		Args: exactArgs(1, "one SUBJECT"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			if err := bf.validate(cmd.Flags()); err != nil {
-				return err
+				return nil, err
 			}
 			if err := validateSubjects(sf); err != nil {
-				return err
+				return nil, err
 			}
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
-				return err
+				return nil, err
 			}
 			cfg := &spec.Pub{Subject: args[0], Size: size(bf, cmd.Flags()), MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags())}
-			return a.runSpec(cmd, a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), bf, &a.conn.s)
-		},
+			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
+		}),
 	}
-	specCommand(cmd)
+	a.specCommand(cmd)
 	bf.register(cmd.Flags(), true, false)
 	sf.register(cmd.Flags(), true)
 	return cmd
@@ -84,24 +84,24 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
   natsperf sub bar -s nats://127.0.0.1:4222 --clients 4 --queue workers &   # share 100,000
   natsperf pub bar -s nats://127.0.0.1:4222 --clients 2`,
 		Args: exactArgs(1, "one SUBJECT"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			if err := bf.validate(cmd.Flags()); err != nil {
-				return err
+				return nil, err
 			}
 			if err := pend.validate(); err != nil {
-				return err
+				return nil, err
 			}
 			if err := checkSubject("SUBJECT", args[0]); err != nil {
-				return err
+				return nil, err
 			}
 			cfg := &spec.Sub{
 				Subject: args[0], Size: size(bf, cmd.Flags()), Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: idle(bf, cmd.Flags()),
 				PendingMsgs: int(pendingLimit(int64(pend.Msgs))), PendingBytes: spec.Size(pendingLimit(pend.Bytes)),
 			}
-			return a.runSpec(cmd, a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), bf, &a.conn.s)
-		},
+			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
+		}),
 	}
-	specCommand(cmd)
+	a.specCommand(cmd)
 	bf.register(cmd.Flags(), false, true)
 	sf.register(cmd.Flags(), false)
 	cmd.Flags().StringVar(&queue, "queue", "", "join this queue group: the subscribers share the messages")
@@ -132,33 +132,33 @@ stamp in each message, on one clock.`,
   natsperf pubsub foo --pub 1 --sub 5 --size 16
   natsperf pubsub foo --pub 2 --sub 2 --rate 20000 --duration 3s`,
 		Args: exactArgs(1, "one SUBJECT"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			if err := bf.validate(cmd.Flags()); err != nil {
-				return err
+				return nil, err
 			}
 			if err := validateSubjects(sf); err != nil {
-				return err
+				return nil, err
 			}
 			if pubs < 1 || subs < 1 {
-				return usagef("--pub and --sub must each be at least 1 (got %d and %d)", pubs, subs)
+				return nil, usagef("--pub and --sub must each be at least 1 (got %d and %d)", pubs, subs)
 			}
 			if pubs > maxClients || subs > maxClients {
-				return usagef("--pub %d and --sub %d: each may be at most %d, as --clients", pubs, subs, maxClients)
+				return nil, usagef("--pub %d and --sub %d: each may be at most %d, as --clients", pubs, subs, maxClients)
 			}
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
-				return err
+				return nil, err
 			}
 			if err := pend.validate(); err != nil {
-				return err
+				return nil, err
 			}
 			if subSleep < 0 {
-				return usagef("--sub-sleep must not be negative")
+				return nil, usagef("--sub-sleep must not be negative")
 			}
 			if err := checkVerifySize(&ff, bf.Size); err != nil {
-				return err
+				return nil, err
 			}
 			if err := ff.parse(a, jsf.JS, ff.faultNodes(jsf.sf.Replicas)); err != nil {
-				return err
+				return nil, err
 			}
 			cfg := &spec.PubSub{
 				Subject: args[0], Size: size(bf, cmd.Flags()), Pubs: pubs, Subs: subs, Queue: queue,
@@ -169,15 +169,15 @@ stamp in each message, on one clock.`,
 			s := a.newSpec(bf, cmd.Flags(), 0, cfg)
 			if jsf.JS {
 				if err := jsf.validate(); err != nil {
-					return err
+					return nil, err
 				}
 				cfg.JS = jsf.spec(cmd.Flags())
 				s.Setup.Streams = []spec.Stream{jsf.sf.setupStream(cmd.Flags())}
 			}
-			return a.runSpec(cmd, withFaults(s, &ff, cmd.Flags()), bf, &a.conn.s)
-		},
+			return &specRun{spec: withFaults(s, &ff, cmd.Flags()), hist: bf.Hist, conn: &a.conn.s}, nil
+		}),
 	}
-	specCommand(cmd)
+	a.specCommand(cmd)
 	bf.register(cmd.Flags(), true, true)
 	sf.register(cmd.Flags(), true)
 	cmd.Flags().IntVar(&pubs, "pub", 1, "number of publishers")
@@ -215,18 +215,18 @@ or until --msgs requests are served in total when --msgs is given, then print wh
 		Example: `  natsperf service serve foo --clients 2 -s nats://127.0.0.1:4222      # until Ctrl-C
   natsperf service serve foo --sleep 1ms -s nats://127.0.0.1:4222 --msgs 10000`,
 		Args: exactArgs(1, "one SUBJECT"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			if err := bf.validate(cmd.Flags()); err != nil {
-				return err
+				return nil, err
 			}
 			if err := checkSubject("SUBJECT", args[0]); err != nil {
-				return err
+				return nil, err
 			}
 			cfg := &spec.ServiceServe{Subject: args[0], Size: size(bf, cmd.Flags())}
-			return a.runSpec(cmd, a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), bf, &a.conn.s)
-		},
+			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
+		}),
 	}
-	specCommand(cmd)
+	a.specCommand(cmd)
 	bf.register(cmd.Flags(), false, false)
 	return cmd
 }
@@ -246,24 +246,24 @@ in the percentiles instead of silently lowering the rate.`,
   natsperf service request foo --clients 50 --size 16 --msgs 10000 --no-progress -s nats://127.0.0.1:4222
   natsperf service request foo --rate 2000 --duration 3s -s nats://127.0.0.1:4222`,
 		Args: exactArgs(1, "one SUBJECT"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			if err := bf.validate(cmd.Flags()); err != nil {
-				return err
+				return nil, err
 			}
 			if timeout <= 0 {
-				return usagef("--timeout must be positive")
+				return nil, usagef("--timeout must be positive")
 			}
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
-				return err
+				return nil, err
 			}
 			cfg := &spec.ServiceRequest{Subject: args[0], Size: size(bf, cmd.Flags())}
 			if timeout != 5*time.Second { // --timeout or --ack-timeout
 				cfg.Timeout = spec.Duration(timeout)
 			}
-			return a.runSpec(cmd, a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), bf, &a.conn.s)
-		},
+			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
+		}),
 	}
-	specCommand(cmd)
+	a.specCommand(cmd)
 	bf.register(cmd.Flags(), true, false)
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for each reply; a timeout is counted and the requester goes on (also --ack-timeout)")
 	// --ack-timeout (and so nats bench's --jstimeout) is what the JetStream and KV commands call it.

@@ -74,20 +74,9 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&o.CPU, "cpu", false, "print the CPU natsperf used while the clients ran (user+sys seconds, share of its cores, messages per CPU-second); always in the Result")
 }
 
-// benchFlags are the flags every benchmark command has, named as nats bench names them.
-type benchFlags struct {
-	Clients     int           `json:"clients"`
-	Msgs        int64         `json:"msgs"`
-	Size        int64         `json:"size"`
-	Sleep       time.Duration `json:"sleep"`
-	Rate        float64       `json:"rate,omitempty"`
-	Duration    time.Duration `json:"duration,omitempty"`
-	Warmup      time.Duration `json:"warmup,omitempty"`
-	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
-	Interval    time.Duration `json:"interval"`
-	NoLatency   bool          `json:"no_latency,omitempty"`
-	Hist        string        `json:"hist,omitempty"` // .hgrm file of the measured group's latency
-}
+// benchFlags are the flags every benchmark command has, named as nats bench names them: the
+// engine's echo of them in a Result, so the flags and the echo are one definition.
+type benchFlags engine.BenchSettings
 
 const (
 	defaultMsgs = 100_000

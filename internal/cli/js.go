@@ -62,37 +62,37 @@ func (a *app) jsPubModeCmd(mode string) *cobra.Command {
 embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as it is.`,
 		Example: "  natsperf js pub " + mode + " jsfoo --create --storage memory --size 16 --msgs 10000",
 		Args:    exactArgs(1, "one SUBJECT"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			f := cmd.Flags()
 			if err := bf.validate(f); err != nil {
-				return err
+				return nil, err
 			}
 			if err := sf.validate(); err != nil {
-				return err
+				return nil, err
 			}
 			if err := validateSubjects(subj); err != nil {
-				return err
+				return nil, err
 			}
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
-				return err
+				return nil, err
 			}
 			if !f.Changed("batch") && mode == js.Batch {
 				batch = 100
 			}
 			if batch < 1 || (mode == js.Batch && batch > js.MaxAtomicBatch) {
-				return usagef("--batch must be 1 to %d for atomic batches (the server's limit), got %d", js.MaxAtomicBatch, batch)
+				return nil, usagef("--batch must be 1 to %d for atomic batches (the server's limit), got %d", js.MaxAtomicBatch, batch)
 			}
 			if mode == js.Batch && sf.PersistAsync {
-				return usagef("--persistasync cannot be used with atomic batches (the server forbids it)")
+				return nil, usagef("--persistasync cannot be used with atomic batches (the server forbids it)")
 			}
 			if mode == js.Batch && bf.Rate > 0 {
-				return usagef("--rate is not supported with atomic batches; use sync or async")
+				return nil, usagef("--rate is not supported with atomic batches; use sync or async")
 			}
 			if err := checkVerifySize(&ff, bf.Size); err != nil {
-				return err
+				return nil, err
 			}
 			if err := ff.parse(a, true, ff.faultNodes(sf.Replicas)); err != nil {
-				return err
+				return nil, err
 			}
 			pub := spec.JSPublish{
 				Stream: sf.Stream, Subject: args[0], Size: size(bf, f), MultiSubject: subj.MultiSubject,
@@ -109,10 +109,10 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 				cfg = &spec.JSPubBatch{JSPublish: pub, Batch: batch}
 			}
 			spc := withStream(a.newSpec(bf, f, bf.Clients, cfg), &sf, f)
-			return a.runSpec(cmd, withFaults(spc, &ff, f), bf, &a.conn.s)
-		},
+			return &specRun{spec: withFaults(spc, &ff, f), hist: bf.Hist, conn: &a.conn.s}, nil
+		}),
 	}
-	specCommand(cmd)
+	a.specCommand(cmd)
 	f := cmd.Flags()
 	bf.register(f, true, false)
 	sf.register(f)
@@ -158,25 +158,25 @@ that gets nothing for --idle-timeout ends with partial results (from the start w
 messages were already there).`,
 		Example: "  natsperf js " + kind + " --clients 2 --msgs 10000",
 		Args:    exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
 			f := cmd.Flags()
 			if err := bf.validate(f); err != nil {
-				return err
+				return nil, err
 			}
 			if err := sf.validate(); err != nil {
-				return err
+				return nil, err
 			}
 			if err := cf.validate(); err != nil {
-				return err
+				return nil, err
 			}
 			if bf.Msgs == 0 {
-				return usagef("--msgs must be at least 1")
+				return nil, usagef("--msgs must be at least 1")
 			}
 			spc := a.newSpec(bf, f, bf.Clients, cf.spec(kind, bf, sf, f))
-			return a.runSpec(cmd, withStream(spc, &sf, f), bf, &a.conn.s)
-		},
+			return &specRun{spec: withStream(spc, &sf, f), hist: bf.Hist, conn: &a.conn.s}, nil
+		}),
 	}
-	specCommand(cmd)
+	a.specCommand(cmd)
 	f := cmd.Flags()
 	bf.register(f, false, true)
 	sf.register(f)
@@ -216,24 +216,24 @@ first message, as nats bench does. A missing or short stream natsperf created is
 Latency is each get's round trip (batch: from the request to each message).`,
 		Example: "  natsperf js get " + mode + " --clients 2 --msgs 10000",
 		Args:    exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
 			f := cmd.Flags()
 			if err := bf.validate(f); err != nil {
-				return err
+				return nil, err
 			}
 			if err := sf.validate(); err != nil {
-				return err
+				return nil, err
 			}
 			if batch < 1 {
-				return usagef("--batch must be at least 1")
+				return nil, usagef("--batch must be at least 1")
 			}
 			if filter != "" {
 				if err := checkSubject("--filter", filter); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			if bf.Msgs == 0 {
-				return usagef("--msgs must be at least 1")
+				return nil, usagef("--msgs must be at least 1")
 			}
 			get := spec.JSGetSync{Stream: sf.Stream, Size: size(bf, f), Filter: filter, AckTimeout: ackTimeout(sf, f)}
 			var cfg spec.Config = &get
@@ -245,10 +245,10 @@ Latency is each get's round trip (batch: from the request to each message).`,
 				cfg = b
 			}
 			spc := a.newSpec(bf, f, bf.Clients, cfg)
-			return a.runSpec(cmd, withStream(spc, &sf, f), bf, &a.conn.s)
-		},
+			return &specRun{spec: withStream(spc, &sf, f), hist: bf.Hist, conn: &a.conn.s}, nil
+		}),
 	}
-	specCommand(cmd)
+	a.specCommand(cmd)
 	f := cmd.Flags()
 	bf.register(f, false, false)
 	sf.register(f)

@@ -36,23 +36,23 @@ for get, a bucket natsperf created that lacks the keys is filled first (setup, n
 Latency is each operation's round trip; a get of a missing key counts as an error.`,
 		Example: "  natsperf kv " + use + " --clients 4 --randomize 1000 --msgs 10000",
 		Args:    exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
 			f := cmd.Flags()
 			if err := bf.validate(f); err != nil {
-				return err
+				return nil, err
 			}
 			if err := st.validate(); err != nil {
-				return err
+				return nil, err
 			}
 			switch {
 			case checkBucketName(bucket) != nil:
-				return checkBucketName(bucket)
+				return nil, checkBucketName(bucket)
 			case history < 1 || history > 64:
-				return usagef("--history must be 1 to 64, got %d", history)
+				return nil, usagef("--history must be 1 to 64, got %d", history)
 			case randomize < 0:
-				return usagef("--randomize must not be negative")
+				return nil, usagef("--randomize must not be negative")
 			case bf.Msgs == 0:
-				return usagef("--msgs must be at least 1")
+				return nil, usagef("--msgs must be at least 1")
 			}
 			bk := spec.Bucket{Name: bucket, Purge: st.Purge, Force: st.Force}
 			if f.Changed("storage") {
@@ -74,10 +74,10 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 			}
 			spc := a.newSpec(bf, f, bf.Clients, cfg)
 			spc.Setup.Buckets = []spec.Bucket{bk}
-			return a.runSpec(cmd, spc, bf, &a.conn.s)
-		},
+			return &specRun{spec: spc, hist: bf.Hist, conn: &a.conn.s}, nil
+		}),
 	}
-	specCommand(cmd)
+	a.specCommand(cmd)
 	f := cmd.Flags()
 	bf.register(f, false, false)
 	registerHist(f, &bf.Hist)

@@ -38,9 +38,9 @@ Both ends run in this process on one clock, so A and B may be on any hosts (docs
   natsperf latency -s nats://a:4222 --server-b nats://b:4222 --rate 1000 --duration 5s --size 512
   natsperf latency -s tls://demo.nats.io:4443 --tls-insecure --hist latency.hgrm`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runLatency(cmd, lf)
-		},
+		RunE: a.specRunE(func(*cobra.Command, []string) (*specRun, error) {
+			return a.latencySpec(lf)
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&lf.ServerB, "server-b", "", "server B, where the subscriber connects (default: the --server); uses the same credentials and TLS settings")
@@ -51,7 +51,7 @@ Both ends run in this process on one clock, so A and B may be on any hosts (docs
 	f.DurationVar(&lf.Duration, "duration", lf.Duration, "how long to publish")
 	f.DurationVar(&lf.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	registerHist(f, &lf.Hist)
-	return specCommand(cmd)
+	return a.specCommand(cmd)
 }
 
 func (lf *latencyFlags) validate() error {
@@ -81,9 +81,10 @@ func (lf *latencyFlags) validate() error {
 	return nil
 }
 
-func (a *app) runLatency(cmd *cobra.Command, lf latencyFlags) error {
+// latencySpec is the latency command line's Spec.
+func (a *app) latencySpec(lf latencyFlags) (*specRun, error) {
 	if err := lf.validate(); err != nil {
-		return err
+		return nil, err
 	}
 	target := specTarget(a.conn.s)
 	c := &spec.Latency{Subject: lf.Subject}
@@ -106,5 +107,5 @@ func (a *app) runLatency(cmd *cobra.Command, lf latencyFlags) error {
 		// Server B connects with the settings, not server A's URL: credentials from either URL.
 		conn.User, conn.Password, conn.Token = target.User, string(target.Password), string(target.Token)
 	}
-	return a.runSpec(cmd, s, benchFlags{Hist: lf.Hist}, &conn)
+	return &specRun{spec: s, hist: lf.Hist, conn: &conn}, nil
 }

@@ -1,5 +1,6 @@
-// Package cli is natsperf's command line: thin cobra commands that turn flags into a bench.Plan,
-// run it and render the Result. Only main exits; everything here returns exit codes.
+// Package cli is natsperf's command line: cobra commands that turn flags (or a scenario cell's
+// workload command lines) into a run Spec, hand it to internal/engine and render the Result.
+// Only main exits; everything here returns exit codes.
 package cli
 
 import (
@@ -55,11 +56,13 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func newRoot(s *Streams) *cobra.Command { return newRootCapture(s, nil) }
+func newRoot(s *Streams) *cobra.Command {
+	root, _ := newApp(s)
+	return root
+}
 
-// newRootCapture builds the command tree; with c set, benchmark commands hand their plans to c
-// instead of running them (the scenario runner, run.go).
-func newRootCapture(s *Streams, c *capture) *cobra.Command {
+// newApp builds the command tree and the app its commands share.
+func newApp(s *Streams) (*cobra.Command, *app) {
 	root := &cobra.Command{
 		Use:   "natsperf",
 		Short: "Measure how fast and how correct a NATS / JetStream deployment is",
@@ -89,7 +92,7 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 	out := &outputFlags{}
 	out.register(root)
 	registerProfile(root)
-	app := &app{streams: s, conn: conn, out: out, capture: c}
+	app := &app{streams: s, conn: conn, out: out, builders: map[*cobra.Command]specBuilder{}}
 	root.PersistentFlags().StringVar(&app.csvFile, "csv", "", "also write nats bench's per-client CSV (#RunID, ClientID, MsgCount, ...) to this file")
 	root.AddCommand(
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
@@ -107,7 +110,7 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 	root.SetGlobalNormalizationFunc(natsBenchNames) // nats bench's flag spellings (usage.go)
 	guardGroups(root)
 	guardHelp(root)
-	return root
+	return root, app
 }
 
 // app holds what every command shares.
@@ -115,10 +118,11 @@ type app struct {
 	streams *Streams
 	conn    *connFlags
 	out     *outputFlags
-	capture *capture // set while a scenario collects plans (capture.go)
-	csvFile string   // --csv: nats bench's per-client CSV (csv.go)
-	// specOnly: natsperf spec prints the Spec a command builds instead of running it (specrun.go)
-	specOnly bool
+	csvFile string // --csv: nats bench's per-client CSV (csv.go)
+	// builders are the benchmark commands' Spec builders (specrun.go): natsperf spec and
+	// scenario workloads build a command line's Spec without running it.
+	builders map[*cobra.Command]specBuilder
+	building specBuilder // made by specRunE, filed by specCommand
 }
 
 // args checks positional arguments with a usage error.

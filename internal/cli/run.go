@@ -45,6 +45,7 @@ prints the one a command line builds): it runs once, as the command it was made 
 its Result printed (and saved with -o FILE).`,
 		Example: `  natsperf run examples/jetstream-evaluation.yaml -o results/eval
   natsperf run examples/stability.yaml -o results/soak --set duration=2m --metrics-addr 127.0.0.1:9108
+  natsperf run examples/failover.yaml -o results/failover      # --verify and --fault in workloads
   natsperf run examples/jetstream-evaluation.yaml -o results/eval --resume
   natsperf run examples/jetstream-evaluation.yaml --dry-run`,
 		Args: exactArgs(1, "one scenario or Spec FILE"),
@@ -56,7 +57,7 @@ its Result printed (and saved with -o FILE).`,
 			if err != nil {
 				return err
 			}
-			sc, err := scenario.Load(args[0], scenario.Options{Set: set, CheckArgs: checkWorkloadArgs})
+			sc, err := scenario.Load(args[0], scenario.Options{Set: set, CheckArgs: a.checkWorkloadArgs})
 			if err != nil {
 				var se *scenario.Error
 				if errors.As(err, &se) {

@@ -104,8 +104,8 @@ func TestRunScenarioErrors(t *testing.T) {
 		{"unknown flag", "workloads:\n  - command: pub foo --nope\n", "s.yaml:2:14: workloads[0].command: unknown flag: --nope"},
 		{"not a workload", "workloads:\n  - command: clean\n", "is not a benchmark command"},
 		{"server in workload", "workloads:\n  - command: pub foo -s nats://x:4222\n", "--server is set by the scenario"},
-		{"verify in workload", "workloads:\n  - command: pubsub foo --js --verify\n", "--verify is not supported in scenario workloads"},
-		{"fault in workload", "workloads:\n  - command: pubsub foo --js\n    flags: {fault-exec: '1s:true'}\n", "--fault-exec is not supported in scenario workloads"},
+		{"latency is not a workload", "workloads:\n  - command: latency\n", "is not a benchmark command"},
+		{"bad fault in workload", "workloads:\n  - command: pubsub foo --js\n    flags: {fault: 'soon:kill'}\n", "workloads[0].command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(dir, "s.yaml")

@@ -6,87 +6,128 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // streamAfter is the --duration from which "stream: auto" streams the series to disk.
 const streamAfter = 5 * time.Minute
 
-// scenarioTargets keeps one target while consecutive cells ask for the same one.
-type scenarioTargets struct {
-	a   *app
-	key string
-	t   *target
-}
-
-func (s *scenarioTargets) get(ctx context.Context, f *scenario.File) (*target, error) {
-	b, _ := json.Marshal(f.Target)
-	key := string(b)
-	if s.t != nil && key == s.key {
-		return s.t, nil
+// workloadSpec builds the Spec of one scenario workload's command line, as the command would:
+// parsed with the command's own flag definitions (in a tree of its own, so no flag keeps
+// another workload's value) and built by the command's Spec builder. Nothing runs.
+func (a *app) workloadSpec(args []string) (*spec.Spec, error) {
+	var sink bytes.Buffer
+	root, wa := newApp(&Streams{Out: &sink, Err: &sink, Env: a.streams.Env})
+	cmd, rest, err := root.Find(args)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	s.close()
-	t, err := s.open(ctx, f)
+	build, ok := wa.builders[cmd]
+	if !ok || cmd.Name() == "latency" {
+		return nil, usagef("%q is not a benchmark command (pub, sub, pubsub, service, js, kv)", strings.Join(args, " "))
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		return nil, usageError{err}
+	}
+	for _, f := range []string{"json", "output", "server", "context", "hist"} {
+		if fl := cmd.Flags().Lookup(f); fl != nil && fl.Changed {
+			return nil, usagef("--%s is set by the scenario (target:, run -o), not by a workload", f)
+		}
+	}
+	if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
+		return nil, err
+	}
+	sr, err := build(cmd, cmd.Flags().Args())
 	if err != nil {
 		return nil, err
 	}
-	t.Shared = true
-	s.t, s.key = t, key
-	return t, nil
+	return sr.spec, nil
 }
 
-// open resolves the target: -s/--context on the command line, else the file's target:, else
-// NATS_URL, else an embedded server (a 3-node cluster when a setup stream has replicas).
-func (s *scenarioTargets) open(ctx context.Context, f *scenario.File) (*target, error) {
-	a, tg := s.a, f.Target
-	cli := a.conn.s
-	if cli.Servers == "" && cli.Context == "" && tg.Embedded == nil {
-		if tg.Servers != "" || tg.Context != "" {
-			cli = connect.Settings{Servers: tg.Servers, Context: tg.Context, User: tg.User, Password: tg.Password,
-				Token: tg.Token, Creds: tg.Creds, NKey: tg.NKey, TLSCert: tg.TLSCert, TLSKey: tg.TLSKey, TLSCA: tg.TLSCA,
-				TLSFirst: tg.TLSFirst || cli.TLSFirst, TLSInsecure: tg.TLSInsecure || cli.TLSInsecure,
-				ConnectTimeout: cli.ConnectTimeout}
-		}
-		resolved, specified, err := connect.Resolve(cli, a.streams.Env)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		if specified {
-			return &target{Settings: resolved}, nil
-		}
-	} else if cli.Servers != "" || cli.Context != "" {
-		resolved, _, err := connect.Resolve(cli, a.streams.Env)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		return &target{Settings: resolved}, nil
-	}
-	nodes := 1
-	if tg.Embedded != nil {
-		nodes = tg.Embedded.Nodes
-	}
-	for _, st := range f.Setup.Streams {
-		if st.Replicas > 1 {
-			nodes = max(nodes, 3, st.Replicas)
-		}
-	}
-	c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes})
+// checkWorkloadArgs checks a workload's command line when the scenario is loaded: unknown
+// commands and flags, wrong arguments and bad values are found before anything runs.
+func (a *app) checkWorkloadArgs(args []string) error {
+	_, err := a.workloadSpec(args)
+	return err
+}
+
+// cellSpec is a cell as the Spec the engine runs, with the connection settings to use: the
+// command line's -s or --context win over the file's target, whose TLS switches the command
+// line may add to; with neither, NATS_URL or the nats context, else an embedded server.
+func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Settings, error) {
+	s, err := c.Spec(a.workloadSpec, keep)
 	if err != nil {
-		return nil, fmt.Errorf("start embedded server: %w", err)
+		return nil, nil, err
 	}
-	fmt.Fprintf(a.streams.Out, "Target: %s\n", c.Describe())
-	return &target{Settings: connect.Settings{Servers: c.URL(), ConnectTimeout: cli.ConnectTimeout}, Embedded: c}, nil
+	cli, tg := a.conn.s, c.File.Target
+	var conn connect.Settings
+	switch {
+	case cli.Servers != "" || cli.Context != "":
+		conn = cli
+	case tg.Embedded != nil:
+		return s, nil, nil
+	case tg.Servers != "" || tg.Context != "":
+		conn = connect.Settings{Servers: tg.Servers, Context: tg.Context, User: tg.User, Password: tg.Password,
+			Token: tg.Token, Creds: tg.Creds, NKey: tg.NKey, TLSCert: tg.TLSCert, TLSKey: tg.TLSKey, TLSCA: tg.TLSCA,
+			TLSFirst: tg.TLSFirst || cli.TLSFirst, TLSInsecure: tg.TLSInsecure || cli.TLSInsecure,
+			ConnectTimeout: cli.ConnectTimeout}
+	default:
+		conn = cli
+	}
+	s.Target = specTarget(conn)
+	return s, &conn, nil
+}
+
+// scenarioTargets keeps one target while consecutive cells ask for the same one. A cell with
+// faults gets a target of its own, closed after it: a killed or paused node must not carry
+// over to the next cell.
+type scenarioTargets struct {
+	a   *app
+	key string
+	t   *engine.Target
+}
+
+func (s *scenarioTargets) get(ctx context.Context, sp *spec.Spec, conn *connect.Settings) (*engine.Target, func(), error) {
+	replicas := 1 // an embedded target is sized for the setup's replicas
+	for _, st := range sp.Setup.Streams {
+		replicas = max(replicas, st.Replicas)
+	}
+	for _, bk := range sp.Setup.Buckets {
+		replicas = max(replicas, bk.Replicas)
+	}
+	b, _ := json.Marshal(struct {
+		T spec.Target
+		C *connect.Settings
+		R int
+	}{sp.Target, conn, replicas})
+	key, faults := string(b), len(sp.Faults.Inject) > 0
+	if s.t != nil && key == s.key && !faults {
+		return s.t, func() {}, nil
+	}
+	s.close()
+	var warn bytes.Buffer // the scenario says "Target:" instead
+	t, err := engine.OpenSpecTarget(ctx, sp, engine.Options{Env: s.a.streams.Env, Warn: &warn, Connection: conn})
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.Embedded != nil {
+		fmt.Fprintf(s.a.streams.Out, "Target: %s\n", t.Embedded.Describe())
+	}
+	t.Shared = true
+	if faults {
+		return t, func() { t.Shared = false; t.Close() }, nil
+	}
+	s.t, s.key = t, key
+	return t, func() {}, nil
 }
 
 func (s *scenarioTargets) close() {
@@ -96,9 +137,9 @@ func (s *scenarioTargets) close() {
 	s.t = nil
 }
 
-// runOnce runs one repetition of a cell: setup, capture every instance's plan, one runner,
-// post-run state, teardown, Result file. The returned IndexRun has Stop "" when it could not
-// start.
+// runOnce runs one repetition of a cell: its Spec through the engine, as a command's (setup,
+// one start barrier, post-run state, teardown), then its Result file. The returned IndexRun
+// has Stop "" when it could not start.
 func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Scenario, c scenario.Cell, rep int, dir string, rf runFlags, metrics *live.Metrics) scenario.IndexRun {
 	name := scenario.RunName(c, rep)
 	ir := scenario.IndexRun{Repetition: rep, Result: name + ".json", Start: time.Now().UTC()}
@@ -115,81 +156,49 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 		}
 		return ir
 	}
-	f := c.File
-	t, err := tg.get(ctx, f)
+	s, conn, err := a.cellSpec(c, rf.keep)
 	if err != nil {
 		return fail(err)
 	}
-	teardown, warnings, err := a.setupCell(ctx, t, f, rf.keep)
-	defer teardown()
+	t, release, err := tg.get(ctx, s, conn)
 	if err != nil {
 		return fail(err)
 	}
-	var parts []part
-	var log bytes.Buffer
-	release := func() {
-		for _, p := range parts {
-			p.close(ctx)
-		}
+	defer release()
+	o := engine.Options{
+		Env: a.streams.Env, Target: t, Connection: conn,
+		Title:    fmt.Sprintf("Scenario %s, %s, repetition %d", sc.Name, c.Name, rep),
+		Settings: map[string]any{"scenario": scenarioInfo(sc, c, rep)},
 	}
-	for _, w := range f.Workloads {
-		for i := 1; i <= w.Instances; i++ {
-			args, err := w.Args(i)
-			if err == nil {
-				var cp captured
-				cp, err = a.capturePlan(ctx, t, args, &log)
-				parts = append(parts, part{prefix: instancePrefix(w.Name, i), captured: cp})
-			}
-			if err != nil {
-				if len(parts) > 0 && parts[len(parts)-1].plan == nil {
-					parts = parts[:len(parts)-1]
-				}
-				release()
-				return fail(err)
-			}
-		}
-	}
-	settings := map[string]any{"scenario": scenarioInfo(sc, c, rep), "connection": t.Settings.Redacted(), "embedded": t.Embedded != nil}
-	plan, interval, warmup := mergePlans(fmt.Sprintf("Scenario %s, %s, repetition %d", sc.Name, c.Name, rep), parts, settings)
-	runner := &bench.Runner{Dial: t.Dialer(), Grace: t.Grace(), Interval: interval, Warmup: warmup}
 	var sink *live.Sink
-	if streamSeries(f, parts) || metrics != nil {
+	if stream := streamSeries(c.File, s); stream || metrics != nil {
 		path := ""
-		if streamSeries(f, parts) || f.Stream == "" || f.Stream == "auto" {
+		if stream || c.File.Stream == "" || c.File.Stream == "auto" {
 			path = filepath.Join(dir, name+".series.jsonl")
 			ir.Series = filepath.Base(path)
 		}
 		if sink, err = live.Open(path, metrics); err != nil {
-			release()
 			return fail(err)
 		}
-		runner.Series = sink.C()
-		if metrics != nil {
-			metrics.StartRun(c.Name, name, interval)
-		}
+		o.Series = sink.C()
 	}
-	res, err := runner.Run(ctx, plan)
+	r, err := engine.Prepare(ctx, s, o)
+	if err == nil && metrics != nil {
+		metrics.StartRun(c.Name, name, r.Interval)
+	}
+	var res *result.Result
+	if err == nil {
+		r.Start(time.Time{})
+		res = r.Wait()
+	}
 	if sink != nil {
 		if serr := sink.Close(); serr != nil && err == nil {
 			err = serr
 		}
 	}
 	if err != nil {
-		release()
 		return fail(err)
 	}
-	if t.Embedded != nil {
-		for i := range res.Servers {
-			res.Servers[i].Embedded = true
-		}
-	}
-	for _, p := range parts {
-		if p.finish != nil {
-			p.finish(ctx, res)
-		}
-	}
-	res.Streams = mergeStreams(res.Streams)
-	res.Warnings = append(res.Warnings, warnings...)
 	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
 	ir.Lost = res.Loss()
 	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
@@ -206,15 +215,15 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 }
 
 // streamSeries decides whether a run streams its interval records to disk.
-func streamSeries(f *scenario.File, parts []part) bool {
+func streamSeries(f *scenario.File, s *spec.Spec) bool {
 	switch f.Stream {
 	case "always":
 		return true
 	case "never":
 		return false
 	}
-	for _, p := range parts {
-		if p.bf.Duration >= streamAfter {
+	for _, w := range s.Workloads {
+		if w.Pacing.Duration.D() >= streamAfter {
 			return true
 		}
 	}
@@ -227,99 +236,4 @@ func scenarioInfo(sc *scenario.Scenario, c scenario.Cell, rep int) map[string]an
 		values[v.Axis] = v.Value
 	}
 	return map[string]any{"name": sc.Name, "file": sc.Path, "cell": c.Name, "cell_index": c.Index, "values": values, "repetition": rep}
-}
-
-// setupCell creates the cell's streams and buckets. A stream natsperf created earlier is
-// replaced, so every run starts empty with this cell's settings; someone else's is used as it
-// is, with a warning. teardown deletes what this run created (unless keep).
-func (a *app) setupCell(ctx context.Context, t *target, f *scenario.File, keep bool) (func(), []string, error) {
-	streams, buckets := f.Setup.Expanded(), f.Setup.Buckets
-	if len(streams) == 0 && len(buckets) == 0 {
-		return func() {}, nil, nil
-	}
-	sctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	nc, err := t.Dialer()(sctx, "natsperf-scenario-setup")
-	if err != nil {
-		return func() {}, nil, fmt.Errorf("setup: connect: %w", err)
-	}
-	jsc, err := jetstream.New(nc)
-	if err != nil {
-		nc.Close()
-		return func() {}, nil, fmt.Errorf("setup: %w", err)
-	}
-	var created []func(context.Context)
-	var warnings []string
-	teardown := func() {
-		if !keep {
-			tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			for _, d := range created {
-				d(tctx)
-			}
-			cancel()
-		}
-		nc.Close()
-	}
-	for _, st := range streams {
-		storage, err := js.ParseStorage(orDefault(st.Storage, "file"))
-		if err != nil {
-			return teardown, nil, err
-		}
-		var maxBytes int64
-		if st.MaxBytes != "" {
-			var v sizeValue
-			if err := v.Set(st.MaxBytes); err != nil {
-				return teardown, nil, fmt.Errorf("stream %s: maxbytes: %w", st.Name, err)
-			}
-			maxBytes = int64(v)
-		}
-		if old, err := jsc.Stream(sctx, st.Name); err == nil {
-			if !js.Marked(old.CachedInfo().Config.Metadata) {
-				warnings = append(warnings, fmt.Sprintf("stream %s exists and was not created by natsperf: used as it is", st.Name))
-				continue
-			}
-			if err := jsc.DeleteStream(sctx, st.Name); err != nil {
-				return teardown, nil, fmt.Errorf("replace stream %s: %w", st.Name, err)
-			}
-		}
-		spec := js.StreamSpec{Name: st.Name, Subjects: st.Subjects, Storage: storage, Replicas: max(st.Replicas, 1),
-			MaxBytes: maxBytes, DedupWindow: 2 * time.Minute, Create: true}
-		if _, _, err := js.EnsureStream(sctx, jsc, spec); err != nil {
-			return teardown, nil, err
-		}
-		waitLeader(sctx, jsc, st.Name)
-		n := st.Name
-		created = append(created, func(ctx context.Context) { _ = jsc.DeleteStream(ctx, n) })
-	}
-	for _, b := range buckets {
-		storage, err := js.ParseStorage(orDefault(b.Storage, "file"))
-		if err != nil {
-			return teardown, nil, err
-		}
-		bk, _, err := js.EnsureBucket(sctx, jsc, js.BucketSpec{Name: b.Name, Storage: storage, Replicas: max(b.Replicas, 1), History: b.History})
-		if err != nil {
-			return teardown, nil, err
-		}
-		if bk.Created {
-			n := b.Name
-			created = append(created, func(ctx context.Context) { _ = jsc.DeleteKeyValue(ctx, n) })
-		}
-	}
-	return teardown, warnings, nil
-}
-
-// waitLeader waits (bounded by ctx) until a new replicated stream has elected its leader:
-// consumers created before that fail with "no responders".
-func waitLeader(ctx context.Context, jsc jetstream.JetStream, name string) {
-	for ctx.Err() == nil {
-		if st, err := jsc.Stream(ctx, name); err == nil {
-			if c := st.CachedInfo().Cluster; c == nil || c.Leader != "" {
-				return
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }

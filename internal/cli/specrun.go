@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -16,7 +15,6 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/progress"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -133,43 +131,46 @@ func withFaults(s *spec.Spec, ff *faultFlags, fs *pflag.FlagSet) *spec.Spec {
 	return s
 }
 
-// runSpec hands s to the engine and renders its Result; under natsperf spec it prints s instead.
-// In a scenario's capture mode it hands the built plan over instead of running it.
-// conn is the command line's connection settings (nil for a Spec file, whose target is its own).
-func (a *app) runSpec(cmd *cobra.Command, s *spec.Spec, bf benchFlags, conn *connect.Settings) error {
-	if a.specOnly {
-		return a.printSpec(s)
-	}
-	ctx := runCtx(cmd)
-	o := engine.Options{Env: a.streams.Env, Warn: a.streams.Err, Logf: a.logf(), Hist: bf.Hist, Connection: conn}
-	if a.capture != nil {
-		o.Target = a.capture.target // the scenario's, shared by its workloads
-		r, err := engine.Plan(ctx, s, o)
+// specRun is what a benchmark command line builds: the Spec, and what of the command line
+// goes beside it (the --hist file; the connection settings, which may hold credentials in
+// server URLs that a Spec never does; nil for a Spec file, whose target is its own).
+type specRun struct {
+	spec *spec.Spec
+	hist string
+	conn *connect.Settings
+}
+
+// specBuilder turns a parsed command line (flags and arguments) into its specRun; bad input
+// is a usage error. It runs nothing.
+type specBuilder func(cmd *cobra.Command, args []string) (*specRun, error)
+
+// specRunE is a benchmark command's RunE: build its Spec, then run it. The builder is kept
+// until specCommand files it under its command, for natsperf spec and scenario workloads.
+func (a *app) specRunE(build specBuilder) func(*cobra.Command, []string) error {
+	a.building = build
+	return func(cmd *cobra.Command, args []string) error {
+		r, err := build(cmd, args)
 		if err != nil {
-			return a.engineError(ctx.Err(), err)
+			return err
 		}
-		bf.Interval, bf.Warmup = r.Interval, r.Warmup
-		// The scenario merges the plans' groups into one run; each workload's after-run steps
-		// (JetStream: stream state, consumer clean-up, setup warnings) run on the merged Result.
-		after := r.Plan.After
-		a.capture.add(r.Plan, bf, func(ctx context.Context, res *result.Result) {
-			if after != nil {
-				after(ctx, res)
-			}
-			r.Close()
-		})
-		return nil
+		return a.runSpec(cmd, r)
 	}
+}
+
+// runSpec hands a command line's Spec to the engine and renders its Result.
+func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 	if err := checkOutputFile("-o", a.out.File); err != nil {
 		return err
 	}
 	if err := checkOutputFile("--csv", a.csvFile); err != nil {
 		return err
 	}
+	ctx := runCtx(cmd)
+	o := engine.Options{Env: a.streams.Env, Warn: a.streams.Err, Logf: a.logf(), Hist: sr.hist, Connection: sr.conn}
 	if a.streams.IsTerminal && !a.out.NoProgress {
 		o.Progress = progress.Bars{W: a.streams.Err}
 	}
-	r, err := engine.Prepare(ctx, s, o)
+	r, err := engine.Prepare(ctx, sr.spec, o)
 	if err != nil {
 		return a.engineError(ctx.Err(), err)
 	}
@@ -178,7 +179,7 @@ func (a *app) runSpec(cmd *cobra.Command, s *spec.Spec, bf benchFlags, conn *con
 	r.Start(time.Time{})
 	res := r.Wait()
 	err = a.render(res, r.Text)
-	if herr := a.saveHist(bf.Hist, res); herr != nil && err == nil {
+	if herr := a.saveHist(sr.hist, res); herr != nil && err == nil {
 		err = herr
 	}
 	return err
@@ -248,23 +249,30 @@ func (a *app) runSpecFile(cmd *cobra.Command, path string, rf runFlags) error {
 	if rf.dryRun {
 		return a.printSpec(s)
 	}
-	return a.runSpec(cmd, s, benchFlags{}, nil)
+	return a.runSpec(cmd, &specRun{spec: s})
 }
 
 // specAnnotation marks the commands that build a Spec (and so take --dry-run).
 const specAnnotation = "natsperf-spec"
 
-func specCommand(cmd *cobra.Command) *cobra.Command {
+// specCommand marks cmd as a benchmark command and files the builder its RunE was made with
+// (specRunE), so its Spec can be built without running it.
+func (a *app) specCommand(cmd *cobra.Command) *cobra.Command {
+	if a.building == nil {
+		panic("natsperf: " + cmd.Name() + ": specCommand without specRunE") // a mistake in this package
+	}
 	if cmd.Annotations == nil {
 		cmd.Annotations = map[string]string{}
 	}
 	cmd.Annotations[specAnnotation] = "yes"
+	a.builders[cmd] = a.building
+	a.building = nil
 	return cmd
 }
 
 // specCmd prints the Spec a benchmark command line would run. It parses the command line with
-// that command's own flags (same tree, no second root) and runs its RunE with specOnly set, so
-// the Spec printed is the one the command builds.
+// that command's own flags (same tree, no second root) and calls its builder, so the Spec
+// printed is the one the command runs.
 func (a *app) specCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "spec COMMAND [ARGS] [FLAGS]",
@@ -295,8 +303,11 @@ js ordered|consume|fetch|push, js get sync|batch, kv put|get and latency.`,
 			if err := target.ValidateArgs(target.Flags().Args()); err != nil {
 				return err
 			}
-			a.specOnly = true
-			return target.RunE(target, target.Flags().Args())
+			sr, err := a.builders[target](target, target.Flags().Args())
+			if err != nil {
+				return err
+			}
+			return a.printSpec(sr.spec)
 		},
 	}
 }

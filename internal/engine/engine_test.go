@@ -165,3 +165,40 @@ func groupNames(res *result.Result) []string {
 	}
 	return out
 }
+
+// TestVerifyAddsUpReadBacks: two JetStream publishing workloads on one stream, with --verify,
+// each read back for its own publishers: the Result's check covers both (before, the second
+// read-back overwrote the first), and what it found stored is what the server says the stream
+// holds. A scenario's instances run this way.
+func TestVerifyAddsUpReadBacks(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	pub := func(subject string, msgs int64) spec.Workload {
+		return spec.Workload{Name: "pod", Pacing: spec.Pacing{Msgs: msgs},
+			Config: &spec.JSPubAsync{JSPublish: spec.JSPublish{Stream: "VER", Subject: subject, Size: 32}}}
+	}
+	maxBytes := spec.Size(8 << 20)
+	s := &spec.Spec{
+		Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}},
+		Setup:     spec.Setup{Streams: []spec.Stream{{Name: "VER", Subjects: []string{"ver.>"}, MaxBytes: &maxBytes, Create: true, Recreate: true}}},
+		Workloads: []spec.Workload{pub("ver.a", 300), pub("ver.b", 500)},
+		Verify:    true,
+	}
+	res, err := Execute(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := groupNames(res); len(got) != 2 || got[0] != "pod1/pub" || got[1] != "pod2/pub" {
+		t.Fatalf("groups %v: want the workloads of one name numbered on", got)
+	}
+	v := res.Verify
+	if v == nil || v.Error != "" || v.Acked != 800 || v.Stored != 800 || v.AckedButMissing != 0 || len(v.Publishers) != 2 {
+		t.Fatalf("verify %+v: want both workloads' 300 + 500 acknowledged and stored", v)
+	}
+	jsz, err := srv.Jsz(nil) // the server's own count: VER is its only stream
+	if err != nil || jsz.Streams != 1 {
+		t.Fatalf("jsz %+v, %v: want the one stream", jsz, err)
+	}
+	if n := jsz.Messages; int64(n) != v.Stored+v.Duplicates {
+		t.Fatalf("the server's stream holds %d messages, the read-back found %d stored + %d duplicates", n, v.Stored, v.Duplicates)
+	}
+}

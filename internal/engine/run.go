@@ -12,6 +12,7 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/fault"
+	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -34,6 +35,12 @@ type Options struct {
 	Connection *connect.Settings
 	// Hist is echoed in the Result's settings (the command line's --hist file).
 	Hist string
+	// Title and Settings label a run of several workloads (a scenario cell): Title replaces
+	// "natsperf run NAME", Settings' entries join the Result's settings.
+	Title    string
+	Settings map[string]any
+	// Series, when set, receives every client's intervals as they close (bench.Runner.Series).
+	Series chan<- record.Slice
 }
 
 // Run is a prepared run: its target is open and every client is connected and set up, held
@@ -52,8 +59,9 @@ type Run struct {
 	closers   []func()
 }
 
-// benchEcho is what a Result carries of the run's common settings, named as the flags are.
-type benchEcho struct {
+// BenchSettings is what a Result carries of the run's common settings, named as the flags
+// are; the command line's common flags are this type, so the two cannot drift apart.
+type BenchSettings struct {
 	Clients     int           `json:"clients"`
 	Msgs        int64         `json:"msgs"`
 	Size        int64         `json:"size"`
@@ -71,7 +79,7 @@ type benchEcho struct {
 type settingsEcho struct {
 	Connection connect.Settings `json:"connection"`
 	Embedded   bool             `json:"embedded,omitempty"`
-	Bench      benchEcho        `json:"bench"`
+	Bench      BenchSettings    `json:"bench"`
 	Workload   any              `json:"workload"`
 }
 
@@ -85,7 +93,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	runner := &bench.Runner{
 		Dial: r.Target.Dialer(), Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
-		Logf: o.Logf, Progress: o.Progress,
+		Logf: o.Logf, Progress: o.Progress, Series: o.Series,
 	}
 	if r.quiet {
 		runner.Logf = nil
@@ -128,6 +136,16 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		}
 		r.Target, r.ownTarget = t, true
 	}
+	var setupWarnings []string
+	if needsSetup(s) {
+		w, teardown, err := setup(ctx, r.Target, s)
+		r.closers = append(r.closers, teardown)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		setupWarnings = w
+	}
 	if len(fp) > 0 {
 		nodes := 0 // the user's servers: what they run is not known here
 		if r.Target.Embedded != nil {
@@ -155,7 +173,9 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	workloads := map[string]any{}
 	var faultStream *StreamRef
-	var verifies []func(context.Context, *result.Result)
+	var verifies []func(context.Context, *result.Result) // single workload: its read-back
+	var parts []verifyPart                               // several: every instance's check
+	numbered := map[string]int{}                         // instances so far per workload name
 	for wi, w := range s.Workloads {
 		build, _ := builder(w.Kind())
 		for i := 1; i <= max(w.Instances, 1); i++ {
@@ -186,29 +206,49 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			if faultStream == nil {
 				faultStream = built.Stream
 			}
-			if built.Verify != nil {
-				verifies = append(verifies, built.Verify)
-			}
 			if single {
+				if built.Verify != nil {
+					verifies = append(verifies, built.Verify)
+				}
 				r.Text, r.quiet = built.Text, built.Quiet
 				plan.Command, plan.Title, plan.Params, plan.Groups, plan.Settings = w.Kind(), built.Title, Params(built.Params), built.Groups, echo
 				continue
 			}
-			prefix := instancePrefix(w.Name, wi, i)
+			numbered[w.Name]++
+			n := i
+			if w.Name != "" {
+				n = numbered[w.Name] // workloads of one name are numbered on: a scenario's instances
+			}
+			prefix := instancePrefix(w.Name, wi, n)
 			for _, g := range built.Groups {
 				g.Name = prefix + "/" + g.Name
 				plan.Groups = append(plan.Groups, g)
 			}
 			workloads[prefix] = map[string]any{"command": w.Kind(), "settings": echo}
+			parts = append(parts, verifyPart{prefix: prefix, check: built.Verify})
 		}
 	}
 	if !single {
 		plan.Params = Params(map[string]string{"instances": strconv.Itoa(len(workloads))})
-		plan.Settings = map[string]any{"connection": r.Target.Settings.Redacted(), "embedded": r.Target.Embedded != nil, "workloads": workloads}
+		settings := map[string]any{"connection": r.Target.Settings.Redacted(), "embedded": r.Target.Embedded != nil, "workloads": workloads}
+		for k, v := range o.Settings {
+			settings[k] = v
+		}
+		plan.Settings = settings
+		if o.Title != "" {
+			plan.Title = o.Title
+		}
+		// Instances that share a stream each report it: one state, their publishes added up.
+		Chain(plan, func(_ context.Context, res *result.Result) { res.Streams = mergeStreams(res.Streams) })
+	}
+	if len(setupWarnings) > 0 {
+		Chain(plan, func(_ context.Context, res *result.Result) { res.Warnings = append(res.Warnings, setupWarnings...) })
 	}
 	faults.Attach(plan, r.Target, faultStream, o.Logf)
 	switch {
 	case !s.Verify:
+	case !single:
+		Chain(plan, verifyParts(parts))
 	case len(verifies) > 0:
 		for _, v := range verifies {
 			Chain(plan, v)
@@ -233,9 +273,9 @@ func instancePrefix(name string, wi, i int) string {
 }
 
 // benchOf is the Result's echo of a workload's common settings, named as the flags are.
-func benchOf(b *Build, built *Built, interval time.Duration, hist string) benchEcho {
+func benchOf(b *Build, built *Built, interval time.Duration, hist string) BenchSettings {
 	w, s := b.Workload, b.Spec
-	echo := benchEcho{
+	echo := BenchSettings{
 		Clients: b.Clients(), Msgs: max(built.Msgs, b.Msgs()), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate,
 		Duration: w.Pacing.Duration.D(), Warmup: s.Warmup.D(), Interval: interval, NoLatency: s.NoLatency, Hist: hist,
 	}
@@ -246,6 +286,16 @@ func benchOf(b *Build, built *Built, interval time.Duration, hist string) benchE
 		}
 	}
 	return echo
+}
+
+// OpenSpecTarget opens s's target as Prepare would, for a caller that runs several Specs on
+// one target (Options.Target): a scenario's cells. Close it when done.
+func OpenSpecTarget(ctx context.Context, s *spec.Spec, o Options) (*Target, error) {
+	fp, err := fault.ParseAll(s.Faults.Inject, s.Faults.Exec)
+	if err != nil {
+		return nil, InputError{err}
+	}
+	return openSpecTarget(ctx, s, &Faults{Plan: fp}, o)
 }
 
 // openSpecTarget opens the spec's target: its servers, else (unless it asks for an embedded
@@ -340,4 +390,40 @@ func Execute(ctx context.Context, s *spec.Spec, o Options) (*result.Result, erro
 	}
 	r.Start(time.Time{})
 	return r.Wait(), nil
+}
+
+// verifyPart is one workload instance's delivery check: its read-back, or (nil) what its
+// receivers saw.
+type verifyPart struct {
+	prefix string
+	check  func(context.Context, *result.Result)
+}
+
+// verifyParts runs every instance's check on a Result of its own groups and adds them up:
+// each reads back only its own publishers' messages, and each instance's receivers count
+// once.
+func verifyParts(parts []verifyPart) func(context.Context, *result.Result) {
+	return func(ctx context.Context, res *result.Result) {
+		v := &result.Verify{}
+		for _, p := range parts {
+			part := *res
+			part.Groups, part.Verify = nil, nil
+			for _, g := range res.Groups {
+				if strings.HasPrefix(g.Name, p.prefix+"/") {
+					part.Groups = append(part.Groups, g)
+				}
+			}
+			if p.check == nil {
+				rv := ReceiversVerify(&part)
+				part.Verify = &rv
+			} else {
+				p.check(ctx, &part)
+			}
+			if part.Verify != nil {
+				v.Add(part.Verify, p.prefix)
+			}
+		}
+		v.Unavailable = Unavailable(res).Duration
+		res.Verify = v
+	}
 }

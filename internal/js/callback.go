@@ -129,7 +129,7 @@ func pullOpts(cfg ConsumeConfig, h *handler) []jetstream.PullConsumeOpt {
 
 func (c *callbackConsumer) Run(ctx context.Context, env *bench.Env) error {
 	c.h.begin(ctx, env)
-	cc, err := c.start()
+	cc, err := startPatiently(ctx, c.start)
 	if err != nil {
 		return fmt.Errorf("consume: %w", err)
 	}
@@ -138,6 +138,24 @@ func (c *callbackConsumer) Run(ctx context.Context, env *bench.Env) error {
 }
 
 func (c *callbackConsumer) Close() { stopConsume(c.cc) }
+
+// startPatiently starts a consumer, asking again while the cluster does not answer (an R3
+// stream created a moment ago, a meta leader change: "no responders"), for at most
+// createAttempt; other errors, and the last retryable one, are returned as they are.
+func startPatiently(ctx context.Context, start starter) (jetstream.ConsumeContext, error) {
+	deadline := time.Now().Add(createAttempt)
+	for {
+		cc, err := start()
+		if err == nil || !retryable(err) || ctx.Err() != nil || time.Now().After(deadline) {
+			return cc, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
 
 // orderedInactive is how long an ordered consumer outlives its client.
 const orderedInactive = 10 * time.Second

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -602,37 +601,12 @@ func (m *merger) verify(in []Input) *Verify {
 		if v == nil {
 			v = &Verify{}
 		}
-		if pv.Stream != "" && !strings.Contains(","+v.Stream+",", ","+pv.Stream+",") {
-			v.Stream = joinNonEmpty(v.Stream, pv.Stream, ",")
-		}
-		v.Sent += pv.Sent
-		v.Acked += pv.Acked
-		v.Stored += pv.Stored
-		v.AckedButMissing += pv.AckedButMissing
-		v.Duplicates += pv.Duplicates
-		v.StoredNotAcked += pv.StoredNotAcked
-		v.Delivered += pv.Delivered
-		v.Lost += pv.Lost
-		v.Duplicated += pv.Duplicated
-		v.OutOfOrder += pv.OutOfOrder
-		v.NotConsumed += pv.NotConsumed
-		v.AckedNotRead += pv.AckedNotRead
-		v.ReadRetries += pv.ReadRetries
-		v.ReadByGet += pv.ReadByGet
-		v.Unreadable = unionRanges(v.Unreadable, pv.Unreadable)
-		v.Unavailable = max(v.Unavailable, pv.Unavailable)
-		if pv.Error != "" {
-			v.Error = joinNonEmpty(v.Error, p.Name+": "+pv.Error, "; ")
-		}
-		if pv.Note != "" && !strings.Contains(v.Note, pv.Note) {
-			v.Note = joinNonEmpty(v.Note, pv.Note, "; ")
-		}
+		v.add(pv, p.Name)
 		for _, pub := range pv.Publishers {
 			if o, ok := owner[pub.ID]; ok {
 				m.fail(fmt.Errorf("merge: publisher id %d is in both %s and %s: the parts' publisher ids clash, so their messages cannot be told apart", pub.ID, o, p.Name))
 			}
 			owner[pub.ID] = p.Name
-			v.Publishers = append(v.Publishers, pub)
 		}
 	}
 	return v

@@ -1,6 +1,9 @@
 package result
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Verify is the delivery check of a --verify run. For JetStream publishers natsperf reads the
 // stream back after the run and reconciles what it holds against the acknowledgements; for
@@ -119,4 +122,38 @@ type WindowGroup struct {
 	Name    string   `json:"name"`
 	Msgs    int64    `json:"msgs"`
 	Latency *Latency `json:"latency,omitempty"`
+}
+
+// Add adds the delivery check of another part of the run, one that read back its own
+// publishers (another process's, another workload's), to v: counts add up, the longest
+// unavailability and every error stay.
+func (v *Verify) Add(pv *Verify, part string) { v.add(pv, part) }
+
+func (v *Verify) add(pv *Verify, part string) {
+	if pv.Stream != "" && !strings.Contains(","+v.Stream+",", ","+pv.Stream+",") {
+		v.Stream = joinNonEmpty(v.Stream, pv.Stream, ",")
+	}
+	v.Sent += pv.Sent
+	v.Acked += pv.Acked
+	v.Stored += pv.Stored
+	v.AckedButMissing += pv.AckedButMissing
+	v.Duplicates += pv.Duplicates
+	v.StoredNotAcked += pv.StoredNotAcked
+	v.Delivered += pv.Delivered
+	v.Lost += pv.Lost
+	v.Duplicated += pv.Duplicated
+	v.OutOfOrder += pv.OutOfOrder
+	v.NotConsumed += pv.NotConsumed
+	v.AckedNotRead += pv.AckedNotRead
+	v.ReadRetries += pv.ReadRetries
+	v.ReadByGet += pv.ReadByGet
+	v.Unreadable = unionRanges(v.Unreadable, pv.Unreadable)
+	v.Unavailable = max(v.Unavailable, pv.Unavailable)
+	if pv.Error != "" {
+		v.Error = joinNonEmpty(v.Error, part+": "+pv.Error, "; ")
+	}
+	if pv.Note != "" && !strings.Contains(v.Note, pv.Note) {
+		v.Note = joinNonEmpty(v.Note, pv.Note, "; ")
+	}
+	v.Publishers = append(v.Publishers, pv.Publishers...)
 }
