@@ -129,7 +129,7 @@ func pullOpts(cfg ConsumeConfig, h *handler) []jetstream.PullConsumeOpt {
 
 func (c *callbackConsumer) Run(ctx context.Context, env *bench.Env) error {
 	c.h.begin(ctx, env)
-	cc, err := startPatiently(ctx, c.start)
+	cc, err := patiently(ctx, c.start)
 	if err != nil {
 		return fmt.Errorf("consume: %w", err)
 	}
@@ -139,19 +139,19 @@ func (c *callbackConsumer) Run(ctx context.Context, env *bench.Env) error {
 
 func (c *callbackConsumer) Close() { stopConsume(c.cc) }
 
-// startPatiently starts a consumer, asking again while the cluster does not answer (an R3
-// stream created a moment ago, a meta leader change: "no responders"), for at most
-// createAttempt; other errors, and the last retryable one, are returned as they are.
-func startPatiently(ctx context.Context, start starter) (jetstream.ConsumeContext, error) {
+// patiently calls f, asking again while the cluster does not answer (an R3 stream created a
+// moment ago, a meta leader change: "no responders"), for at most createAttempt; other errors,
+// and the last retryable one, are returned as they are.
+func patiently[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	deadline := time.Now().Add(createAttempt)
 	for {
-		cc, err := start()
+		v, err := f()
 		if err == nil || !retryable(err) || ctx.Err() != nil || time.Now().After(deadline) {
-			return cc, err
+			return v, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, err
+			return v, err
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
@@ -175,7 +175,7 @@ func openOrdered(ctx context.Context, js jetstream.JetStream, cfg ConsumeConfig,
 	if cfg.Consumer.Filter != "" {
 		occ.FilterSubjects = []string{cfg.Consumer.Filter}
 	}
-	cons, err := js.OrderedConsumer(ctx, cfg.Stream, occ)
+	cons, err := patiently(ctx, func() (jetstream.Consumer, error) { return js.OrderedConsumer(ctx, cfg.Stream, occ) })
 	if err != nil {
 		return nil, fmt.Errorf("ordered consumer on %s: %w", cfg.Stream, err)
 	}

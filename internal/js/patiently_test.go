@@ -10,9 +10,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// TestStartPatientlyRetriesNoResponders: a consumer start that meets "no responders" (a
+// TestPatientlyRetriesNoResponders: a consumer start that meets "no responders" (a
 // cluster still electing) is asked again; other errors are returned at once.
-func TestStartPatientlyRetriesNoResponders(t *testing.T) {
+func TestPatientlyRetriesNoResponders(t *testing.T) {
 	calls := 0
 	flaky := func() (jetstream.ConsumeContext, error) {
 		calls++
@@ -21,14 +21,14 @@ func TestStartPatientlyRetriesNoResponders(t *testing.T) {
 		}
 		return nil, nil
 	}
-	if _, err := startPatiently(context.Background(), flaky); err != nil || calls != 3 {
+	if _, err := patiently(context.Background(), flaky); err != nil || calls != 3 {
 		t.Fatalf("err %v after %d calls, want success on the 3rd", err, calls)
 	}
 
 	calls = 0
 	bad := errors.New("consumer config invalid")
 	final := func() (jetstream.ConsumeContext, error) { calls++; return nil, bad }
-	if _, err := startPatiently(context.Background(), final); !errors.Is(err, bad) || calls != 1 {
+	if _, err := patiently(context.Background(), final); !errors.Is(err, bad) || calls != 1 {
 		t.Fatalf("err %v after %d calls, want the error at once", err, calls)
 	}
 
@@ -36,7 +36,7 @@ func TestStartPatientlyRetriesNoResponders(t *testing.T) {
 	defer cancel()
 	always := func() (jetstream.ConsumeContext, error) { return nil, nats.ErrNoResponders }
 	begin := time.Now()
-	if _, err := startPatiently(ctx, always); !errors.Is(err, nats.ErrNoResponders) {
+	if _, err := patiently(ctx, always); !errors.Is(err, nats.ErrNoResponders) {
 		t.Fatalf("err %v, want no responders once the context ends", err)
 	}
 	if waited := time.Since(begin); waited > 5*time.Second {
