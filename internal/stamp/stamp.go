@@ -41,6 +41,23 @@ func Put(buf []byte, publisher uint32, seq uint64, sendNanos int64) {
 	binary.LittleEndian.PutUint64(buf[8:16], seq&MaxSeq|uint64(publisher&MaxPublisher)<<40)
 }
 
+// PutTime and PutSeq write a stamp in two parts, for a publisher that stamps a run of
+// messages with one clock reading: the time once, then only each message's sequence number.
+// PutSeq's id is SeqID(publisher).
+
+// PutTime writes the send time of a stamp into buf (at least Size long).
+func PutTime(buf []byte, sendNanos int64) {
+	binary.LittleEndian.PutUint64(buf[0:8], uint64(sendNanos))
+}
+
+// SeqID is publisher as PutSeq takes it: shifted into place once, not per message.
+func SeqID(publisher uint32) uint64 { return uint64(publisher&MaxPublisher) << 40 }
+
+// PutSeq writes the sequence number and publisher of a stamp (id from SeqID) into buf.
+func PutSeq(buf []byte, id, seq uint64) {
+	binary.LittleEndian.PutUint64(buf[8:16], seq&MaxSeq|id)
+}
+
 // Get reads a stamp. ok is false when buf is too short or holds no natsperf stamp.
 func Get(buf []byte) (publisher uint32, seq uint64, sendNanos int64, ok bool) {
 	if len(buf) < Size {

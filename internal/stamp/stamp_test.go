@@ -104,3 +104,23 @@ func BenchmarkPutGetExt(b *testing.B) {
 		}
 	}
 }
+
+// TestPutInParts: a stamp written as PutTime then PutSeq reads back as Put's.
+func TestPutInParts(t *testing.T) {
+	whole, parts := make([]byte, Size), make([]byte, Size)
+	for _, tt := range []struct {
+		pub  uint32
+		seq  uint64
+		when int64
+	}{{1, 1, 1}, {MaxPublisher, MaxSeq, 1<<63 - 1}, {4097, 123456789, 1_700_000_000_000_000_000}} {
+		Put(whole, tt.pub, tt.seq, tt.when)
+		PutTime(parts, tt.when)
+		PutSeq(parts, SeqID(tt.pub), tt.seq)
+		if string(whole) != string(parts) {
+			t.Errorf("parts %x, Put %x", parts, whole)
+		}
+		if pub, seq, when, ok := Get(parts); !ok || pub != tt.pub || seq != tt.seq || when != tt.when {
+			t.Errorf("Get = %d,%d,%d,%v", pub, seq, when, ok)
+		}
+	}
+}
