@@ -1,13 +1,21 @@
-// Command perfcompare measures natsperf against a bare nats.go loop on the same server,
-// alternating the two in one run so both see the same machine, and compares the peak memory
-// of runs of different lengths. Each side runs as a process of its own, so beside the
-// wall-clock rates it compares CPU seconds (user+sys, getrusage) per message, which stay
-// steady on a shared machine where rates do not. It is how docs/performance.md's numbers
-// are made:
+// Command perfcompare measures natsperf's own cost against bare nats.go loops on the same
+// server, alternating every side round by round so all see the same machine. Each side runs
+// as a process of its own, so beside the wall-clock rates it compares CPU seconds (user+sys,
+// getrusage) per process, which stay far steadier than rates on a shared machine. Several
+// natsperf builds can be given (before and after a change) and are alternated with the bare
+// loops in the same session. It is how docs/performance.md's numbers are made:
 //
 //	go build -o /tmp/natsperf ./cmd/natsperf
 //	/tmp/natsperf server --port 4333 &
 //	go run ./tools/perfcompare -natsperf /tmp/natsperf -s nats://127.0.0.1:4333
+//	go run ./tools/perfcompare -natsperf before=/tmp/np-old,after=/tmp/natsperf -cases paced -s nats://127.0.0.1:4333
+//
+// Cases: pub (unpaced publish, 1 client), pubsub (1 publisher, 1 subscriber, the subscriber's
+// rate), and the paced ones: paced1k, paced10k, paced100k (1 client at that rate), paced50
+// (50 clients x 200/s), paced1000 (1,000 clients x 10/s) and p50 (corrected minus uncorrected
+// P50 at 1,000/s); "paced" is all of the paced ones. A paced case runs for -duration and is
+// compared with the same messages published unpaced by the same build, and with the floor:
+// a bare nats.go process publishing them at their times from one goroutine (-bare paced).
 package main
 
 import (
@@ -17,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -27,103 +36,237 @@ import (
 )
 
 func main() {
-	bin := flag.String("natsperf", "natsperf", "natsperf binary")
+	bins := flag.String("natsperf", "natsperf", "natsperf binaries, comma-separated, each PATH or LABEL=PATH")
 	url := flag.String("s", "nats://127.0.0.1:4222", "server URL")
 	rounds := flag.Int("rounds", 5, "alternations per case")
-	msgs := flag.Int("msgs", 5_000_000, "messages per run")
+	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced)")
+	msgs := flag.Int("msgs", 5_000_000, "messages per unpaced run")
 	size := flag.Int("size", 16, "payload size")
-	mem := flag.Bool("mem", true, "also compare peak memory of 1M and 10M message runs")
-	bare := flag.String("bare", "", "internal: run the bare loop (pub or pubsub) in this process and print its rate")
+	d := flag.Duration("duration", 5*time.Second, "length of a paced run")
+	mem := flag.Bool("mem", false, "also compare peak memory of 1M and 10M message runs (first binary)")
+	bare := flag.String("bare", "", "internal: run a bare loop (pub, pubsub or paced) in this process and print its rate")
+	clients := flag.Int("clients", 1, "internal: connections of -bare paced")
+	rate := flag.Float64("rate", 1000, "internal: messages per second of -bare paced, all connections together")
 	flag.Parse()
+	var err error
 	if *bare != "" {
-		if err := runBare(*bare, *url, *msgs, *size); err != nil {
-			fmt.Fprintln(os.Stderr, "perfcompare:", err)
-			os.Exit(1)
-		}
-		return
+		err = runBare(*bare, *url, *msgs, *size, *clients, *rate, *d)
+	} else {
+		err = run(parseBins(*bins), *url, strings.Split(*cases, ","), *rounds, *msgs, *size, *d, *mem)
 	}
-	if err := run(*bin, *url, *rounds, *msgs, *size, *mem); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "perfcompare:", err)
 		os.Exit(1)
 	}
 }
 
-// sample is one alternation: each side's rate (msgs/s) and CPU seconds (user+sys).
-type sample struct{ bare, np, bareCPU, npCPU float64 }
+// build is one natsperf binary under comparison.
+type build struct{ label, path string }
 
-func run(bin, url string, rounds, msgs, size int, mem bool) error {
+func parseBins(s string) []build {
+	var out []build
+	for _, b := range strings.Split(s, ",") {
+		label, path, ok := strings.Cut(b, "=")
+		if !ok {
+			label, path = filepath.Base(b), b
+		}
+		out = append(out, build{label, path})
+	}
+	return out
+}
+
+// paced is a fixed-rate case: clients publishing rate msgs/s in total.
+type paced struct {
+	clients int
+	rate    float64
+}
+
+var pacedCases = map[string]paced{
+	"paced1k": {1, 1000}, "paced10k": {1, 10_000}, "paced100k": {1, 100_000},
+	"paced50": {50, 10_000}, "paced1000": {1000, 10_000},
+}
+
+func run(bins []build, url string, cases []string, rounds, msgs, size int, d time.Duration, mem bool) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	cases := []struct {
-		name string
-		bare string
-		args []string
-		grp  string
-	}{
-		{"pub-only", "pub", []string{"pub", "perf.pub"}, "pub"},
-		{"pub/sub 1:1 (subscriber rate)", "pubsub", []string{"pubsub", "perf.ps", "--pub", "1", "--sub", "1"}, "sub"},
-	}
+	var expanded []string
 	for _, c := range cases {
-		// Each process's fixed cost (start-up, connecting, setup) measured with one message,
-		// so the per-message ratio can be given without it too.
-		var fixed []sample
-		for i := 0; i < rounds; i++ {
-			_, bcpu, err := bareProcess(self, c.bare, url, 1, size)
-			if err != nil {
-				return fmt.Errorf("%s bare: %w", c.name, err)
-			}
-			args := append(append([]string{}, c.args...), "-s", url, "--msgs", "1", "--size", fmt.Sprint(size), "--json", "--no-progress")
-			_, ncpu, _, err := natsperf(bin, c.grp, args...)
-			if err != nil {
-				return fmt.Errorf("%s natsperf: %w", c.name, err)
-			}
-			fixed = append(fixed, sample{bareCPU: bcpu, npCPU: ncpu})
+		if c == "paced" {
+			expanded = append(expanded, "paced1k", "paced10k", "paced100k", "paced50", "paced1000", "p50")
+			continue
 		}
-		bareFixed := medianOf(fixed, func(s sample) float64 { return s.bareCPU })
-		npFixed := medianOf(fixed, func(s sample) float64 { return s.npCPU })
-		var ss []sample
-		for i := 0; i < rounds; i++ {
-			b, bcpu, err := bareProcess(self, c.bare, url, msgs, size)
-			if err != nil {
-				return fmt.Errorf("%s bare: %w", c.name, err)
+		expanded = append(expanded, c)
+	}
+	for _, c := range expanded {
+		var err error
+		switch {
+		case c == "pub" || c == "pubsub":
+			err = unpacedCase(self, bins, url, c, rounds, msgs, size)
+		case c == "p50":
+			err = p50Case(bins, url, rounds, d)
+		default:
+			p, ok := pacedCases[c]
+			if !ok {
+				return fmt.Errorf("unknown case %q", c)
 			}
-			args := append(append([]string{}, c.args...), "-s", url, "--msgs", fmt.Sprint(msgs), "--size", fmt.Sprint(size), "--json", "--no-progress")
-			n, ncpu, _, err := natsperf(bin, c.grp, args...)
-			if err != nil {
-				return fmt.Errorf("%s natsperf: %w", c.name, err)
-			}
-			ss = append(ss, sample{b, n, bcpu, ncpu})
-			fmt.Printf("%-30s round %d: bare %10.0f msgs/s %6.3f CPU s  natsperf %10.0f msgs/s %6.3f CPU s  wall ratio %.3f  CPU/msg ratio %.3f\n",
-				c.name, i+1, b, bcpu, n, ncpu, n/b, ncpu/bcpu)
+			err = pacedCase(self, bins, url, c, p, rounds, size, d)
 		}
-		fmt.Printf("%-30s median natsperf/bare: rate %.3f, CPU per message %.3f (median bare %.0f msgs/s %.3f CPU s, natsperf %.0f msgs/s %.3f CPU s)\n\n",
-			c.name, medianOf(ss, func(s sample) float64 { return s.np / s.bare }), medianOf(ss, func(s sample) float64 { return s.npCPU / s.bareCPU }),
-			medianOf(ss, func(s sample) float64 { return s.bare }), medianOf(ss, func(s sample) float64 { return s.bareCPU }),
-			medianOf(ss, func(s sample) float64 { return s.np }), medianOf(ss, func(s sample) float64 { return s.npCPU }))
-		fmt.Printf("%-30s fixed cost (1 message): bare %.3f CPU s, natsperf %.3f CPU s; CPU per message without it: %.3f\n\n",
-			c.name, bareFixed, npFixed, medianOf(ss, func(s sample) float64 { return (s.npCPU - npFixed) / (s.bareCPU - bareFixed) }))
+		if err != nil {
+			return fmt.Errorf("%s: %w", c, err)
+		}
 	}
 	if mem {
 		for _, n := range []int{1_000_000, 10_000_000} {
-			_, _, rss, err := natsperf(bin, "pub", "pub", "perf.mem", "-s", url, "--msgs", fmt.Sprint(n), "--size", fmt.Sprint(size), "--json", "--no-progress")
+			r, err := natsperf(bins[0].path, "pub", "pub", "perf.mem", "-s", url, "--msgs", fmt.Sprint(n), "--size", fmt.Sprint(size), "--json", "--no-progress")
 			if err != nil {
 				return err
 			}
-			fmt.Printf("peak RSS, pub %10d msgs: %6.1f MiB\n", n, float64(rss)/1024)
+			fmt.Printf("peak RSS, pub %10d msgs: %6.1f MiB\n", n, float64(r.rss)/1024)
 		}
 	}
 	return nil
 }
 
-func medianOf(ss []sample, f func(sample) float64) float64 {
-	r := make([]float64, len(ss))
-	for i, s := range ss {
-		r[i] = f(s)
+// unpacedCase alternates the bare loop and every build, msgs messages as fast as possible.
+func unpacedCase(self string, bins []build, url, c string, rounds, msgs, size int) error {
+	args := map[string][]string{"pub": {"pub", "perf.pub"}, "pubsub": {"pubsub", "perf.ps", "--pub", "1", "--sub", "1"}}[c]
+	group := map[string]string{"pub": "pub", "pubsub": "sub"}[c]
+	bareRate, bareCPU := make([]float64, rounds), make([]float64, rounds)
+	rate, cpu := newTable(bins, rounds), newTable(bins, rounds)
+	for i := 0; i < rounds; i++ {
+		b, err := bareProcess(self, c, url, msgs, size, 1, 0, 0)
+		if err != nil {
+			return fmt.Errorf("bare: %w", err)
+		}
+		bareRate[i], bareCPU[i] = b.rate, b.cpu
+		line := fmt.Sprintf("%-7s round %d: bare %9.0f msgs/s %6.3f CPU s", c, i+1, b.rate, b.cpu)
+		for k, bin := range bins {
+			a := append(append([]string{}, args...), "-s", url, "--msgs", fmt.Sprint(msgs), "--size", fmt.Sprint(size), "--json", "--no-progress")
+			r, err := natsperf(bin.path, group, a...)
+			if err != nil {
+				return fmt.Errorf("%s: %w", bin.label, err)
+			}
+			rate[k][i], cpu[k][i] = r.rate, r.cpu
+			line += fmt.Sprintf(" | %s %9.0f msgs/s %6.3f CPU s (x%.3f CPU)", bin.label, r.rate, r.cpu, r.cpu/b.cpu)
+		}
+		fmt.Println(line)
 	}
-	sort.Float64s(r)
-	return r[len(r)/2]
+	fmt.Printf("\n%s, %d x %d B, %d alternated rounds, medians:\n\n", c, msgs, size, rounds)
+	fmt.Println("| process | msgs/s | CPU s | CPU / bare (median of rounds) | rate / bare | CPU/bare per round |")
+	fmt.Println("|---|---:|---:|---:|---:|---|")
+	fmt.Printf("| bare nats.go | %.0f | %.3f | 1 | 1 | |\n", median(bareRate), median(bareCPU))
+	for k, bin := range bins {
+		fmt.Printf("| %s | %.0f | %.3f | **%.3f** | %.3f | %s |\n", bin.label, median(rate[k]), median(cpu[k]),
+			median(ratios(cpu[k], bareCPU)), median(ratios(rate[k], bareRate)), list(ratios(cpu[k], bareCPU)))
+	}
+	fmt.Println()
+	return nil
+}
+
+// pacedCase alternates the floor and every build's paced run and the same messages unpaced.
+func pacedCase(self string, bins []build, url, c string, p paced, rounds, size int, d time.Duration) error {
+	total := int(p.rate * d.Seconds())
+	floor := make([]float64, rounds)
+	pacedCPU, accuracy, unpacedCPU := newTable(bins, rounds), newTable(bins, rounds), newTable(bins, rounds)
+	clients := fmt.Sprint(p.clients)
+	for i := 0; i < rounds; i++ {
+		b, err := bareProcess(self, "paced", url, 0, size, p.clients, p.rate, d)
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		floor[i] = b.cpu
+		line := fmt.Sprintf("%-9s round %d: floor %6.3f CPU s", c, i+1, b.cpu)
+		for k, bin := range bins {
+			r, err := natsperf(bin.path, "pub", "pub", "perf.paced", "-s", url, "--clients", clients, "--rate", fmt.Sprint(p.rate),
+				"--duration", d.String(), "--size", fmt.Sprint(size), "--json", "--no-progress")
+			if err != nil {
+				return fmt.Errorf("%s paced: %w", bin.label, err)
+			}
+			u, err := natsperf(bin.path, "pub", "pub", "perf.unpaced", "-s", url, "--clients", clients, "--msgs", fmt.Sprint(total),
+				"--size", fmt.Sprint(size), "--json", "--no-progress")
+			if err != nil {
+				return fmt.Errorf("%s unpaced: %w", bin.label, err)
+			}
+			pacedCPU[k][i], accuracy[k][i], unpacedCPU[k][i] = r.cpu, r.rate/p.rate*100, u.cpu
+			line += fmt.Sprintf(" | %s paced %6.3f CPU s (%.4f%% of the rate, %d msgs) unpaced %6.3f CPU s", bin.label, r.cpu, r.rate/p.rate*100, r.msgs, u.cpu)
+		}
+		fmt.Println(line)
+	}
+	goalFixed := 0.02 * d.Seconds()
+	fmt.Printf("\n%s: %d client(s), %.0f msgs/s in total, %v (%d msgs of %d B), %d alternated rounds, medians:\n\n", c, p.clients, p.rate, d, total, size, rounds)
+	fmt.Println("| process | paced CPU s | share of one core | same msgs unpaced CPU s | goal: 1.5 x unpaced + 2% core | paced / goal | rate, % of target | floor CPU s |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
+	for k, bin := range bins {
+		goal := make([]float64, rounds)
+		for i := range goal {
+			goal[i] = pacedCPU[k][i] / (1.5*unpacedCPU[k][i] + goalFixed)
+		}
+		fmt.Printf("| %s | %.3f | %.1f%% | %.3f | %.3f | %.2f | %.4f | %.3f |\n", bin.label, median(pacedCPU[k]), median(pacedCPU[k])/d.Seconds()*100,
+			median(unpacedCPU[k]), 1.5*median(unpacedCPU[k])+goalFixed, median(goal), median(accuracy[k]), median(floor))
+	}
+	fmt.Println()
+	return nil
+}
+
+// p50Case is the corrected minus the uncorrected P50 of pubsub at 1,000 msgs/s with an
+// extended stamp: how late the pacer sends, as the receiver sees it.
+func p50Case(bins []build, url string, rounds int, d time.Duration) error {
+	diff := newTable(bins, rounds)
+	for i := 0; i < rounds; i++ {
+		line := fmt.Sprintf("p50 round %d:", i+1)
+		for k, bin := range bins {
+			r, err := natsperf(bin.path, "sub", "pubsub", "perf.p50", "-s", url, "--rate", "1000", "--size", "24", "--duration", d.String(), "--json", "--no-progress")
+			if err != nil {
+				return fmt.Errorf("%s: %w", bin.label, err)
+			}
+			diff[k][i] = float64(r.p50-r.p50Uncorrected) / 1e3
+			line += fmt.Sprintf(" | %s corrected P50 %.1f us, uncorrected %.1f us", bin.label, float64(r.p50)/1e3, float64(r.p50Uncorrected)/1e3)
+		}
+		fmt.Println(line)
+	}
+	fmt.Printf("\npubsub --rate 1000 --size 24 --duration %v, %d alternated rounds: corrected minus uncorrected P50\n\n", d, rounds)
+	fmt.Println("| process | median | per round |")
+	fmt.Println("|---|---:|---|")
+	for k, bin := range bins {
+		fmt.Printf("| %s | %.1f us | %s |\n", bin.label, median(diff[k]), list(diff[k]))
+	}
+	fmt.Println()
+	return nil
+}
+
+func newTable(bins []build, rounds int) [][]float64 {
+	t := make([][]float64, len(bins))
+	for i := range t {
+		t[i] = make([]float64, rounds)
+	}
+	return t
+}
+
+func ratios(a, b []float64) []float64 {
+	r := make([]float64, len(a))
+	for i := range a {
+		r[i] = a[i] / b[i]
+	}
+	return r
+}
+
+func median(v []float64) float64 {
+	s := append([]float64{}, v...)
+	sort.Float64s(s)
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+func list(v []float64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " ")
 }
 
 // cpuSeconds is a finished process's user+sys CPU time.
@@ -131,71 +274,109 @@ func cpuSeconds(ps *os.ProcessState) float64 {
 	return (ps.UserTime() + ps.SystemTime()).Seconds()
 }
 
-// bareProcess runs the bare loop in a process of its own (this binary with -bare) and
-// returns its rate and CPU seconds.
-func bareProcess(self, mode, url string, msgs, size int) (float64, float64, error) {
-	cmd := exec.Command(self, "-bare", mode, "-s", url, "-msgs", fmt.Sprint(msgs), "-size", fmt.Sprint(size))
+// outcome is what one process did.
+type outcome struct {
+	rate, cpu           float64
+	msgs                int64
+	rss                 int64 // peak, KiB
+	p50, p50Uncorrected int64 // ns
+}
+
+// bareProcess runs a bare loop in a process of its own (this binary with -bare) and returns
+// its rate and CPU seconds.
+func bareProcess(self, mode, url string, msgs, size, clients int, rate float64, d time.Duration) (outcome, error) {
+	cmd := exec.Command(self, "-bare", mode, "-s", url, "-msgs", fmt.Sprint(msgs), "-size", fmt.Sprint(size),
+		"-clients", fmt.Sprint(clients), "-rate", fmt.Sprint(rate), "-duration", d.String())
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
+		return outcome{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
 	}
-	var rate float64
-	if _, err := fmt.Sscan(out.String(), &rate); err != nil {
-		return 0, 0, fmt.Errorf("bare output %q: %w", out.String(), err)
+	var o outcome
+	if _, err := fmt.Sscan(out.String(), &o.rate); err != nil {
+		return o, fmt.Errorf("bare output %q: %w", out.String(), err)
 	}
-	return rate, cpuSeconds(cmd.ProcessState), nil
+	o.cpu = cpuSeconds(cmd.ProcessState)
+	return o, nil
 }
 
 // runBare is the -bare side: one loop, its rate on stdout.
-func runBare(mode, url string, msgs, size int) error {
-	var rate float64
+func runBare(mode, url string, msgs, size, clients int, rate float64, d time.Duration) error {
+	var r float64
 	var err error
 	switch mode {
 	case "pub":
-		rate, err = barePub(url, msgs, size)
+		r, err = barePub(url, msgs, size)
 	case "pubsub":
-		rate, err = barePubSub(url, msgs, size)
+		r, err = barePubSub(url, msgs, size)
+	case "paced":
+		r, err = barePaced(url, clients, rate, d, size)
 	default:
 		return fmt.Errorf("unknown bare mode %q", mode)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Println(rate)
+	fmt.Println(r)
 	return nil
 }
 
-// natsperf runs the binary and returns the named group's aggregate msgs/sec, the process's
-// CPU seconds and its peak RSS in KiB.
-func natsperf(bin, group string, args ...string) (float64, float64, int64, error) {
+// natsperf runs the binary and returns the named group's aggregate figures, the process's
+// CPU seconds and its peak RSS.
+func natsperf(bin, group string, args ...string) (outcome, error) {
 	cmd := exec.Command(bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return 0, 0, 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
+		return outcome{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	type latency struct {
+		Percentiles []struct {
+			P  float64
+			Ns int64
+		}
 	}
 	var res struct {
 		Groups []struct {
 			Name      string
 			Aggregate struct {
+				Msgs       int64
 				MsgsPerSec float64 `json:"msgs_per_sec"`
+				Latency    *struct {
+					latency
+					Uncorrected *latency
+				}
 			}
 		}
 	}
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return 0, 0, 0, err
+		return outcome{}, err
 	}
-	var rss int64
+	p50 := func(l *latency) int64 {
+		for _, p := range l.Percentiles {
+			if p.P == 50 {
+				return p.Ns
+			}
+		}
+		return 0
+	}
+	o := outcome{cpu: cpuSeconds(cmd.ProcessState)}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
+		o.rss = ru.Maxrss
 	}
 	for _, g := range res.Groups {
 		if g.Name == group {
-			return g.Aggregate.MsgsPerSec, cpuSeconds(cmd.ProcessState), rss, nil
+			o.rate, o.msgs = g.Aggregate.MsgsPerSec, g.Aggregate.Msgs
+			if l := g.Aggregate.Latency; l != nil {
+				o.p50 = p50(&l.latency)
+				if l.Uncorrected != nil {
+					o.p50Uncorrected = p50(l.Uncorrected)
+				}
+			}
+			return o, nil
 		}
 	}
-	return 0, 0, 0, fmt.Errorf("no group %q", group)
+	return o, fmt.Errorf("no group %q", group)
 }
 
 // barePub is the baseline: Publish in a loop, then Flush; rate over the whole loop.
@@ -267,4 +448,40 @@ func barePubSub(url string, msgs, size int) (float64, error) {
 		return 0, fmt.Errorf("subscriber got %d of %d", n.Load(), msgs)
 	}
 	return float64(msgs-1) / (float64(last.Load()-first.Load()) / 1e9), nil
+}
+
+// barePaced is the floor of paced publishing with nats.go: one goroutine publishes every
+// connection's messages at their times (the rate spread over the connections, as natsperf's
+// schedule does), sleeping on a Go timer between them (which wakes within about a
+// millisecond on Linux: coarser than natsperf's pacer, so fewer wake-ups), and nats.go's
+// flushers write them. Its rate is the messages over the time they took.
+func barePaced(url string, clients int, rate float64, d time.Duration, size int) (float64, error) {
+	conns := make([]*nats.Conn, clients)
+	for i := range conns {
+		nc, err := nats.Connect(url)
+		if err != nil {
+			return 0, err
+		}
+		defer nc.Close()
+		conns[i] = nc
+	}
+	payload := make([]byte, size)
+	total := int64(rate * d.Seconds())
+	start := time.Now()
+	for sent := int64(0); sent < total; {
+		due := min(int64(time.Since(start).Seconds()*rate)+1, total)
+		for ; sent < due; sent++ {
+			if err := conns[sent%int64(clients)].Publish("perf.floor", payload); err != nil {
+				return 0, err
+			}
+		}
+		next := start.Add(time.Duration(float64(sent) / rate * float64(time.Second)))
+		time.Sleep(max(time.Until(next), 250*time.Microsecond)) // natsperf's least gap between wake-ups
+	}
+	for _, nc := range conns {
+		if err := nc.Flush(); err != nil {
+			return 0, err
+		}
+	}
+	return float64(total) / time.Since(start).Seconds(), nil
 }
