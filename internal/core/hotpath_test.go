@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,12 +29,30 @@ import (
 // benchmarks' server then allocates in another process, so -benchmem counts only the client.
 const childServerEnv = "NATSPERF_BENCH_CHILD_SERVER"
 
+// childSpinnerEnv makes the test binary a CPU-bound neighbour process (see TestMain).
+const childSpinnerEnv = "NATSPERF_TEST_CHILD_SPINNER"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(childServerEnv) != "" {
 		runChildServer()
 		return
 	}
+	if os.Getenv(childSpinnerEnv) != "" {
+		runChildSpinner()
+		return
+	}
 	os.Exit(m.Run())
+}
+
+// runChildSpinner keeps a core busy until its stdin closes (the parent exited or is done).
+func runChildSpinner() {
+	var done atomic.Bool
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		done.Store(true)
+	}()
+	for n := 0; !done.Load(); n++ {
+	}
 }
 
 // runChildServer serves until its stdin closes (the parent exited or is done).

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
 	"runtime"
 	"sync"
 	"testing"
@@ -283,6 +285,83 @@ func TestPacedUnderCPUBoundNeighbour(t *testing.T) {
 	defer func() { close(stop); spinners.Wait() }()
 	const rate, d = 2000, 2 * time.Second
 	checkPaced(t, run(t, srv.URL(), 0, pubPlan("paced.neighbour", rate, d, 16)), rate, d, 0.8)
+}
+
+// TestPacedUnderCPUBoundProcesses: as TestPacedUnderCPUBoundNeighbour, with the neighbours
+// processes of their own (the test binary re-executed, spinning), one per core: the kernel,
+// not the Go scheduler, must hand the sleeping pacer its CPU back in time.
+func TestPacedUnderCPUBoundProcesses(t *testing.T) {
+	srv := startServer(t, false)
+	for range runtime.NumCPU() {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "NATSPERF_TEST_CHILD_SPINNER=1")
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	}
+	const rate, d = 2000, 2 * time.Second
+	checkPaced(t, run(t, srv.URL(), 0, pubPlan("paced.neighbours", rate, d, 16)), rate, d, 0.8)
+}
+
+// TestThousandPacedPublishers: 1,000 publishers at 10 msgs/s each, in one process, send all
+// their messages, and every one is counted: the Result's count is the server's own (/varz
+// in_msgs). docs/performance.md gives the CPU this costs.
+func TestThousandPacedPublishers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 1,000 connections")
+	}
+	srv := startServer(t, false)
+	const pubs, each, perPub = 1000, 10, 20 // 2 seconds of 10,000 msgs/s
+	shares := make([]int64, pubs)
+	for i := range shares {
+		shares[i] = perPub
+	}
+	cfg := core.PubConfig{Subject: "paced.thousand", Size: 16, Rate: pubs * each, IDs: stamp.NewIDs()}
+	p := &bench.Plan{
+		Command: "pub",
+		Groups: []*bench.Group{{Name: "pub", Kind: "publisher", Clients: pubs, Shares: shares, Producer: true, Rate: cfg.Rate,
+			New: func(int) bench.Client { return core.NewPublisher(cfg) }}},
+	}
+	settings := connect.Settings{Servers: srv.URL()}
+	r := &bench.Runner{Dial: func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+		return connect.Connect(ctx, settings, name, opts...) // bounded connects, as the command does
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	prepared, err := r.Prepare(ctx, p)
+	if err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	before, err := srv.Node(1).Varz(nil) // once connected: a connection's set-up sends a request
+	if err != nil {
+		prepared.Abort()
+		t.Fatal(err)
+	}
+	prepared.Start(time.Time{})
+	res := prepared.Wait()
+	after, err := srv.Node(1).Varz(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Groups[0].Aggregate
+	in := after.InMsgs - before.InMsgs
+	t.Logf("%d publishers sent %d messages at %.0f msgs/sec; the server received %d", pubs, a.Msgs, a.MsgsPerSec, in)
+	if !res.Complete() || a.Msgs != pubs*perPub || in != a.Msgs {
+		t.Fatalf("stop %+v: sent %d, the server received %d, want %d each", res.Stop, a.Msgs, in, pubs*perPub)
+	}
+	for i, c := range res.Groups[0].Clients {
+		if c.Msgs != perPub {
+			t.Fatalf("publisher %d sent %d of %d", i, c.Msgs, perPub)
+		}
+	}
+	if a.MsgsPerSec > cfg.Rate*1.001 {
+		t.Fatalf("the publishers together sent %.0f msgs/sec, above the %.0f asked", a.MsgsPerSec, cfg.Rate)
+	}
 }
 
 // TestManyPacedClients: many publishers at a low rate each (the full figure, 1,000 at 10
