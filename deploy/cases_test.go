@@ -54,8 +54,12 @@ coordinator:
   set: {msgs: 5000}
   scenario: |
     name: tiny
+    vars: {pods: 1, msgs: 100}
     workloads:
       - command: pub foo
+        instances: ${pods}
+        flags:
+          msgs: ${msgs}
 `,
 			check: func(t *testing.T, r *rendered) {
 				labels := []string{"disk=ssd", "zone=a"}
