@@ -79,6 +79,9 @@ coordinator:
 				if !strings.Contains(r.configMap.Data["scenario.yaml"], "command: pub foo") {
 					t.Errorf("ConfigMap scenario.yaml = %q", r.configMap.Data["scenario.yaml"])
 				}
+				if slices.Contains(args, "--metrics-addr") {
+					t.Error("--metrics-addr without coordinator.metrics.enabled")
+				}
 				if strings.Contains(r.manifest, "secret-jwt") || strings.Contains(r.notes, "secret-jwt") {
 					t.Error("the credentials appear in clear in the rendered output")
 				}
@@ -95,6 +98,7 @@ coordinator:
   enabled: true
   agents: "zone=b"
   onAgentLoss: continue
+  metrics: {enabled: true, port: 9200}
   instancesVar: ""
   ttlSecondsAfterFinished: 3600
 results:
@@ -138,6 +142,11 @@ results:
 				args := container(t, job).Args
 				if argAfter(t, args, "--on-agent-loss") != "continue" || len(pairs(args, "--set")) != 0 {
 					t.Errorf("coordinator args %q", args)
+				}
+				c := container(t, job)
+				if argAfter(t, c.Args, "--metrics-addr") != "0.0.0.0:9200" || len(c.Ports) != 1 || c.Ports[0].ContainerPort != 9200 ||
+					r.job.Spec.Template.Annotations["prometheus.io/port"] != "9200" {
+					t.Errorf("metrics: args %q ports %+v annotations %v", c.Args, c.Ports, r.job.Spec.Template.Annotations)
 				}
 				if r.job.Spec.TTLSecondsAfterFinished == nil || *r.job.Spec.TTLSecondsAfterFinished != 3600 {
 					t.Errorf("ttlSecondsAfterFinished %v", r.job.Spec.TTLSecondsAfterFinished)
