@@ -16,11 +16,14 @@ func TestDistributedDocValuesRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(doc), "```yaml\n# perf-values.yaml\n")
+	_, rest, ok := strings.Cut(string(doc), "cat > perf-values.yaml <<'EOF'\n")
 	if !ok {
-		t.Fatal("docs/distributed.md has no perf-values.yaml block")
+		t.Fatal("docs/distributed.md does not write perf-values.yaml")
 	}
-	values, _, _ := strings.Cut(rest, "```")
+	values, _, ok := strings.Cut(rest, "\nEOF\n")
+	if !ok {
+		t.Fatal("perf-values.yaml's here-document has no EOF line")
+	}
 	scenario, err := os.ReadFile("../examples/jetstream-evaluation.yaml")
 	if err != nil {
 		t.Fatal(err)
