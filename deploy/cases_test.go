@@ -51,10 +51,10 @@ agents:
   labels: {zone: a, disk: ssd}
 coordinator:
   enabled: true
-  set: {msgs: 5000}
+  set: {msgs: 1000000, rate: 0.4, size: 1kb}
   scenario: |
     name: tiny
-    vars: {pods: 1, msgs: 100}
+    vars: {pods: 1, msgs: 100, rate: 1, size: 16}
     workloads:
       - command: pub foo
         instances: ${pods}
@@ -73,8 +73,8 @@ coordinator:
 				job := checkCoordinator(t, r, "3", "bench-natsperf-results")
 				checkCreds(t, r, "bench-natsperf-auth", job)
 				args := container(t, job).Args
-				if got := pairs(args, "--set"); !slices.Equal(got, []string{"pods=3", "msgs=5000"}) {
-					t.Errorf("--set %q, want pods=3 (one instance per agent) then msgs=5000", got)
+				if got := pairs(args, "--set"); !slices.Equal(got, []string{"pods=3", "msgs=1000000", "rate=0.4", "size=1kb"}) {
+					t.Errorf("--set %q, want pods=3 (one instance per agent) then the values' msgs, rate and size as written", got)
 				}
 				if !strings.Contains(r.configMap.Data["scenario.yaml"], "command: pub foo") {
 					t.Errorf("ConfigMap scenario.yaml = %q", r.configMap.Data["scenario.yaml"])

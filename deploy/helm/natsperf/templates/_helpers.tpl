@@ -114,3 +114,13 @@ readOnlyRootFilesystem: true
 capabilities:
   drop: [ALL]
 {{- end -}}
+
+{{/* A scalar value as natsperf reads it on its command line. A values file's numbers arrive as
+float64, which would print 1000000 as 1e+06: whole numbers are printed as integers. */}}
+{{- define "natsperf.scalar" -}}
+{{- if and (kindIs "float64" .) (eq . (float64 (int64 .))) -}}
+{{ int64 . }}
+{{- else -}}
+{{ . }}
+{{- end -}}
+{{- end -}}
