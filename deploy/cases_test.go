@@ -158,6 +158,9 @@ results:
 				if len(v) != 1 || v[0].PersistentVolumeClaim == nil || v[0].PersistentVolumeClaim.ClaimName != "perf-results" || !v[0].PersistentVolumeClaim.ReadOnly {
 					t.Errorf("reader volumes %+v: want perf-results read-only", v)
 				}
+				if strings.Contains(r.notes, "delete pvc") {
+					t.Errorf("NOTES.txt suggests deleting the user's own claim:\n%s", r.notes)
+				}
 				if !strings.Contains(r.notes, "kubectl -n perf cp bench-natsperf-results:/results ./results") {
 					t.Errorf("NOTES.txt does not say how to copy the results out:\n%s", r.notes)
 				}
