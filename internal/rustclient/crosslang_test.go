@@ -37,6 +37,7 @@ func rustBin(t *testing.T) string {
 // rustProc is a running natsperf-rust writing its Result to a file.
 type rustProc struct {
 	cmd    *exec.Cmd
+	stdout *natstest.Buffer
 	stderr *natstest.Buffer
 	out    string
 	done   chan error
@@ -44,9 +45,9 @@ type rustProc struct {
 
 func startRust(t *testing.T, bin string, args ...string) *rustProc {
 	t.Helper()
-	p := &rustProc{stderr: &natstest.Buffer{}, out: filepath.Join(t.TempDir(), "rust.json"), done: make(chan error, 1)}
+	p := &rustProc{stdout: &natstest.Buffer{}, stderr: &natstest.Buffer{}, out: filepath.Join(t.TempDir(), "rust.json"), done: make(chan error, 1)}
 	p.cmd = exec.Command(bin, append(args, "-o", p.out)...)
-	p.cmd.Stderr = p.stderr
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
 	}
@@ -113,6 +114,12 @@ func runGo(ctx context.Context, t *testing.T, args ...string) *result.Result {
 		t.Fatalf("natsperf %s: exit %d, stderr %q: %v", strings.Join(args, " "), code, errs.String(), err)
 	}
 	return res
+}
+
+// runGoText runs natsperf (in process) with its text output and returns the exit code.
+func runGoText(ctx context.Context, t *testing.T, out, errs *natstest.Buffer, args ...string) int {
+	t.Helper()
+	return cli.Run(ctx, args, cli.Streams{Out: out, Err: errs})
 }
 
 func varz(t *testing.T, s *server.Server) (in, out int64) {

@@ -2,6 +2,8 @@
 //! same stamp bytes, fixed-rate schedule and loss accounting as natsperf's Go engine, writing a
 //! natsperf Result document (natsperf.result/v2). See clients/rust/README.md.
 
+mod conn;
+mod latency;
 mod pace;
 mod record;
 mod result;
@@ -33,6 +35,8 @@ struct Cli {
     /// Write the Result to FILE instead of stdout
     #[arg(short = 'o', long = "output", global = true, value_name = "FILE")]
     output: Option<String>,
+    #[command(flatten)]
+    conn: conn::ConnArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -46,6 +50,9 @@ enum Command {
     /// Service responders and requesters
     #[command(subcommand)]
     Service(Service),
+    /// End-to-end latency at a fixed rate, publishing on server A (-s) and receiving on server B
+    /// (--server-b): natsperf latency's (latency-tests') report; the Result goes to -o FILE
+    Latency(latency::LatencyArgs),
 }
 
 #[derive(Subcommand)]
@@ -89,6 +96,9 @@ pub struct Bench {
     /// Base of the publisher ids written into stamps (client i gets base+i+1); random when unset
     #[arg(long = "pub-id-base")]
     pub pub_id_base: Option<u32>,
+    /// Width of one slice of the Result's per-interval series
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub interval: Duration,
 }
 
 impl Bench {
@@ -128,13 +138,51 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("natsperf-rust: start the runtime: {e}");
+            ExitCode::from(1)
+        })
+}
+
+/// Writes the Result to -o FILE, or to stdout when `stdout` is set.
+fn write_result(
+    doc: &result::ResultDoc,
+    output: &Option<String>,
+    stdout: bool,
+) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(doc).expect("a Result always serialises");
+    if let Some(path) = output {
+        std::fs::write(path, json.clone() + "\n").map_err(|e| format!("write {path}: {e}"))?;
+    }
+    if stdout {
+        println!("{json}");
+    }
+    Ok(())
+}
+
+fn exit_code(reason: &str) -> ExitCode {
+    match reason {
+        "completed" => ExitCode::SUCCESS,
+        "interrupted" => ExitCode::from(130),
+        _ => ExitCode::from(1),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = cli.conn.validate() {
+        return usage_error(&e);
+    }
     let (kind, bench) = match &cli.command {
         Command::Pub(b) => (workload::Kind::Pub, b.clone()),
         Command::Sub(b) => (workload::Kind::Sub, b.clone()),
         Command::Service(Service::Serve(b)) => (workload::Kind::Serve, b.clone()),
         Command::Service(Service::Request(b)) => (workload::Kind::Request, b.clone()),
+        Command::Latency(args) => return run_latency(&cli, args.clone()),
     };
     let mut bench = bench;
     if kind == workload::Kind::Serve && bench.msgs.is_none() {
@@ -155,6 +203,9 @@ fn main() -> ExitCode {
     if bench.pending_msgs == 0 {
         return usage_error("--pending-msgs must be at least 1");
     }
+    if bench.interval.is_zero() {
+        return usage_error("--interval must be positive");
+    }
     if let Some(base) = bench.pub_id_base {
         if base > stamp::MAX_PUBLISHER {
             return usage_error(&format!(
@@ -163,17 +214,11 @@ fn main() -> ExitCode {
             ));
         }
     }
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("natsperf-rust: start the runtime: {e}");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
-    let outcome = rt.block_on(workload::run(kind, &cli.server, bench));
+    let outcome = rt.block_on(workload::run(kind, &cli.server, &cli.conn, bench));
     let doc = match outcome {
         Ok(doc) => doc,
         Err(e) => {
@@ -181,23 +226,38 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let json = serde_json::to_string_pretty(&doc).expect("a Result always serialises");
-    let written = match &cli.output {
-        Some(path) => std::fs::write(path, json + "\n").map_err(|e| format!("write {path}: {e}")),
-        None => {
-            println!("{json}");
-            Ok(())
-        }
-    };
-    if let Err(e) = written {
+    if let Err(e) = write_result(&doc, &cli.output, cli.output.is_none()) {
         eprintln!("natsperf-rust: {e}");
         return ExitCode::from(1);
     }
-    match doc.stop.reason {
-        "completed" => ExitCode::SUCCESS,
-        "interrupted" => ExitCode::from(130),
-        _ => ExitCode::from(1),
+    exit_code(doc.stop.reason)
+}
+
+/// `latency` prints latency-tests' text report (or, with --json, the Result) on stdout.
+fn run_latency(cli: &Cli, args: latency::LatencyArgs) -> ExitCode {
+    if let Err(e) = args.validate() {
+        return usage_error(&e);
     }
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let json = args.json;
+    let out = match rt.block_on(latency::run(&cli.server, &cli.conn, args)) {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("natsperf-rust: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if !json {
+        print!("{}", out.text);
+    }
+    if let Err(e) = write_result(&out.doc, &cli.output, json) {
+        eprintln!("natsperf-rust: {e}");
+        return ExitCode::from(1);
+    }
+    exit_code(out.doc.stop.reason)
 }
 
 #[cfg(test)]

@@ -3,7 +3,90 @@
 //! sender that wakes late sends everything that fell due, each with its own intended time, so the
 //! schedule and not the sender's luck decides the send times (coordinated-omission correction).
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+// The fixed-rate wait, as Go's `loop.Waiter`. tokio's timer wheel has millisecond resolution:
+// a sender woken by it alone is up to a millisecond late, and at a fixed rate that lateness
+// would show as latency. So a long wait sleeps on tokio's timer until COARSE_EARLY before the
+// send, the rest with the thread's precise sleep, and only the last SPIN_BELOW yield.
+const COARSE_ABOVE: Duration = Duration::from_millis(2);
+const COARSE_EARLY: Duration = Duration::from_micros(1500);
+const SPIN_BELOW: Duration = Duration::from_micros(10);
+/// Messages due within MIN_GAP of the last wake-up go together at the next one (at most 4,000
+/// wake-ups a second, whatever the rate), late by less than MIN_GAP.
+pub const MIN_GAP: Duration = Duration::from_micros(250);
+/// How many senders of the process may wait precisely at once; the others sleep the whole wait.
+const PRECISE_SENDERS: usize = 4;
+
+static SPINNING: AtomicUsize = AtomicUsize::new(0);
+
+/// One fixed-rate sender's way of waiting for its next send.
+pub struct Waiter {
+    last: Option<Instant>,
+    precise: bool,
+}
+
+impl Waiter {
+    pub fn new() -> Waiter {
+        let precise = SPINNING.fetch_add(1, Ordering::Relaxed) < PRECISE_SENDERS;
+        Waiter {
+            last: None,
+            precise,
+        }
+    }
+
+    /// Waits until `due` (or MIN_GAP after the last wake-up, whichever is later); false when
+    /// the run was stopped meanwhile.
+    pub async fn until(&mut self, due: Instant, stop: &mut watch::Receiver<bool>) -> bool {
+        let mut target = due;
+        let mut spin = true;
+        if let Some(last) = self.last {
+            if due < last + MIN_GAP {
+                target = last + MIN_GAP; // late by design: no need to spin for it
+                spin = false;
+            }
+        }
+        loop {
+            let now = Instant::now();
+            if now >= target {
+                self.last = Some(now);
+                return true;
+            }
+            let d = target - now;
+            if d > COARSE_ABOVE || !self.precise {
+                let wake = if self.precise {
+                    target - COARSE_EARLY
+                } else {
+                    target
+                };
+                tokio::select! {
+                    _ = tokio::time::sleep_until(wake.into()) => {}
+                    _ = stop.changed() => return false,
+                }
+            } else if !spin {
+                precise_sleep(d);
+            } else if d > SPIN_BELOW {
+                precise_sleep(d - SPIN_BELOW);
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// The thread's own sleep (about 50 µs late at worst, where tokio's timer is a millisecond),
+/// with this worker's other tasks handed to another thread meanwhile.
+fn precise_sleep(d: Duration) {
+    tokio::task::block_in_place(|| std::thread::sleep(d));
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        SPINNING.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct Constant {

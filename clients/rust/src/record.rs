@@ -94,6 +94,16 @@ pub struct Events {
     pub slow_consumers: i64,
 }
 
+/// One closed interval of a client's series (Go's `record.Slice`): its start (Unix ns, aligned
+/// to the run's start), counts, and its latency histogram encoded once when it closed.
+pub struct Slice {
+    pub start: i64,
+    pub msgs: i64,
+    pub bytes: i64,
+    /// The interval's latencies, encoded as in the Result (a long run keeps no histograms).
+    pub lat: Option<String>,
+}
+
 /// One client's recorder.
 pub struct Recorder {
     pub msgs: i64,
@@ -109,10 +119,20 @@ pub struct Recorder {
     /// Longest time between two consecutive operations, and when it ended (Unix ns).
     pub gap: i64,
     pub gap_end: i64,
+    /// The per-interval series: latencies are recorded into the open interval's histogram
+    /// only, which closing the interval adds to the run's (one histogram write per message).
+    interval: i64,
+    epoch: i64,
+    iv_start: i64,
+    iv_msgs: i64,
+    iv_bytes: i64,
+    iv_lat: Option<Histogram<u64>>,
+    pub intervals: Vec<Slice>,
 }
 
 impl Recorder {
-    pub fn new(latency: bool) -> Recorder {
+    /// A recorder whose series has slices `interval` wide, aligned to `epoch` (Unix ns).
+    pub fn new(latency: bool, interval: std::time::Duration, epoch: i64) -> Recorder {
         Recorder {
             msgs: 0,
             bytes: 0,
@@ -125,7 +145,48 @@ impl Recorder {
             events: Events::default(),
             gap: 0,
             gap_end: 0,
+            interval: (interval.as_nanos() as i64).max(1),
+            epoch,
+            iv_start: 0,
+            iv_msgs: 0,
+            iv_bytes: 0,
+            iv_lat: latency.then(new_histogram),
+            intervals: Vec::new(),
         }
+    }
+
+    /// Closes the open interval and opens the one holding `now`: once per interval.
+    fn roll(&mut self, now: i64) {
+        self.close_interval();
+        let off = (now - self.epoch).max(0);
+        self.iv_start = self.epoch + off / self.interval * self.interval;
+    }
+
+    fn close_interval(&mut self) {
+        if self.iv_msgs == 0 {
+            return;
+        }
+        let mut s = Slice {
+            start: self.iv_start,
+            msgs: self.iv_msgs,
+            bytes: self.iv_bytes,
+            lat: None,
+        };
+        if let (Some(iv), Some(all)) = (self.iv_lat.as_mut(), self.lat.as_mut()) {
+            if !iv.is_empty() {
+                all.add(&*iv).expect("same bounds");
+                s.lat = Some(crate::result::encode_histogram(iv));
+                iv.reset();
+            }
+        }
+        self.iv_msgs = 0;
+        self.iv_bytes = 0;
+        self.intervals.push(s);
+    }
+
+    /// Closes the series; call once the client is done, before reading the histograms.
+    pub fn finish(&mut self) {
+        self.close_interval();
     }
 
     fn op(&mut self, now: i64, size: usize) {
@@ -138,6 +199,11 @@ impl Recorder {
         self.last = now;
         self.msgs += 1;
         self.bytes += size as i64;
+        if now - self.iv_start >= self.interval {
+            self.roll(now);
+        }
+        self.iv_msgs += 1;
+        self.iv_bytes += size as i64;
     }
 
     /// A message sent (publishers) at `now`, Unix ns.
@@ -148,7 +214,7 @@ impl Recorder {
     /// A round trip done: latency from the intended send and from the actual one.
     pub fn op_corrected(&mut self, now: i64, size: usize, corrected: i64, actual: i64) {
         self.op(now, size);
-        if let Some(h) = self.lat.as_mut() {
+        if let Some(h) = self.iv_lat.as_mut() {
             record_ns(h, corrected);
             if corrected != actual {
                 record_ns(self.uncorr.get_or_insert_with(new_histogram), actual);
@@ -163,7 +229,7 @@ impl Recorder {
             None => self.unstamped += 1,
             Some(s) => {
                 self.trackers.entry(s.publisher).or_default().observe(s.seq);
-                if let Some(h) = self.lat.as_mut() {
+                if let Some(h) = self.iv_lat.as_mut() {
                     record_ns(h, now - s.send_nanos);
                     if s.actual_nanos > 0 {
                         record_ns(
@@ -225,16 +291,48 @@ mod tests {
 
     #[test]
     fn received_counts_latency_and_losses() {
-        let mut r = Recorder::new(true);
+        let mut r = Recorder::new(true, std::time::Duration::from_secs(1), 0);
         let mut buf = vec![0u8; 32];
         for seq in [1u64, 2, 4, 4] {
             crate::stamp::put_ext(&mut buf, 7, seq, 1_000, 1_500);
             r.received(3_000, &buf);
         }
         r.received(3_000, b"short");
+        r.finish();
         let t = &r.trackers[&7];
         assert_eq!((t.gaps(), t.duplicated, r.unstamped, r.msgs), (1, 1, 1, 5));
         assert_eq!(r.lat.as_ref().unwrap().max(), 2_000);
         assert_eq!(r.uncorr.as_ref().unwrap().max(), 1_500);
+    }
+
+    // As TestSeriesLatencyAndBound in internal/record: slices aligned to the start, each with
+    // its own latencies, adding up to the run's.
+    #[test]
+    fn series_slices() {
+        let s = 1_000_000_000i64;
+        let epoch = 10 * s;
+        let mut r = Recorder::new(true, std::time::Duration::from_secs(1), epoch);
+        let mut buf = vec![0u8; 16];
+        // 3 messages in [0s,1s) at 1 ms latency, none in [1s,2s), 2 in [2s,3s) at 5 ms.
+        let at = [(epoch + s / 10, 1), (epoch + s / 2, 2), (epoch + s - 1, 3)];
+        for (now, seq) in at {
+            crate::stamp::put(&mut buf, 1, seq, now - 1_000_000);
+            r.received(now, &buf);
+        }
+        for (now, seq) in [(epoch + 2 * s, 4), (epoch + 2 * s + s / 2, 5)] {
+            crate::stamp::put(&mut buf, 1, seq, now - 5_000_000);
+            r.received(now, &buf);
+        }
+        r.finish();
+        let got: Vec<(i64, i64, i64)> = r
+            .intervals
+            .iter()
+            .map(|x| (x.start - epoch, x.msgs, x.bytes))
+            .collect();
+        assert_eq!(got, vec![(0, 3, 48), (2 * s, 2, 32)]);
+        let max = |h: &Option<String>| crate::result::decode_histogram(h.as_ref().unwrap()).max();
+        assert!((999_000..=1_001_000).contains(&max(&r.intervals[0].lat)));
+        assert!((4_990_000..=5_010_000).contains(&max(&r.intervals[1].lat)));
+        assert_eq!(r.lat.as_ref().unwrap().len(), 5);
     }
 }

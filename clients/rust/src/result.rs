@@ -60,6 +60,17 @@ pub struct Host {
     pub go: String,
 }
 
+impl Tool {
+    /// natsperf-rust: its crate version; not built with Go.
+    pub fn this() -> Tool {
+        Tool {
+            name: "natsperf-rust".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            go: String::new(),
+        }
+    }
+}
+
 impl Host {
     pub fn this() -> Host {
         let os = match std::env::consts::OS {
@@ -99,11 +110,32 @@ pub struct Group {
     pub expected: i64,
     pub clients: Vec<Client>,
     pub aggregate: Aggregate,
+    /// The per-interval series (Go's `record.Series`): slices aligned to the run's start.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<Interval>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_rate: Option<f64>,
     /// A queue group: the clients split the messages.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shared: bool,
+}
+
+/// One slice of a group's series (the Result's `Interval`).
+#[derive(Serialize, Debug)]
+pub struct Interval {
+    pub offset_ns: i64,
+    pub msgs: i64,
+    pub bytes: i64,
+    #[serde(skip_serializing_if = "is_zero_u")]
+    pub p50_ns: u64,
+    #[serde(skip_serializing_if = "is_zero_u")]
+    pub p90_ns: u64,
+    #[serde(skip_serializing_if = "is_zero_u")]
+    pub p99_ns: u64,
+    #[serde(skip_serializing_if = "is_zero_u")]
+    pub max_ns: u64,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub histogram: String,
 }
 
 #[derive(Serialize, Default)]
@@ -159,6 +191,11 @@ pub struct Gap {
 pub struct Aggregate {
     pub msgs: i64,
     pub bytes: i64,
+    /// Unix ns of the first and last operation (0: none), for reports built from the group.
+    #[serde(skip)]
+    pub start_ns: i64,
+    #[serde(skip)]
+    pub end_ns: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -183,13 +220,13 @@ pub struct Spread {
     pub stddev: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub struct Percentile {
     pub p: f64,
     pub ns: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub struct Latency {
     pub count: u64,
     pub min_ns: u64,
@@ -294,6 +331,77 @@ pub fn encode_histogram(h: &Histogram<u64>) -> String {
         .serialize(h, &mut buf)
         .expect("serialize histogram to memory");
     base64::engine::general_purpose::STANDARD.encode(buf)
+}
+
+/// The inverse of `encode_histogram`.
+pub fn decode_histogram(s: &str) -> Histogram<u64> {
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .expect("a histogram this program encoded");
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut &raw[..])
+        .expect("a histogram this program encoded")
+}
+
+/// Settles a receiver's `not_received` against what in-process publishers are known to have
+/// sent (Go's `record.SentTail`): what they sent and never arrived is lost; what they never
+/// sent (a publisher behind its schedule stopped at the duration) is neither lost nor awaited.
+pub fn sent_tail(c: &mut Correctness, sent: i64) {
+    if c.not_received == 0 {
+        return;
+    }
+    let unseen = sent - (c.received - c.duplicated + c.unstamped) - c.lost;
+    let moved = unseen.max(0).min(c.not_received);
+    if moved > 0 {
+        c.lost += moved;
+        c.not_received -= moved;
+    }
+    if c.not_received > 0 {
+        c.not_received = 0;
+        c.expected = c.expected.min(sent);
+    }
+}
+
+/// The group's series from its clients' slices, offsets from `epoch` (Go's `record.Series`).
+fn series(recs: &[Recorder], epoch: i64) -> Vec<Interval> {
+    let mut by_start: std::collections::BTreeMap<i64, (i64, i64, Option<Histogram<u64>>)> =
+        Default::default();
+    for r in recs {
+        for s in &r.intervals {
+            let a = by_start.entry(s.start).or_insert((0, 0, None));
+            a.0 += s.msgs;
+            a.1 += s.bytes;
+            if let Some(enc) = &s.lat {
+                let h = decode_histogram(enc);
+                a.2.get_or_insert_with(crate::record::new_histogram)
+                    .add(&h)
+                    .expect("same bounds");
+            }
+        }
+    }
+    by_start
+        .into_iter()
+        .map(|(start, (msgs, bytes, lat))| {
+            let mut iv = Interval {
+                offset_ns: start - epoch,
+                msgs,
+                bytes,
+                p50_ns: 0,
+                p90_ns: 0,
+                p99_ns: 0,
+                max_ns: 0,
+                histogram: String::new(),
+            };
+            if let Some(h) = lat {
+                iv.p50_ns = h.value_at_quantile(0.5);
+                iv.p90_ns = h.value_at_quantile(0.9);
+                iv.p99_ns = h.value_at_quantile(0.99);
+                iv.max_ns = h.max();
+                iv.histogram = encode_histogram(&h);
+            }
+            iv
+        })
+        .collect()
 }
 
 /// A summary of `h` (None when empty), as natsperf's `histo.Summary` with the histogram.
@@ -443,7 +551,12 @@ pub struct GroupSpec<'a> {
 }
 
 /// Builds a group's part of the Result from its clients' recorders and expected shares.
-pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &[Recorder]) -> Group {
+/// Closes every recorder's series first.
+pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> Group {
+    for r in recs.iter_mut() {
+        r.finish();
+    }
+    let recs = &*recs;
     let GroupSpec {
         name,
         kind,
@@ -527,9 +640,12 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &[Recorder]) -> Group
         kind: kind.into(),
         expected,
         clients,
+        series: series(recs, epoch),
         aggregate: Aggregate {
             msgs,
             bytes,
+            start_ns: begin,
+            end_ns: last,
             start: time_opt(begin),
             end: time_opt(last),
             msgs_per_sec: per_sec(msgs, begin, last),

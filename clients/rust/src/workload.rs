@@ -2,6 +2,7 @@
 //! connection and one tokio task with its own Recorder (no shared state per message); the run
 //! ends at the clients' share, --duration, --idle-timeout (receivers) or Ctrl-C.
 
+use crate::conn::{ConnArgs, Want};
 use crate::pace::Constant;
 use crate::record::Recorder;
 use crate::result::{self, Host, ResultDoc, Stop, Tool};
@@ -33,7 +34,7 @@ pub struct Clock {
 }
 
 impl Clock {
-    fn new() -> Clock {
+    pub fn new() -> Clock {
         let wall = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .expect("clock after 1970")
@@ -43,53 +44,47 @@ impl Clock {
             start_wall: wall,
         }
     }
-    fn now(&self) -> i64 {
+    pub fn now(&self) -> i64 {
         self.start_wall + self.start.elapsed().as_nanos() as i64
     }
 }
 
 /// What every client task gets.
-struct Ctx {
-    client: async_nats::Client,
-    bench: Bench,
-    index: usize,
-    clock: Clock,
-    stop: watch::Receiver<bool>,
+pub(crate) struct Ctx {
+    pub client: async_nats::Client,
+    pub bench: Bench,
+    pub index: usize,
+    pub clock: Clock,
+    pub stop: watch::Receiver<bool>,
     /// Set with `stop`; senders poll this flag per message (a relaxed load, where the watch
     /// channel's borrow would take a lock per message).
-    stopped: Arc<AtomicBool>,
-    slow: Arc<AtomicI64>,
+    pub stopped: Arc<AtomicBool>,
+    pub slow: Arc<AtomicI64>,
 }
 
 /// Each client's share of `total`, as nats bench splits it: the remainder goes to the first ones.
-fn share(total: u64, clients: usize, index: usize) -> u64 {
+pub(crate) fn share(total: u64, clients: usize, index: usize) -> u64 {
     let c = clients as u64;
     total / c + u64::from((index as u64) < total % c)
 }
 
-pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, String> {
+pub async fn run(
+    kind: Kind,
+    url: &str,
+    conn: &ConnArgs,
+    bench: Bench,
+) -> Result<ResultDoc, String> {
     let mut clients = Vec::with_capacity(bench.clients);
     let mut slows = Vec::new();
     for i in 0..bench.clients {
         let slow = Arc::new(AtomicI64::new(0));
-        let s = slow.clone();
-        let opts = async_nats::ConnectOptions::new()
-            .name(format!("natsperf-rust-{}", i + 1))
-            .request_timeout(Some(bench.timeout))
-            .subscription_capacity(bench.pending_msgs)
-            .event_callback(move |e| {
-                let s = s.clone();
-                async move {
-                    if let async_nats::Event::SlowConsumer(_) = e {
-                        s.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            });
-        let c = tokio::time::timeout(Duration::from_secs(10), opts.connect(url))
-            .await
-            .map_err(|_| format!("connect to {}: timed out", redact(url)))?
-            .map_err(|e| format!("connect to {}: {e}", redact(url)))?;
-        clients.push(c);
+        let want = Want {
+            name: format!("natsperf-rust-{}", i + 1),
+            capacity: bench.pending_msgs,
+            request_timeout: bench.timeout,
+            slow: slow.clone(),
+        };
+        clients.push(crate::conn::connect(url, conn, want).await?);
         slows.push(slow);
     }
     let info = clients[0].server_info();
@@ -150,6 +145,7 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
                 ctx,
                 subs.next().expect("one subscription per client"),
                 kind == Kind::Serve,
+                epoch,
             )),
         });
     }
@@ -216,7 +212,7 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
         target_rate: target,
         epoch,
     };
-    let group = result::group(spec, &expected, &recs);
+    let group = result::group(spec, &expected, &mut recs);
     let settings = serde_json::json!({
         "bench": {
             "clients": bench.clients,
@@ -227,6 +223,7 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
             "idle_timeout": bench.idle_timeout.as_nanos() as u64,
         },
         "workload": { "subject": bench.subject, "pub_id_base": ids.0 },
+        "connection": conn.echo(url),
         "client": {
             "library": "async-nats",
             "version": crate::ASYNC_NATS_VERSION,
@@ -235,11 +232,7 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
     });
     Ok(ResultDoc {
         schema: result::SCHEMA,
-        tool: Tool {
-            name: "natsperf-rust".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            go: String::new(),
-        },
+        tool: Tool::this(),
         command: command.into(),
         settings,
         servers: Vec::new(),
@@ -252,15 +245,7 @@ pub async fn run(kind: Kind, url: &str, bench: Bench) -> Result<ResultDoc, Strin
     })
 }
 
-/// The URL without credentials, for messages.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => format!("{}://***@{}", &url[..s], &url[at + 1..]),
-        _ => url.to_string(),
-    }
-}
-
-type Outcome = Result<Recorder, (Recorder, String)>;
+pub(crate) type Outcome = Result<Recorder, (Recorder, String)>;
 
 /// The send schedule of one client: message i (0-based) and its intended Unix ns, or None at
 /// the end of its share or of --duration. Unpaced, the intended time is the actual one.
@@ -273,6 +258,7 @@ struct Schedule {
     epoch: i64,
     clock: Clock,
     next: u64,
+    waiter: crate::pace::Waiter,
 }
 
 impl Schedule {
@@ -322,6 +308,7 @@ impl Schedule {
             epoch,
             clock: ctx.clock,
             next: 0,
+            waiter: crate::pace::Waiter::new(),
         }
     }
 
@@ -339,11 +326,8 @@ impl Schedule {
             Some(p) => {
                 let off = p.intended(i);
                 let due = self.start + off;
-                if Instant::now() < due {
-                    tokio::select! {
-                        _ = tokio::time::sleep_until(due.into()) => {}
-                        _ = stop.changed() => return None,
-                    }
+                if !self.waiter.until(due, stop).await {
+                    return None;
                 }
                 Some(self.epoch + off.as_nanos() as i64)
             }
@@ -361,8 +345,8 @@ impl Schedule {
     }
 }
 
-async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
-    let mut rec = Recorder::new(false);
+pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
+    let mut rec = Recorder::new(false, ctx.bench.interval, epoch);
     let mut sched = Schedule::new(&ctx, epoch);
     let size = ctx.bench.size;
     let mut buf = stamp::payload(size);
@@ -393,7 +377,7 @@ async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
 }
 
 async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
-    let mut rec = Recorder::new(true);
+    let mut rec = Recorder::new(true, ctx.bench.interval, epoch);
     let mut sched = Schedule::new(&ctx, epoch);
     let size = ctx.bench.size;
     let mut buf = stamp::payload(size);
@@ -422,8 +406,13 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     Ok(rec)
 }
 
-async fn receive(mut ctx: Ctx, mut sub: async_nats::Subscriber, respond: bool) -> Outcome {
-    let mut rec = Recorder::new(!respond);
+async fn receive(
+    mut ctx: Ctx,
+    mut sub: async_nats::Subscriber,
+    respond: bool,
+    epoch: i64,
+) -> Outcome {
+    let mut rec = Recorder::new(!respond, ctx.bench.interval, epoch);
     let b = &ctx.bench;
     let share = match respond {
         true => share(b.msgs(), b.clients, ctx.index) as i64,
@@ -479,17 +468,5 @@ mod tests {
             let sum: u64 = (0..clients).map(|i| super::share(total, clients, i)).sum();
             assert_eq!(sum, total);
         }
-    }
-
-    #[test]
-    fn redacts_credentials() {
-        assert_eq!(
-            super::redact("nats://u:p@127.0.0.1:4222"),
-            "nats://***@127.0.0.1:4222"
-        );
-        assert_eq!(
-            super::redact("nats://127.0.0.1:4222"),
-            "nats://127.0.0.1:4222"
-        );
     }
 }
