@@ -330,6 +330,7 @@ pub async fn run(url_a: &str, conn: &ConnArgs, args: LatencyArgs) -> Result<Outc
         end: result::rfc3339(end),
         stop,
         groups: vec![pub_group, sub_group],
+        streams: Vec::new(),
         warnings: Vec::new(),
     };
     let report = Report::from_doc(&doc, started, pub_rtt, sub_rtt, &args);

@@ -3,6 +3,7 @@
 //! natsperf Result document (natsperf.result/v2). See clients/rust/README.md.
 
 mod conn;
+mod js;
 mod latency;
 mod pace;
 mod record;
@@ -53,6 +54,22 @@ enum Command {
     /// End-to-end latency at a fixed rate, publishing on server A (-s) and receiving on server B
     /// (--server-b): natsperf latency's (latency-tests') report; the Result goes to -o FILE
     Latency(latency::LatencyArgs),
+    /// JetStream workloads
+    #[command(subcommand)]
+    Js(Js),
+}
+
+#[derive(Subcommand)]
+enum Js {
+    /// JetStream publishers
+    #[command(subcommand)]
+    Pub(JsPub),
+}
+
+#[derive(Subcommand)]
+enum JsPub {
+    /// Publish windows of --batch messages asynchronously, then wait for their acks
+    Async(js::JsPubArgs),
 }
 
 #[derive(Subcommand)]
@@ -183,6 +200,12 @@ fn main() -> ExitCode {
         Command::Service(Service::Serve(b)) => (workload::Kind::Serve, b.clone()),
         Command::Service(Service::Request(b)) => (workload::Kind::Request, b.clone()),
         Command::Latency(args) => return run_latency(&cli, args.clone()),
+        Command::Js(Js::Pub(JsPub::Async(args))) => {
+            if let Err(e) = args.validate() {
+                return usage_error(&e);
+            }
+            (workload::Kind::JsPubAsync, args.bench.clone())
+        }
     };
     let mut bench = bench;
     if kind == workload::Kind::Serve && bench.msgs.is_none() {
@@ -196,7 +219,10 @@ fn main() -> ExitCode {
     }
     if bench.msgs() == 0
         && bench.duration.is_zero()
-        && matches!(kind, workload::Kind::Pub | workload::Kind::Request)
+        && matches!(
+            kind,
+            workload::Kind::Pub | workload::Kind::Request | workload::Kind::JsPubAsync
+        )
     {
         return usage_error("--msgs 0 needs a --duration");
     }
@@ -218,7 +244,14 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let outcome = rt.block_on(workload::run(kind, &cli.server, &cli.conn, bench));
+    let outcome = match &cli.command {
+        Command::Js(Js::Pub(JsPub::Async(args))) => {
+            let mut args = args.clone();
+            args.bench = bench;
+            rt.block_on(js::run(&cli.server, &cli.conn, args))
+        }
+        _ => rt.block_on(workload::run(kind, &cli.server, &cli.conn, bench)),
+    };
     let doc = match outcome {
         Ok(doc) => doc,
         Err(e) => {

@@ -29,8 +29,31 @@ pub struct ResultDoc {
     pub end: String,
     pub stop: Stop,
     pub groups: Vec<Group>,
+    /// JetStream: the streams after the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<StreamState>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// A stream as the server reported it after the run (the Result's `StreamState`).
+#[derive(Serialize)]
+pub struct StreamState {
+    pub name: String,
+    pub storage: String,
+    pub replicas: usize,
+    pub messages: u64,
+    pub bytes: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub created_by_natsperf: bool,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub published: i64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub msg_size: i64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub expected_bytes: i64,
+    #[serde(skip_serializing_if = "is_zero_u")]
+    pub stored_bytes: u64,
 }
 
 #[derive(Serialize)]

@@ -21,6 +21,8 @@ pub enum Kind {
     Sub,
     Serve,
     Request,
+    /// Handled by js.rs; listed for the shared flag checks.
+    JsPubAsync,
 }
 
 /// The queue group every responder joins (natsperf's `core.ServiceQueue`).
@@ -139,7 +141,7 @@ pub async fn run(
         };
         let id = ids.for_index(index);
         tasks.push(match kind {
-            Kind::Pub => tokio::spawn(publish(ctx, id, epoch)),
+            Kind::Pub | Kind::JsPubAsync => tokio::spawn(publish(ctx, id, epoch)),
             Kind::Request => tokio::spawn(request(ctx, id, epoch)),
             Kind::Sub | Kind::Serve => tokio::spawn(receive(
                 ctx,
@@ -198,7 +200,7 @@ pub async fn run(
     let target =
         (bench.rate > 0.0 && matches!(kind, Kind::Pub | Kind::Request)).then_some(bench.rate);
     let (name, kind_name, command) = match kind {
-        Kind::Pub => ("pub", "Core NATS publisher", "pub"),
+        Kind::Pub | Kind::JsPubAsync => ("pub", "Core NATS publisher", "pub"),
         Kind::Sub => ("sub", "Core NATS subscriber", "sub"),
         Kind::Serve => ("serve", "Service responder", "service serve"),
         Kind::Request => ("request", "Service requester", "service request"),
@@ -241,6 +243,7 @@ pub async fn run(
         end: result::rfc3339(end),
         stop,
         groups: vec![group],
+        streams: Vec::new(),
         warnings: Vec::new(),
     })
 }
@@ -249,7 +252,7 @@ pub(crate) type Outcome = Result<Recorder, (Recorder, String)>;
 
 /// The send schedule of one client: message i (0-based) and its intended Unix ns, or None at
 /// the end of its share or of --duration. Unpaced, the intended time is the actual one.
-struct Schedule {
+pub(crate) struct Schedule {
     pace: Option<Constant>,
     limit: u64,
     /// Unix ns past which nothing is sent (0: none).
@@ -265,7 +268,7 @@ impl Schedule {
     /// A paced sender that did its whole share ran from its first intended send to the slot
     /// of all senders after its last one (as Go's `loop.Schedule` Begin/End), so the group's
     /// rate is the schedule's.
-    fn paced_span(&self, rec: &mut Recorder) {
+    pub(crate) fn paced_span(&self, rec: &mut Recorder) {
         let Some(p) = self.pace else { return };
         if self.next > 0 {
             rec.begin = self.epoch + p.intended(0).as_nanos() as i64;
@@ -278,7 +281,7 @@ impl Schedule {
         }
     }
 
-    fn new(ctx: &Ctx, epoch: i64) -> Schedule {
+    pub(crate) fn new(ctx: &Ctx, epoch: i64) -> Schedule {
         let b = &ctx.bench;
         let pace = (b.rate > 0.0).then_some(Constant {
             rate: b.rate,
@@ -313,7 +316,7 @@ impl Schedule {
     }
 
     /// Waits until the next message is due; returns (sequence index, intended ns, actual ns).
-    async fn next(
+    pub(crate) async fn next(
         &mut self,
         stop: &mut watch::Receiver<bool>,
         stopped: &AtomicBool,

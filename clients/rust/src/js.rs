@@ -1,0 +1,391 @@
+//! `natsperf-rust js pub async`: JetStream asynchronous publishing through async-nats, as
+//! natsperf's `js pub async`: each client publishes a window of --batch messages without
+//! waiting, then waits for the window's acks (nats bench's semantics). Every ack is recorded
+//! with its own publish-to-ack latency (from the intended send at a fixed rate, with the
+//! uncorrected one beside it). The stream is created only with --create and only when it does
+//! not exist, marked `created-by: natsperf`; nothing is ever deleted or purged.
+
+use crate::conn::{ConnArgs, Want};
+use crate::record::Recorder;
+use crate::result::{self, Host, ResultDoc, Stop, StreamState, Tool};
+use crate::stamp::{self, Ids};
+use crate::workload::{share, Clock, Ctx, Outcome, Schedule};
+use crate::Bench;
+use async_nats::jetstream::{self, stream};
+use bytes::Bytes;
+use clap::Args;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The metadata natsperf puts on what it creates (Go's `js.MarkKey`/`MarkValue`).
+pub const MARK_KEY: &str = "created-by";
+pub const MARK_VALUE: &str = "natsperf";
+
+/// Go's `js.DefaultAsyncWindow`.
+pub const DEFAULT_WINDOW: usize = 500;
+
+#[derive(Args, Clone)]
+pub struct JsPubArgs {
+    #[command(flatten)]
+    pub bench: Bench,
+    /// Stream to use
+    #[arg(long, default_value = "benchstream")]
+    pub stream: String,
+    /// Create the stream (subjects SUBJECT and SUBJECT.>, marked created-by: natsperf) if it does not exist
+    #[arg(long)]
+    pub create: bool,
+    /// Storage of a stream natsperf-rust creates: file or memory
+    #[arg(long, default_value = "file")]
+    pub storage: String,
+    /// Replicas of a stream natsperf-rust creates
+    #[arg(long, default_value_t = 1)]
+    pub replicas: usize,
+    /// Messages published before waiting for their acks (also --async-window)
+    #[arg(long, visible_alias = "async-window", default_value_t = DEFAULT_WINDOW)]
+    pub batch: usize,
+    /// How long to wait for an ack
+    #[arg(long = "ack-timeout", default_value = "5s", value_parser = crate::parse_duration)]
+    pub ack_timeout: Duration,
+    /// Allow publishing into a KV bucket's or object store's stream natsperf did not create
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl JsPubArgs {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.batch == 0 {
+            return Err("--batch must be at least 1".into());
+        }
+        if self.replicas == 0 || self.replicas > 5 {
+            return Err("--replicas must be 1 to 5".into());
+        }
+        if self.ack_timeout.is_zero() {
+            return Err("--ack-timeout must be positive".into());
+        }
+        if self.stream.is_empty() || self.stream.contains(['.', '*', '>', ' ']) {
+            return Err(format!("--stream {:?} is not a stream name", self.stream));
+        }
+        self.storage_type().map(|_| ())
+    }
+
+    fn storage_type(&self) -> Result<stream::StorageType, String> {
+        match self.storage.to_ascii_lowercase().as_str() {
+            "file" | "" => Ok(stream::StorageType::File),
+            "memory" | "mem" => Ok(stream::StorageType::Memory),
+            s => Err(format!("--storage must be file or memory, got {s:?}")),
+        }
+    }
+}
+
+fn storage_name(t: stream::StorageType) -> &'static str {
+    match t {
+        stream::StorageType::Memory => "memory",
+        _ => "file",
+    }
+}
+
+/// Opens the stream: an existing one as it is (refusing another's KV or object store stream
+/// without --force), a missing one created only with --create. Returns it, whether this run
+/// created it, and a warning when the stream is someone else's.
+async fn ensure_stream(
+    js: &jetstream::Context,
+    args: &JsPubArgs,
+) -> Result<(stream::Stream, bool, Option<String>), String> {
+    let name = &args.stream;
+    match js.get_stream(name).await {
+        Ok(mut s) => {
+            let info = s
+                .info()
+                .await
+                .map_err(|e| format!("stream info {name}: {e}"))?;
+            if info.config.metadata.get(MARK_KEY).map(String::as_str) == Some(MARK_VALUE) {
+                return Ok((s, false, None));
+            }
+            let no_mark = format!("(no {MARK_KEY}={MARK_VALUE} metadata)");
+            let held = info.state.messages;
+            let risk = if let Some(b) = name.strip_prefix("KV_") {
+                Some(format!(
+                    "it holds KV bucket {b}, whose keys would be overwritten"
+                ))
+            } else {
+                name.strip_prefix("OBJ_").map(|o| {
+                    format!("it holds object store {o}, whose objects would be overwritten")
+                })
+            };
+            match (risk, args.force) {
+                (Some(r), false) => Err(format!("refusing to publish into stream {name}: natsperf did not create it {no_mark} and {r}; pass --force to publish anyway")),
+                (Some(r), true) => Ok((s, false, Some(format!("Publishing into stream {name} with --force: natsperf did not create it {no_mark} and {r}")))),
+                (None, _) => Ok((s, false, Some(format!("Publishing into stream {name}, which natsperf did not create {no_mark}: the run adds its messages to the {held} it holds")))),
+            }
+        }
+        Err(e) => {
+            let missing = matches!(e.kind(), jetstream::context::GetStreamErrorKind::JetStream(j)
+                if j.error_code() == jetstream::ErrorCode::STREAM_NOT_FOUND);
+            if !missing {
+                return Err(format!("look up stream {name}: {e}"));
+            }
+            if !args.create {
+                return Err(format!(
+                    "stream not found: {name} (pass --create to create it, marked {MARK_KEY}={MARK_VALUE})"
+                ));
+            }
+            let subject = &args.bench.subject;
+            let cfg = stream::Config {
+                name: name.clone(),
+                subjects: vec![subject.clone(), format!("{subject}.>")],
+                storage: args.storage_type()?,
+                num_replicas: args.replicas,
+                max_bytes: -1,
+                duplicate_window: Duration::from_secs(120),
+                allow_direct: true,
+                metadata: HashMap::from([(MARK_KEY.to_string(), MARK_VALUE.to_string())]),
+                ..Default::default()
+            };
+            let s = js
+                .create_stream(cfg)
+                .await
+                .map_err(|e| format!("create stream {name}: {e}"))?;
+            Ok((s, true, None))
+        }
+    }
+}
+
+pub async fn run(url: &str, conn: &ConnArgs, args: JsPubArgs) -> Result<ResultDoc, String> {
+    let bench = args.bench.clone();
+    let setup_slow = Arc::new(AtomicI64::new(0));
+    let setup = crate::conn::connect(
+        url,
+        conn,
+        Want {
+            name: "natsperf-rust-setup".into(),
+            capacity: 1024,
+            request_timeout: Duration::from_secs(10),
+            slow: setup_slow,
+        },
+    )
+    .await?;
+    let mut sjs = jetstream::new(setup.clone());
+    sjs.set_timeout(Duration::from_secs(10));
+    let (mut st, created, warning) = ensure_stream(&sjs, &args).await?;
+
+    let mut clients = Vec::with_capacity(bench.clients);
+    let mut slows = Vec::new();
+    for i in 0..bench.clients {
+        let slow = Arc::new(AtomicI64::new(0));
+        let want = Want {
+            name: format!("natsperf-rust-{}", i + 1),
+            capacity: 1024,
+            request_timeout: args.ack_timeout,
+            slow: slow.clone(),
+        };
+        clients.push(crate::conn::connect(url, conn, want).await?);
+        slows.push(slow);
+    }
+    let info = clients[0].server_info();
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let (interrupted, stop_tx) = (interrupted.clone(), stop_tx.clone());
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                interrupted.store(true, Ordering::SeqCst);
+                let _ = stop_tx.send(true);
+            }
+        });
+    }
+    let ids = bench.pub_id_base.map(Ids).unwrap_or_else(Ids::random);
+    let clock = Clock::new();
+    let epoch = clock.now();
+    let mut tasks = Vec::new();
+    for (index, client) in clients.iter().enumerate() {
+        let ctx = Ctx {
+            client: client.clone(),
+            bench: bench.clone(),
+            index,
+            clock,
+            stop: stop_rx.clone(),
+            stopped: interrupted.clone(),
+            slow: slows[index].clone(),
+        };
+        tasks.push(tokio::spawn(publish_async(
+            ctx,
+            ids.for_index(index),
+            epoch,
+            args.batch,
+            args.ack_timeout,
+        )));
+    }
+    let mut recs = Vec::new();
+    let mut failure = String::new();
+    for t in tasks {
+        match t.await {
+            Ok(Ok(rec)) => recs.push(rec),
+            Ok(Err((rec, e))) => {
+                recs.push(rec);
+                if failure.is_empty() {
+                    failure = e;
+                }
+            }
+            Err(e) => return Err(format!("client task: {e}")),
+        }
+    }
+    let end = clock.now();
+    let acked: i64 = recs.iter().map(|r| r.msgs).sum();
+    let expected: Vec<i64> = (0..bench.clients)
+        .map(|i| share(bench.msgs(), bench.clients, i) as i64)
+        .collect();
+    let stop = if interrupted.load(Ordering::SeqCst) {
+        Stop {
+            reason: "interrupted",
+            error: String::new(),
+        }
+    } else if !failure.is_empty() {
+        Stop {
+            reason: "failed",
+            error: failure,
+        }
+    } else {
+        Stop {
+            reason: "completed",
+            error: String::new(),
+        }
+    };
+    let group = result::group(
+        result::GroupSpec {
+            name: "pub",
+            kind: "JetStream asynchronous publisher",
+            receivers: false,
+            shared: false,
+            target_rate: (bench.rate > 0.0).then_some(bench.rate),
+            epoch,
+        },
+        &expected,
+        &mut recs,
+    );
+    let mut warnings: Vec<String> = warning.into_iter().collect();
+    let mut streams = Vec::new();
+    match st.info().await {
+        Ok(i) => {
+            let replicas = i.config.num_replicas.max(1);
+            let mut s = StreamState {
+                name: args.stream.clone(),
+                storage: storage_name(i.config.storage).into(),
+                replicas,
+                messages: i.state.messages,
+                bytes: i.state.bytes,
+                created_by_natsperf: i.config.metadata.get(MARK_KEY).map(String::as_str)
+                    == Some(MARK_VALUE),
+                published: 0,
+                msg_size: 0,
+                expected_bytes: 0,
+                stored_bytes: 0,
+            };
+            if acked > 0 {
+                s.published = acked;
+                s.msg_size = bench.size as i64;
+                s.expected_bytes = acked * replicas as i64 * bench.size as i64;
+                s.stored_bytes = i.state.bytes * replicas as u64;
+            }
+            streams.push(s);
+        }
+        Err(e) => warnings.push(format!("stream info {} after the run: {e}", args.stream)),
+    }
+    let settings = serde_json::json!({
+        "bench": {
+            "clients": bench.clients,
+            "msgs": bench.msgs(),
+            "size": bench.size,
+            "rate": bench.rate,
+            "duration": bench.duration.as_nanos() as u64,
+            "interval": bench.interval.as_nanos() as u64,
+        },
+        "workload": {
+            "subject": bench.subject,
+            "stream": args.stream,
+            "create": args.create,
+            "created": created,
+            "storage": args.storage,
+            "replicas": args.replicas,
+            "batch": args.batch,
+            "ack_timeout": args.ack_timeout.as_nanos() as u64,
+            "pub_id_base": ids.0,
+        },
+        "connection": conn.echo(url),
+        "client": {
+            "library": "async-nats",
+            "version": crate::ASYNC_NATS_VERSION,
+            "server": { "name": info.server_name, "id": info.server_id, "version": info.version },
+        },
+    });
+    Ok(ResultDoc {
+        schema: result::SCHEMA,
+        tool: Tool::this(),
+        command: "js pub async".into(),
+        settings,
+        servers: Vec::new(),
+        host: Host::this(),
+        start: result::rfc3339(epoch),
+        end: result::rfc3339(end),
+        stop,
+        groups: vec![group],
+        streams,
+        warnings,
+    })
+}
+
+/// One client: windows of `window` publishes, then their acks in order. Each ack is recorded
+/// when it arrives, with its latency from the intended and the actual send.
+async fn publish_async(
+    mut ctx: Ctx,
+    id: u32,
+    epoch: i64,
+    window: usize,
+    ack_timeout: Duration,
+) -> Outcome {
+    let mut rec = Recorder::new(true, ctx.bench.interval, epoch);
+    let mut sched = Schedule::new(&ctx, epoch);
+    let size = ctx.bench.size;
+    let mut buf = stamp::payload(size);
+    let mut js = jetstream::new(ctx.client.clone());
+    js.set_timeout(ack_timeout);
+    let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
+    let mut pending = Vec::with_capacity(window);
+    let mut ended = false;
+    while !ended {
+        for _ in 0..window {
+            let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped).await else {
+                ended = true;
+                break;
+            };
+            if size >= stamp::SIZE {
+                stamp::put(&mut buf, id, i + 1, intended);
+            }
+            match js
+                .publish(subject.clone(), Bytes::copy_from_slice(&buf))
+                .await
+            {
+                Ok(ack) => pending.push((ack, intended, now)),
+                Err(e) => {
+                    rec.events.errors += 1;
+                    return Err((rec, format!("publish: {e}")));
+                }
+            }
+        }
+        for (ack, intended, sent) in pending.drain(..) {
+            let res = ack.await;
+            let now = ctx.clock.now();
+            match res {
+                Ok(_) => rec.op_corrected(now, size, now - intended, now - sent),
+                Err(e) => match e.kind() {
+                    jetstream::context::PublishErrorKind::TimedOut => rec.events.timeouts += 1,
+                    _ => rec.events.errors += 1,
+                },
+            }
+        }
+    }
+    sched.paced_span(&mut rec);
+    Ok(rec)
+}
