@@ -409,6 +409,13 @@ func TestRustBadInput(t *testing.T) {
 		{"pub", "x", "--duration", "10"},
 		{"pub", "x", "--rate", "-5"},
 		{"frobnicate"},
+		{"pub", "x", "--user", "u"},
+		{"pub", "x", "--creds", "/nonexistent/user.creds"},
+		{"pub", "x", "--token", "t", "--user", "u", "--password", "p"},
+		{"latency", "--size", "8"},
+		{"latency", "--rate", "0"},
+		{"js", "pub", "async", "x", "--batch", "0"},
+		{"js", "pub", "async", "x", "--storage", "tape"},
 	} {
 		cmd := exec.Command(bin, args...)
 		var stderr bytes.Buffer
