@@ -223,6 +223,7 @@ pub async fn run(
             "rate": bench.rate,
             "duration": bench.duration.as_nanos() as u64,
             "idle_timeout": bench.idle_timeout.as_nanos() as u64,
+            "interval": bench.interval.as_nanos() as u64,
         },
         "workload": { "subject": bench.subject, "pub_id_base": ids.0 },
         "connection": conn.echo(url),
