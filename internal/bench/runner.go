@@ -420,6 +420,7 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			s.env.Rec.Finish()
 			recs = append(recs, s.env.Rec)
 			c := s.env.Rec.Client(s.env.ID, lossBase(g, s.env.Share), g.Shared)
+			c.Client = version.ClientLib()
 			if g.HearsProducers && !g.Shared {
 				record.SentTail(c.Correctness, sent)
 			}
@@ -436,6 +437,7 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			record.SentTail(agg.Correctness, sent)
 		}
 		res.Groups = append(res.Groups, result.Group{
+			Client:     version.ClientLib(),
 			Name:       g.Name,
 			Kind:       g.Kind,
 			Expected:   g.Expected(),

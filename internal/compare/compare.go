@@ -22,6 +22,9 @@ type Row struct {
 	// too few for any difference to be significant.
 	Significant, Testable bool
 	Regression            bool // worse by more than the threshold (see Compare)
+	// OldClient and NewClient are the client libraries of the two sides (nats.go,
+	// async-nats, ...), so comparing a Go run with a Rust one says so on each row.
+	OldClient, NewClient string
 }
 
 // Compare matches the cells of old and new by name and compares every metric both have.
@@ -50,7 +53,8 @@ func Compare(old, new *report.Set, pct float64) []Row {
 			if o.N == 0 || n.N == 0 {
 				continue
 			}
-			r := Row{Cell: nc.Name, Metric: m, Old: o, New: n, P: MannWhitney(o.Samples, n.Samples)}
+			r := Row{Cell: nc.Name, Metric: m, Old: o, New: n, P: MannWhitney(o.Samples, n.Samples),
+				OldClient: cellClient(oc), NewClient: cellClient(nc)}
 			if o.Mean != 0 {
 				r.Delta = (n.Mean - o.Mean) / math.Abs(o.Mean) * 100
 			} else if n.Mean != 0 {
@@ -67,6 +71,14 @@ func Compare(old, new *report.Set, pct float64) []Row {
 	return rows
 }
 
+// cellClient is the client libraries of a cell's first run.
+func cellClient(c *report.Cell) string {
+	if len(c.Runs) == 0 {
+		return ""
+	}
+	return c.Runs[0].Result.Libraries()
+}
+
 // Write prints rows as benchstat does: old, new, delta or "~", and the test's p and n.
 func Write(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -74,10 +86,14 @@ func Write(w io.Writer, rows []Row) error {
 	last := ""
 	for _, r := range rows {
 		cell := r.Cell
+		if r.OldClient != r.NewClient {
+			cell += fmt.Sprintf(" (%s vs %s)", r.OldClient, r.NewClient)
+		}
 		if cell == last {
 			cell = ""
+		} else {
+			last = cell
 		}
-		last = r.Cell
 		delta := "~"
 		if r.Significant {
 			delta = fmt.Sprintf("%+.2f%%", r.Delta)

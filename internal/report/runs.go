@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -126,6 +128,7 @@ func Load(paths []string) (*Set, error) {
 		return nil, errors.New("no finished runs to report")
 	}
 	sort.SliceStable(s.Cells, func(i, j int) bool { return s.Cells[i].Index < s.Cells[j].Index })
+	addClientAxis(s)
 	if len(s.Axes) == 0 {
 		seen := map[string]bool{}
 		for _, c := range s.Cells {
@@ -139,6 +142,41 @@ func Load(paths []string) (*Set, error) {
 		sort.Strings(s.Axes)
 	}
 	return s, nil
+}
+
+// ClientAxis is the axis that names a cell's client libraries.
+const ClientAxis = "client"
+
+// addClientAxis gives every cell a "client" value (its runs' client libraries, e.g. nats.go,
+// async-nats, or async-nats+nats.go for a merged run) when the cells measured more than one
+// library and no axis names it already, so tables show Go and Rust rows side by side.
+func addClientAxis(s *Set) {
+	if slices.Contains(s.Axes, ClientAxis) {
+		return
+	}
+	libs := map[string]bool{}
+	cellLib := make([]string, len(s.Cells))
+	for i, c := range s.Cells {
+		if c.Values[ClientAxis] != "" {
+			return // a scenario's own client: value
+		}
+		if len(c.Runs) > 0 {
+			cellLib[i] = c.Runs[0].Result.Libraries()
+			libs[cellLib[i]] = true
+		}
+	}
+	if len(libs) < 2 {
+		return
+	}
+	for i, c := range s.Cells {
+		v := make(map[string]string, len(c.Values)+1)
+		maps.Copy(v, c.Values)
+		v[ClientAxis] = cellLib[i]
+		c.Values = v
+	}
+	if len(s.Axes) > 0 {
+		s.Axes = append(s.Axes, ClientAxis)
+	}
 }
 
 func fileExists(p string) bool {

@@ -68,7 +68,7 @@ func (p *printer) group(g result.Group, indent string) {
 
 func (p *printer) rows(g result.Group, indent string) {
 	for _, c := range g.Clients {
-		p.line("%s  [%d] %s (%s msgs)%s", indent, c.ID, rate(c.MsgsPerSec, c.BytesPerSec, true), units.Comma(c.Msgs), latency(c.Latency))
+		p.line("%s  [%d]%s %s (%s msgs)%s", indent, c.ID, clientLabel(g, c), rate(c.MsgsPerSec, c.BytesPerSec, true), units.Comma(c.Msgs), latency(c.Latency))
 	}
 	p.line("")
 }
@@ -112,7 +112,7 @@ func (p *printer) combined(r *result.Result) {
 		p.uncorrected("  ", a.Latency)
 		if len(g.Clients) > 1 {
 			for _, c := range g.Clients {
-				p.line("  [%d] %s (%s msgs)%s", c.ID, rate(c.MsgsPerSec, c.BytesPerSec, false), units.Comma(c.Msgs), latency(c.Latency))
+				p.line("  [%d]%s %s (%s msgs)%s", c.ID, clientLabel(g, c), rate(c.MsgsPerSec, c.BytesPerSec, false), units.Comma(c.Msgs), latency(c.Latency))
 			}
 			rt := a.Rates
 			p.line("  min %s | avg %s | max %s | stddev %s msgs",
@@ -122,6 +122,15 @@ func (p *printer) combined(r *result.Result) {
 		p.correctness("  ", a, g)
 		p.events("  ", a.Events)
 	}
+}
+
+// clientLabel names a row's client library when its group's clients used different ones (a
+// merged Go and Rust run, whose group then names none), so each row says which it measured.
+func clientLabel(g result.Group, c result.Client) string {
+	if g.Client != nil || c.Client == nil {
+		return ""
+	}
+	return " " + c.Client.Library
 }
 
 func groupTitle(g result.Group) string {

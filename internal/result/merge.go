@@ -15,6 +15,7 @@ import (
 // Part is one process's Result inside a merged one.
 type Part struct {
 	Name  string    `json:"name"`
+	Tool  *Tool     `json:"tool,omitempty"` // what wrote the part: natsperf, or natsperf-rust beside it
 	Host  Host      `json:"host"`
 	Start time.Time `json:"start,omitzero"`
 	End   time.Time `json:"end,omitzero"`
@@ -53,8 +54,11 @@ func Merge(parts ...*Result) (*Result, error) {
 // from not-received to lost because its own publishers said they sent it is kept as that part
 // judged it (a part knows only its own publishers' counts).
 //
-// Parts of different commands, of different natsperf versions or Result schemas, or whose
-// groups of one name are different kinds are refused.
+// Parts of different commands, of different Result schemas, written by different versions
+// of one tool, or whose groups of one name are different kinds are refused. Parts written by
+// different tools (natsperf and natsperf-rust: nats.go and async-nats clients of one run)
+// merge: each client row keeps its library, and a group whose parts used different ones
+// names none.
 func MergeNamed(in []Input) (*Result, error) {
 	if err := checkMergeable(in); err != nil {
 		return nil, err
@@ -103,16 +107,22 @@ func checkMergeable(in []Input) error {
 		names[p.Name] = true
 	}
 	first := in[0]
+	versions := map[string]Input{} // by tool name: the first part that tool wrote
 	kinds := map[string]string{}
 	where := map[string]string{}
 	for _, p := range in {
 		r := p.Result
+		same, seen := versions[r.Tool.Name]
+		if !seen {
+			versions[r.Tool.Name] = p
+		}
 		switch {
 		case r.Schema != Schema:
 			return fmt.Errorf("merge: %s is a %q Result, not %q", p.Name, r.Schema, Schema)
-		case r.Tool.Version != first.Result.Tool.Version:
-			return fmt.Errorf("merge: %s was written by natsperf %s and %s by natsperf %s: parts of one run come from one version",
-				first.Name, first.Result.Tool.Version, p.Name, r.Tool.Version)
+		case seen && r.Tool.Version != same.Result.Tool.Version:
+			tool := cmp.Or(r.Tool.Name, "natsperf")
+			return fmt.Errorf("merge: %s was written by %s %s and %s by %s %s: parts of one run come from one version",
+				same.Name, tool, same.Result.Tool.Version, p.Name, tool, r.Tool.Version)
 		case r.Command != first.Result.Command:
 			return fmt.Errorf("merge: %s ran %q and %s ran %q: only parts of one run merge", first.Name, first.Result.Command, p.Name, r.Command)
 		}
@@ -182,7 +192,8 @@ func (m *merger) addPart(p Input) {
 			m.out.Parts = append(m.out.Parts, sub)
 		}
 	} else {
-		m.out.Parts = append(m.out.Parts, Part{Name: p.Name, Host: r.Host, Start: r.Start, End: r.End, Stop: r.Stop})
+		tool := r.Tool
+		m.out.Parts = append(m.out.Parts, Part{Name: p.Name, Tool: &tool, Host: r.Host, Start: r.Start, End: r.End, Stop: r.Stop})
 	}
 	reason, why := r.Stop.Reason, r.Stop.Error
 	if _, known := stopRank[reason]; !known { // a part that says nothing did not complete
@@ -211,6 +222,11 @@ func (m *merger) addPart(p Input) {
 		mg.shifts = append(mg.shifts, shift)
 		mg.g.Expected += g.Expected
 		mg.g.TargetRate += g.TargetRate
+		if len(mg.parts) == 1 {
+			mg.g.Client = g.Client
+		} else if mg.g.Client != nil && (g.Client == nil || *g.Client != *mg.g.Client) {
+			mg.g.Client = nil // the rows say which library each client used
+		}
 		if g.Shared != mg.g.Shared || g.Estimated != mg.g.Estimated {
 			m.fail(fmt.Errorf("merge: group %s is shared or estimated in some parts and not in others", g.Name))
 		}

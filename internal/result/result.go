@@ -5,6 +5,8 @@ package result
 
 import (
 	"encoding/json"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -140,6 +142,48 @@ type Group struct {
 	// Estimated marks an Expected that only says when to stop (a receiver's default --msgs):
 	// losses are then judged by sequence gaps alone.
 	Estimated bool `json:"estimated,omitempty"`
+	// Client is the client library every client of the group used; absent in a merged group
+	// whose clients used different ones (each client row names its own).
+	Client *ClientLib `json:"client,omitempty"`
+}
+
+// ClientLib is the NATS client library a client measured through, and its version.
+type ClientLib struct {
+	Library string `json:"library"` // "nats.go", "async-nats"
+	Version string `json:"version"`
+}
+
+// Libraries returns the client libraries of the Result's clients, sorted and joined with
+// "+" ("async-nats+nats.go" for a merged Go and Rust run). Results written before the
+// libraries were recorded are named by their tool: natsperf is nats.go, natsperf-rust
+// async-nats.
+func (r *Result) Libraries() string {
+	seen := map[string]bool{}
+	for _, g := range r.Groups {
+		if g.Client != nil {
+			seen[g.Client.Library] = true
+		}
+		for _, c := range g.Clients {
+			if c.Client != nil {
+				seen[c.Client.Library] = true
+			}
+		}
+	}
+	if len(seen) == 0 {
+		switch r.Tool.Name {
+		case "natsperf-rust":
+			return "async-nats"
+		case "natsperf":
+			return "nats.go"
+		}
+		return ""
+	}
+	libs := make([]string, 0, len(seen))
+	for l := range seen {
+		libs = append(libs, l)
+	}
+	sort.Strings(libs)
+	return strings.Join(libs, "+")
 }
 
 // Client is one connection's share of the work.
@@ -159,6 +203,8 @@ type Client struct {
 	Gap *Gap `json:"gap,omitempty"`
 	// Part names the process the client ran in, in a merged Result (Result.Parts).
 	Part string `json:"part,omitempty"`
+	// Client is the client library this connection used.
+	Client *ClientLib `json:"client,omitempty"`
 }
 
 // Gap is a stretch of time without a successful operation, as offsets from the run's start.

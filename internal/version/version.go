@@ -4,6 +4,10 @@ package version
 import (
 	"runtime"
 	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/result"
 )
@@ -34,3 +38,27 @@ func String() string {
 func Tool() result.Tool {
 	return result.Tool{Name: "natsperf", Version: String(), Go: runtime.Version()}
 }
+
+// ClientLib is the client library natsperf measures through: nats.go, at the version this
+// build links (from the build info; nats.go's own Version constant when there is none).
+func ClientLib() *result.ClientLib {
+	lib := clientLib()
+	return &lib
+}
+
+var clientLib = sync.OnceValue(func() result.ClientLib {
+	v := nats.Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/nats-io/nats.go" {
+				if d.Replace != nil {
+					d = d.Replace
+				}
+				if d.Version != "" && d.Version != "(devel)" {
+					v = strings.TrimPrefix(d.Version, "v")
+				}
+			}
+		}
+	}
+	return result.ClientLib{Library: "nats.go", Version: v}
+})

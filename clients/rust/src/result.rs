@@ -141,7 +141,22 @@ pub struct Group {
     /// A queue group: the clients split the messages.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shared: bool,
+    /// The client library of every client of the group.
+    pub client: ClientLib,
 }
+
+/// The client library a client measured through (the Result's `ClientLib`).
+#[derive(Serialize, Clone, Debug)]
+pub struct ClientLib {
+    pub library: &'static str,
+    pub version: &'static str,
+}
+
+/// async-nats, at the version this crate is built against.
+pub const ASYNC_NATS: ClientLib = ClientLib {
+    library: "async-nats",
+    version: crate::ASYNC_NATS_VERSION,
+};
 
 /// One slice of a group's series (the Result's `Interval`).
 #[derive(Serialize, Debug)]
@@ -201,6 +216,7 @@ pub struct Client {
     pub events: Events,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<Gap>,
+    pub client: ClientLib,
 }
 
 #[derive(Serialize)]
@@ -646,6 +662,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
                 from_ns: r.gap_end - r.gap - epoch,
                 to_ns: r.gap_end - epoch,
             }),
+            client: ASYNC_NATS,
         });
     }
     let (msgs, bytes) = (
@@ -681,6 +698,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
         },
         target_rate,
         shared,
+        client: ASYNC_NATS,
     }
 }
 
