@@ -262,6 +262,10 @@ pub(crate) struct Schedule {
     epoch: i64,
     clock: Clock,
     next: u64,
+    /// The last clock reading (Unix ns).
+    now: i64,
+    /// Read the clock every 8 messages when unpaced (core publishers only).
+    pub(crate) coarse: bool,
     waiter: crate::pace::Waiter,
 }
 
@@ -312,6 +316,8 @@ impl Schedule {
             epoch,
             clock: ctx.clock,
             next: 0,
+            now: 0,
+            coarse: false,
             waiter: crate::pace::Waiter::new(),
         }
     }
@@ -330,7 +336,9 @@ impl Schedule {
             Some(p) => {
                 let off = p.intended(i);
                 let due = self.start + off;
-                if !self.waiter.until(due, stop).await {
+                // What already fell due goes at once (Go's publisher waits only when nothing
+                // is due); the waiter batches the rest at most every MIN_GAP.
+                if Instant::now() < due && !self.waiter.until(due, stop).await {
                     return None;
                 }
                 Some(self.epoch + off.as_nanos() as i64)
@@ -340,7 +348,15 @@ impl Schedule {
         // --duration is a time limit (Go's loop.Schedule): unpaced at start+duration; paced, the
         // count is the share of rate x duration and a sender behind schedule stops at
         // start + duration + min(duration/4, 250ms).
-        let now = self.clock.now();
+        // A coarse (unpaced core publisher's) schedule reads the clock every 8 messages, as
+        // Go's unpaced publisher does: the stamp's send time and the deadline check are then
+        // at most 7 messages old. Requests and JetStream acks time each message.
+        let now = if !self.coarse || self.pace.is_some() || i % 8 == 0 {
+            self.now = self.clock.now();
+            self.now
+        } else {
+            self.now
+        };
         if self.deadline != 0 && now >= self.deadline {
             return None;
         }
@@ -352,6 +368,7 @@ impl Schedule {
 pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let mut rec = Recorder::new(false, ctx.bench.interval, epoch);
     let mut sched = Schedule::new(&ctx, epoch);
+    sched.coarse = true;
     let size = ctx.bench.size;
     let mut buf = stamp::payload(size);
     let paced = sched.pace.is_some();
