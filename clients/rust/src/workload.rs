@@ -348,9 +348,10 @@ impl Schedule {
         // --duration is a time limit (Go's loop.Schedule): unpaced at start+duration; paced, the
         // count is the share of rate x duration and a sender behind schedule stops at
         // start + duration + min(duration/4, 250ms).
-        // A coarse (unpaced core publisher's) schedule reads the clock every 8 messages, as
-        // Go's unpaced publisher does: the stamp's send time and the deadline check are then
-        // at most 7 messages old. Requests and JetStream acks time each message.
+        // A coarse (unpaced core publisher's) schedule reads the clock every 8 messages (Go's
+        // unpaced publisher reads it once per run of up to 64): the stamp's send time and the
+        // deadline check are then at most 7 messages old. Requests and JetStream acks time
+        // each message.
         let now = if !self.coarse || self.pace.is_some() || i % 8 == 0 {
             self.now = self.clock.now();
             self.now
