@@ -301,6 +301,7 @@ pub async fn run(url: &str, conn: &ConnArgs, args: JsPubArgs) -> Result<ResultDo
             "rate": bench.rate,
             "duration": bench.duration.as_nanos() as u64,
             "interval": bench.interval.as_nanos() as u64,
+            "warmup": bench.warmup.as_nanos() as u64,
         },
         "workload": {
             "subject": bench.subject,
@@ -345,7 +346,8 @@ async fn publish_async(
     window: usize,
     ack_timeout: Duration,
 ) -> Outcome {
-    let mut rec = Recorder::new(true, ctx.bench.interval, epoch);
+    let mut rec = Recorder::new(true, ctx.bench.interval, epoch)
+        .with_warmup(crate::workload::warmup_end(&ctx.bench, epoch));
     let mut sched = Schedule::new(&ctx, epoch);
     let size = ctx.bench.size;
     let mut buf = stamp::payload(size);

@@ -38,6 +38,9 @@ pub struct LatencyArgs {
     /// How long to publish
     #[arg(long, default_value = "5s", value_parser = crate::parse_duration)]
     pub duration: Duration,
+    /// Leave this initial period out of the statistics
+    #[arg(long, default_value = "0", value_parser = crate::parse_duration)]
+    pub warmup: Duration,
     /// Print the Result (JSON) on stdout instead of the text report
     #[arg(long)]
     pub json: bool,
@@ -77,6 +80,9 @@ impl LatencyArgs {
         }
         if self.duration.is_zero() {
             return Err("--duration must be positive".into());
+        }
+        if self.warmup >= self.duration {
+            return Err("--warmup must be at least 0 and shorter than --duration".into());
         }
         if self.interval.is_zero() {
             return Err("--interval must be positive".into());
@@ -181,6 +187,7 @@ pub async fn run(url_a: &str, conn: &ConnArgs, args: LatencyArgs) -> Result<Outc
         pending_msgs: 1 << 22,
         pub_id_base: None,
         interval: args.interval,
+        warmup: args.warmup,
     };
     let ids = Ids::random();
     let epoch = clock.now();
@@ -196,7 +203,11 @@ pub async fn run(url_a: &str, conn: &ConnArgs, args: LatencyArgs) -> Result<Outc
     let mut publisher = tokio::spawn(workload::publish(ctx, ids.for_index(0), epoch));
 
     // The subscriber: every message, or the drain bound once the publisher is done.
-    let mut rec = Recorder::new(true, args.interval, epoch);
+    let mut rec =
+        Recorder::new(true, args.interval, epoch).with_warmup(match args.warmup.is_zero() {
+            true => 0,
+            false => epoch + args.warmup.as_nanos() as i64,
+        });
     let mut stop = stop_rx;
     let share = msgs as i64;
     let mut pub_rec: Option<Recorder> = None;
@@ -310,6 +321,7 @@ pub async fn run(url_a: &str, conn: &ConnArgs, args: LatencyArgs) -> Result<Outc
         "size": args.size,
         "rate": args.rate,
         "duration": args.duration.as_nanos() as u64,
+        "warmup": args.warmup.as_nanos() as u64,
         "pub_rtt_ns": pub_rtt.as_nanos() as u64,
         "sub_rtt_ns": sub_rtt.as_nanos() as u64,
         "connection": conn.echo(url_a),

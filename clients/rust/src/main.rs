@@ -116,6 +116,9 @@ pub struct Bench {
     /// Width of one slice of the Result's per-interval series
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub interval: Duration,
+    /// Leave this initial period out of the statistics (sequence accounting still sees it)
+    #[arg(long, default_value = "0", value_parser = parse_duration)]
+    pub warmup: Duration,
 }
 
 impl Bench {
@@ -231,6 +234,9 @@ fn main() -> ExitCode {
     }
     if bench.interval.is_zero() {
         return usage_error("--interval must be positive");
+    }
+    if !bench.duration.is_zero() && bench.warmup >= bench.duration {
+        return usage_error("--warmup must be shorter than --duration");
     }
     if let Some(base) = bench.pub_id_base {
         if base > stamp::MAX_PUBLISHER {

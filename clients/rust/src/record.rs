@@ -119,6 +119,11 @@ pub struct Recorder {
     /// Longest time between two consecutive operations, and when it ended (Unix ns).
     pub gap: i64,
     pub gap_end: i64,
+    /// The previous operation (Unix ns), warm-up included, for the gap.
+    prev: i64,
+    /// Operations before `warmup_end` (Unix ns; 0: no warm-up), counted in `msgs` only.
+    pub warmup: i64,
+    pub warmup_end: i64,
     /// The per-interval series: latencies are recorded into the open interval's histogram
     /// only, which closing the interval adds to the run's (one histogram write per message).
     interval: i64,
@@ -145,6 +150,9 @@ impl Recorder {
             events: Events::default(),
             gap: 0,
             gap_end: 0,
+            prev: 0,
+            warmup: 0,
+            warmup_end: 0,
             interval: (interval.as_nanos() as i64).max(1),
             epoch,
             iv_start: 0,
@@ -189,21 +197,41 @@ impl Recorder {
         self.close_interval();
     }
 
-    fn op(&mut self, now: i64, size: usize) {
-        if self.begin == 0 {
-            self.begin = now;
-        } else if now - self.last > self.gap {
-            self.gap = now - self.last;
+    /// Counts one operation; false when it fell within the warm-up (counted in `msgs` and
+    /// `warmup` only, as Go's `Recorder.count`).
+    fn op(&mut self, now: i64, size: usize) -> bool {
+        if self.prev != 0 && now - self.prev > self.gap {
+            self.gap = now - self.prev;
             self.gap_end = now;
         }
-        self.last = now;
+        self.prev = now;
         self.msgs += 1;
+        if now < self.warmup_end {
+            self.warmup += 1;
+            return false;
+        }
+        if self.begin == 0 || self.begin < self.warmup_end {
+            self.begin = now;
+        }
+        self.last = now;
         self.bytes += size as i64;
         if now - self.iv_start >= self.interval {
             self.roll(now);
         }
         self.iv_msgs += 1;
         self.iv_bytes += size as i64;
+        true
+    }
+
+    /// Leaves what happens before `end` (Unix ns; 0: nothing) out of the figures: --warmup.
+    pub fn with_warmup(mut self, end: i64) -> Recorder {
+        self.warmup_end = end;
+        self
+    }
+
+    /// Operations past the warm-up: what the Result reports.
+    pub fn counted(&self) -> i64 {
+        self.msgs - self.warmup
     }
 
     /// A message sent (publishers) at `now`, Unix ns.
@@ -213,7 +241,9 @@ impl Recorder {
 
     /// A round trip done: latency from the intended send and from the actual one.
     pub fn op_corrected(&mut self, now: i64, size: usize, corrected: i64, actual: i64) {
-        self.op(now, size);
+        if !self.op(now, size) {
+            return;
+        }
         if let Some(h) = self.iv_lat.as_mut() {
             record_ns(h, corrected);
             if corrected != actual {
@@ -223,12 +253,16 @@ impl Recorder {
     }
 
     /// A message received at `now`: counts, end-to-end latency and sequence accounting from its stamp.
+    /// Within the warm-up only the sequence accounting sees it.
     pub fn received(&mut self, now: i64, data: &[u8]) {
-        self.op(now, data.len());
+        let measured = self.op(now, data.len());
         match crate::stamp::get(data) {
             None => self.unstamped += 1,
             Some(s) => {
                 self.trackers.entry(s.publisher).or_default().observe(s.seq);
+                if !measured {
+                    return;
+                }
                 if let Some(h) = self.iv_lat.as_mut() {
                     record_ns(h, now - s.send_nanos);
                     if s.actual_nanos > 0 {
@@ -334,5 +368,20 @@ mod tests {
         assert!((999_000..=1_001_000).contains(&max(&r.intervals[0].lat)));
         assert!((4_990_000..=5_010_000).contains(&max(&r.intervals[1].lat)));
         assert_eq!(r.lat.as_ref().unwrap().len(), 5);
+    }
+
+    // As Go's warm-up: messages before its end count for the sequences only.
+    #[test]
+    fn warmup_left_out() {
+        let mut r = Recorder::new(true, std::time::Duration::from_secs(1), 0).with_warmup(1_000);
+        let mut buf = vec![0u8; 16];
+        for (now, seq) in [(500, 1u64), (900, 2), (1_000, 3), (1_500, 5)] {
+            crate::stamp::put(&mut buf, 1, seq, now - 100);
+            r.received(now, &buf);
+        }
+        r.finish();
+        assert_eq!((r.msgs, r.counted(), r.bytes, r.begin), (4, 2, 32, 1_000));
+        assert_eq!(r.lat.as_ref().unwrap().len(), 2);
+        assert_eq!((r.progress(), r.trackers[&1].gaps()), (4, 1));
     }
 }

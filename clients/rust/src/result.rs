@@ -611,7 +611,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
     let mut agg_unc: Option<Histogram<u64>> = None;
     let mut agg_events = Events::default();
     for (i, r) in recs.iter().enumerate() {
-        let mps = per_sec(r.msgs, r.begin, r.last);
+        let mps = per_sec(r.counted(), r.begin, r.last);
         let mut latency = summary(r.lat.as_ref());
         if let (Some(l), Some(u)) = (latency.as_mut(), r.uncorr.as_ref()) {
             l.uncorrected = summary(Some(u)).map(Box::new);
@@ -631,7 +631,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
         agg_events.errors += r.events.errors;
         agg_events.timeouts += r.events.timeouts;
         agg_events.slow_consumers += r.events.slow_consumers;
-        if r.msgs > 0 {
+        if r.counted() > 0 {
             if begin == 0 || r.begin < begin {
                 begin = r.begin;
             }
@@ -644,7 +644,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
         clients.push(Client {
             id: i + 1,
             expected: expected_each[i],
-            msgs: r.msgs,
+            msgs: r.counted(),
             bytes: r.bytes,
             start: time_opt(r.begin),
             end: time_opt(r.last),
@@ -666,7 +666,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
         });
     }
     let (msgs, bytes) = (
-        recs.iter().map(|r| r.msgs).sum(),
+        recs.iter().map(|r| r.counted()).sum(),
         recs.iter().map(|r| r.bytes).sum(),
     );
     let mut latency = summary(agg_lat.as_ref());

@@ -224,6 +224,7 @@ pub async fn run(
             "duration": bench.duration.as_nanos() as u64,
             "idle_timeout": bench.idle_timeout.as_nanos() as u64,
             "interval": bench.interval.as_nanos() as u64,
+            "warmup": bench.warmup.as_nanos() as u64,
         },
         "workload": { "subject": bench.subject, "pub_id_base": ids.0 },
         "connection": conn.echo(url),
@@ -247,6 +248,15 @@ pub async fn run(
         streams: Vec::new(),
         warnings: Vec::new(),
     })
+}
+
+/// When --warmup ends (Unix ns), 0 without one.
+pub(crate) fn warmup_end(b: &Bench, epoch: i64) -> i64 {
+    if b.warmup.is_zero() {
+        0
+    } else {
+        epoch + b.warmup.as_nanos() as i64
+    }
 }
 
 pub(crate) type Outcome = Result<Recorder, (Recorder, String)>;
@@ -275,7 +285,7 @@ impl Schedule {
     /// rate is the schedule's.
     pub(crate) fn paced_span(&self, rec: &mut Recorder) {
         let Some(p) = self.pace else { return };
-        if self.next > 0 {
+        if self.next > 0 && rec.warmup_end == 0 {
             rec.begin = self.epoch + p.intended(0).as_nanos() as i64;
         }
         // A sender behind schedule keeps its actual last send: the rate stays truthful.
@@ -367,7 +377,8 @@ impl Schedule {
 }
 
 pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
-    let mut rec = Recorder::new(false, ctx.bench.interval, epoch);
+    let mut rec =
+        Recorder::new(false, ctx.bench.interval, epoch).with_warmup(warmup_end(&ctx.bench, epoch));
     let mut sched = Schedule::new(&ctx, epoch);
     sched.coarse = true;
     let size = ctx.bench.size;
@@ -399,7 +410,8 @@ pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
 }
 
 async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
-    let mut rec = Recorder::new(true, ctx.bench.interval, epoch);
+    let mut rec =
+        Recorder::new(true, ctx.bench.interval, epoch).with_warmup(warmup_end(&ctx.bench, epoch));
     let mut sched = Schedule::new(&ctx, epoch);
     let size = ctx.bench.size;
     let mut buf = stamp::payload(size);
@@ -434,7 +446,8 @@ async fn receive(
     respond: bool,
     epoch: i64,
 ) -> Outcome {
-    let mut rec = Recorder::new(!respond, ctx.bench.interval, epoch);
+    let mut rec = Recorder::new(!respond, ctx.bench.interval, epoch)
+        .with_warmup(warmup_end(&ctx.bench, epoch));
     let b = &ctx.bench;
     let share = match respond {
         true => share(b.msgs(), b.clients, ctx.index) as i64,
