@@ -4,12 +4,14 @@ package rustclient
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/histo"
@@ -164,5 +166,56 @@ func TestRustLatencyWarmup(t *testing.T) {
 	}
 	if c := r.Correctness; c == nil || c.Received != 1500 || c.Lost != 0 {
 		t.Fatalf("Rust correctness %+v: the warm-up's messages still count for the sequences", c)
+	}
+}
+
+// TestRustLatencyUnroutedServerB: server B that is not in server A's cluster never gets A's
+// messages; natsperf-rust latency says so and exits 1 after its route wait instead of waiting
+// for messages that cannot come.
+func TestRustLatencyUnroutedServerB(t *testing.T) {
+	bin := rustBin(t)
+	a, b := natstest.Server(t, nil), natstest.Server(t, nil)
+	begin := time.Now()
+	p := startRust(t, bin, "latency", "-s", a.ClientURL(), "--server-b", b.ClientURL(), "--duration", "1s")
+	err := <-p.done
+	p.done <- err
+	if took := time.Since(begin); took > 30*time.Second {
+		t.Fatalf("took %v", took)
+	}
+	if p.cmd.ProcessState.ExitCode() != 1 || !strings.Contains(p.stderr.String(), "did not reach the subscriber on server B") {
+		t.Fatalf("exit %d, stderr %q; want 1 and the route message", p.cmd.ProcessState.ExitCode(), p.stderr.String())
+	}
+}
+
+// TestRustLatencyCountsLossAndEnds: the server drops about a fifth of the run's messages (a
+// weighted subject mapping of 80%). natsperf-rust latency must not wait for them: it ends
+// within its drain bound after the publisher, as idle (exit 1), with every message that did
+// not arrive counted lost; an independent subscriber sees exactly what it received.
+func TestRustLatencyCountsLossAndEnds(t *testing.T) {
+	bin := rustBin(t)
+	s := natstest.Server(t, nil)
+	if err := s.GlobalAccount().AddWeightedMappings("x.lat.loss", server.NewMapDest("x.lat.loss", 80)); err != nil {
+		t.Fatal(err)
+	}
+	seen := countSubject(t, s.ClientURL(), "x.lat.loss")
+	begin := time.Now()
+	p := startRust(t, bin, "latency", "-s", s.ClientURL(), "--subject", "x.lat.loss", "--rate", "1000", "--duration", "1s")
+	code, res, doc := p.wait(t)
+	took := time.Since(begin)
+	checkSchema(t, doc)
+	sent, got := res.Groups[0].Aggregate.Msgs, res.Groups[1].Aggregate.Msgs
+	c := res.Groups[1].Aggregate.Correctness
+	t.Logf("sent %d, received %d, lost %d, took %v", sent, got, c.Lost, took)
+	if code != 1 || res.Stop.Reason != result.StopIdle {
+		t.Fatalf("exit %d stop %+v; want 1 and idle (the rest never came)", code, res.Stop)
+	}
+	if took > 20*time.Second {
+		t.Fatalf("took %v: it waited for lost messages", took)
+	}
+	if sent != 1000 || got == sent || got < 500 || c.Lost != sent-got || seen.Load() != got || c.NotReceived != 0 {
+		t.Fatalf("sent %d received %d (independent count %d), correctness %+v: want every missing message lost", sent, got, seen.Load(), c)
+	}
+	if !strings.Contains(p.stdout.String(), "Lost Messages  : "+strconv.FormatInt(c.Lost, 10)+"\n") {
+		t.Fatalf("report:\n%s", p.stdout.String())
 	}
 }
