@@ -113,7 +113,13 @@ pub struct Recorder {
     pub last: i64,
     pub lat: Option<Histogram<u64>>,
     pub uncorr: Option<Histogram<u64>>,
+    /// Every publisher's sequence tracker but the current one's (`cur`) until `finish`.
     pub trackers: HashMap<u32, SeqTracker>,
+    /// The tracker of the publisher of the last message, out of the map: no map lookup per
+    /// message unless the publisher changes (as Go's lastPub/lastTrk).
+    cur: Option<(u32, SeqTracker)>,
+    /// Distinct stamped messages plus unstamped ones, kept as they arrive.
+    unique: i64,
     pub unstamped: i64,
     pub events: Events,
     /// Longest time between two consecutive operations, and when it ended (Unix ns).
@@ -146,6 +152,8 @@ impl Recorder {
             lat: latency.then(new_histogram),
             uncorr: None,
             trackers: HashMap::new(),
+            cur: None,
+            unique: 0,
             unstamped: 0,
             events: Events::default(),
             gap: 0,
@@ -192,9 +200,25 @@ impl Recorder {
         self.intervals.push(s);
     }
 
-    /// Closes the series; call once the client is done, before reading the histograms.
+    /// Closes the series and puts the current tracker back; call once the client is done,
+    /// before reading the histograms and trackers.
     pub fn finish(&mut self) {
         self.close_interval();
+        if let Some((id, t)) = self.cur.take() {
+            self.trackers.insert(id, t);
+        }
+    }
+
+    /// The tracker of publisher `id`, made current.
+    fn tracker(&mut self, id: u32) -> &mut SeqTracker {
+        if self.cur.as_ref().map(|c| c.0) != Some(id) {
+            if let Some((old, t)) = self.cur.take() {
+                self.trackers.insert(old, t);
+            }
+            let t = self.trackers.remove(&id).unwrap_or_default();
+            self.cur = Some((id, t));
+        }
+        &mut self.cur.as_mut().expect("just set").1
     }
 
     /// Counts one operation; false when it fell within the warm-up (counted in `msgs` and
@@ -257,9 +281,15 @@ impl Recorder {
     pub fn received(&mut self, now: i64, data: &[u8]) {
         let measured = self.op(now, data.len());
         match crate::stamp::get(data) {
-            None => self.unstamped += 1,
+            None => {
+                self.unstamped += 1;
+                self.unique += 1;
+            }
             Some(s) => {
-                self.trackers.entry(s.publisher).or_default().observe(s.seq);
+                let t = self.tracker(s.publisher);
+                let before = t.distinct;
+                t.observe(s.seq);
+                self.unique += t.distinct - before;
                 if !measured {
                     return;
                 }
@@ -278,7 +308,7 @@ impl Recorder {
 
     /// Distinct stamped messages seen plus unstamped ones: the client's progress towards its share.
     pub fn progress(&self) -> i64 {
-        self.trackers.values().map(|t| t.distinct).sum::<i64>() + self.unstamped
+        self.unique
     }
 }
 
@@ -368,6 +398,27 @@ mod tests {
         assert!((999_000..=1_001_000).contains(&max(&r.intervals[0].lat)));
         assert!((4_990_000..=5_010_000).contains(&max(&r.intervals[1].lat)));
         assert_eq!(r.lat.as_ref().unwrap().len(), 5);
+    }
+
+    // Publishers interleaved: the current tracker swaps in and out of the map.
+    #[test]
+    fn interleaved_publishers() {
+        let mut r = Recorder::new(false, std::time::Duration::from_secs(1), 0);
+        let mut buf = vec![0u8; 16];
+        for (publisher, seq) in [(1u32, 1u64), (2, 1), (1, 2), (2, 3), (1, 2), (3, 1), (1, 4)] {
+            crate::stamp::put(&mut buf, publisher, seq, 1);
+            r.received(10, &buf);
+        }
+        assert_eq!(r.progress(), 6); // one duplicate
+        r.finish();
+        let got: Vec<(i64, i64, i64)> = [1, 2, 3]
+            .iter()
+            .map(|p| {
+                let t = &r.trackers[p];
+                (t.distinct, t.gaps(), t.duplicated)
+            })
+            .collect();
+        assert_eq!(got, vec![(3, 1, 1), (2, 1, 0), (1, 0, 0)]);
     }
 
     // As Go's warm-up: messages before its end count for the sequences only.
