@@ -177,3 +177,30 @@ func TestScheduleEndsAtTheDurationWhenBehind(t *testing.T) {
 		t.Fatal("an unfinished schedule moved the end to its last slot")
 	}
 }
+
+// TestScheduleKeepsFastRates: a one-at-a-time sender at 20,000/s (one slot per 50 us, below
+// MinGap) gets every slot of its duration: operations that are due go at once, several per
+// wake-up, instead of one per MinGap (4,000/s).
+func TestScheduleKeepsFastRates(t *testing.T) {
+	clk := record.NewClock()
+	const rate, d = 20000, 300 * time.Millisecond
+	s := NewSchedule(&bench.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, d)
+	defer s.Close()
+	n := 0
+	for {
+		_, intended, sent, ok, err := s.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		if sent < intended {
+			t.Fatalf("operation %d sent %v before its slot", n, time.Duration(intended-sent))
+		}
+		n++
+	}
+	if want := int(rate * d.Seconds()); n != want {
+		t.Fatalf("%d operations in %v at %d/s, want %d", n, d, rate, want)
+	}
+}

@@ -83,14 +83,17 @@ func NewWaiter(clk record.Clock) *Waiter {
 func (w *Waiter) Close() { w.close() }
 
 // Until waits for a send intended at at (Clock nanoseconds) and returns the clock reading it
-// ended on, never before at. Within MinGap of its previous wake-up it waits until MinGap has
-// passed instead, so the sends due by then go together.
+// ended on, never before at. A send already due returns at once. Within MinGap of its previous
+// wake-up it waits until MinGap has passed instead, so the sends due by then go together.
 func (w *Waiter) Until(ctx context.Context, at int64) (int64, error) {
+	now := w.clk.Now()
+	if now >= at {
+		return now, ctx.Err() // due already: a one-at-a-time sender behind its slots goes at once
+	}
 	target, spin := at, true
 	if w.last != 0 && at-w.last < int64(MinGap) {
 		target, spin = w.last+int64(MinGap), false // late by design: no need to spin for it
 	}
-	now := w.clk.Now()
 	if now >= target {
 		return now, ctx.Err()
 	}
