@@ -41,7 +41,16 @@ type Options struct {
 	Settings map[string]any
 	// Series, when set, receives every client's intervals as they close (bench.Runner.Series).
 	Series chan<- record.Slice
+	// Part, when set, runs only this process's share of the spec (a distributed run's agent):
+	// see SplitGroup and the instance rule in docs/agent-protocol.md.
+	Part *Part
+	// IDBase, when not 0, is the first publisher id block (Build.NewIDs): every process of a
+	// distributed run gives the same base, so their publishers' ids never clash.
+	IDBase uint32
 }
+
+// Part is share Index (0-based) of Count of a run spread over processes.
+type Part struct{ Index, Count int }
 
 // Run is a prepared run: its target is open and every client is connected and set up, held
 // at the start barrier until Start.
@@ -176,10 +185,18 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	var verifies []func(context.Context, *result.Result) // single workload: its read-back
 	var parts []verifyPart                               // several: every instance's check
 	numbered := map[string]int{}                         // instances so far per workload name
+	block := 0                                           // publisher id block of the next instance, counted across every process's parts
 	for wi, w := range s.Workloads {
 		build, _ := builder(w.Kind())
 		for i := 1; i <= max(w.Instances, 1); i++ {
-			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults, Logf: o.Logf, Hist: o.Hist, Started: started}
+			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults, Logf: o.Logf, Hist: o.Hist, Started: started,
+				idBase: o.IDBase, idBlock: block}
+			block++
+			byInstance := w.Instances > 1
+			if o.Part != nil && byInstance && !o.Part.Has(w.Instances, i-1) {
+				numbered[w.Name]++ // named as one process would name it
+				continue           // another process runs this instance whole
+			}
 			built, err := build(ctx, b)
 			if err != nil {
 				r.Close()
@@ -194,6 +211,9 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 						g.Rate = w.Pacing.Rate // the report says when it was not reached
 					}
 				}
+			}
+			if o.Part != nil && !byInstance {
+				built.Groups = o.Part.Split(built.Groups)
 			}
 			echo := settingsEcho{
 				Connection: r.Target.Settings.Redacted(), Embedded: r.Target.Embedded != nil,

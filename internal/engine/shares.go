@@ -76,3 +76,34 @@ func Params(kv map[string]string) []bench.Param {
 	}
 	return out
 }
+
+// Has reports whether item i (0-based) of n belongs to this part: parts take consecutive
+// runs of items, differing in size by at most one.
+func (p Part) Has(n, i int) bool {
+	lo, hi := p.Range(n)
+	return i >= lo && i < hi
+}
+
+// Range is this part's items [lo, hi) of n.
+func (p Part) Range(n int) (lo, hi int) { return p.Index * n / p.Count, (p.Index + 1) * n / p.Count }
+
+// Split keeps this part's clients of each group, each at its index in the whole group, with
+// its share of the messages and of a fixed rate; groups left with no client here are dropped.
+func (p Part) Split(groups []*bench.Group) []*bench.Group {
+	var out []*bench.Group
+	for _, g := range groups {
+		lo, hi := p.Range(g.Clients)
+		if hi == lo {
+			continue
+		}
+		if g.Shares != nil {
+			g.Shares = g.Shares[lo:hi]
+		}
+		if g.Rate > 0 {
+			g.Rate *= float64(hi-lo) / float64(g.Clients)
+		}
+		g.Offset, g.Total, g.Clients = lo, g.Clients, hi-lo
+		out = append(out, g)
+	}
+	return out
+}
