@@ -53,6 +53,9 @@ its Result printed (and saved with -o FILE).`,
 			if isSpecFile(args[0]) {
 				return a.runSpecFile(cmd, args[0], rf)
 			}
+			if a.dist.agents != "" {
+				return usagef("--agents runs single Specs (natsperf spec CMD > FILE); a scenario across agents is not supported yet")
+			}
 			set, err := parseSets(rf.set)
 			if err != nil {
 				return err

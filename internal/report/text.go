@@ -29,6 +29,7 @@ func Text(w io.Writer, r *result.Result) error {
 	}
 	p.faults(r)
 	p.verify(r)
+	p.distributed(r)
 	p.stop(r)
 	for _, msg := range r.Warnings {
 		p.line("Warning: %s", msg)
@@ -68,7 +69,11 @@ func (p *printer) group(g result.Group, indent string) {
 
 func (p *printer) rows(g result.Group, indent string) {
 	for _, c := range g.Clients {
-		p.line("%s  [%d] %s (%s msgs)%s", indent, c.ID, rate(c.MsgsPerSec, c.BytesPerSec, true), units.Comma(c.Msgs), latency(c.Latency))
+		id := fmt.Sprint(c.ID)
+		if c.Part != "" { // a merged Result: the process (agent) it ran in
+			id += " " + c.Part
+		}
+		p.line("%s  [%s] %s (%s msgs)%s", indent, id, rate(c.MsgsPerSec, c.BytesPerSec, true), units.Comma(c.Msgs), latency(c.Latency))
 	}
 	p.line("")
 }
@@ -281,3 +286,27 @@ func (p *printer) stream(st result.StreamState) {
 	}
 	p.line("%s", line)
 }
+
+// distributed lists the agents of a run over natsperf agents: their clocks and start.
+func (p *printer) distributed(r *result.Result) {
+	d := r.Distributed
+	if d == nil {
+		return
+	}
+	p.line("\nAgents: %d, start skew %s (agents' start instants on the coordinator's clock)", len(d.Agents), ms(d.StartSkewNS))
+	for _, a := range d.Agents {
+		state := fmt.Sprintf("started %s after the chosen instant", signedMs(a.StartOffsetNS))
+		switch {
+		case a.Lost:
+			state = "LOST: " + a.Error
+		case a.Error != "":
+			state = "failed: " + a.Error
+		}
+		p.line(" [%d] %s (%s, natsperf %s, %s): clock offset %s ± %s, %s", a.Part, a.Name, a.Host, a.Version, a.Client,
+			signedMs(a.ClockOffsetNS), ms(a.ClockUncertaintyNS), state)
+	}
+}
+
+func ms(ns int64) string { return fmt.Sprintf("%.3fms", float64(ns)/1e6) }
+
+func signedMs(ns int64) string { return fmt.Sprintf("%+.3fms", float64(ns)/1e6) }
