@@ -523,7 +523,7 @@ func (c *coordinator) watch(ctx context.Context, states []*agentState) string {
 			silent := time.Since(st.lastHeard)
 			if silent > c.cfg.LossAfter || (!stopped.IsZero() && time.Since(stopped) > 15*time.Second) {
 				st.done, st.lost = true, true
-				st.err = fmt.Sprintf("lost: nothing heard for %v", silent.Round(time.Millisecond))
+				st.err = fmt.Sprintf("nothing heard for %v", silent.Round(time.Millisecond))
 				close(st.doneCh)
 				newlyLost = append(newlyLost, st.Name)
 				continue
@@ -707,5 +707,27 @@ func each(states []*agentState, f func(*agentState) error) error {
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	var out oneLine
+	for _, err := range errs {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
+
+// oneLine is several agents' errors on one line.
+type oneLine []error
+
+func (e oneLine) Error() string {
+	s := make([]string, len(e))
+	for i, err := range e {
+		s[i] = err.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (e oneLine) Unwrap() []error { return e }

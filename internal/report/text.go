@@ -67,13 +67,17 @@ func (p *printer) group(g result.Group, indent string) {
 	p.events(indent+" ", a.Events)
 }
 
+// clientID is a client row's [N], with the process (agent) it ran in for a merged Result.
+func clientID(c result.Client) string {
+	if c.Part != "" {
+		return fmt.Sprintf("%d %s", c.ID, c.Part)
+	}
+	return fmt.Sprint(c.ID)
+}
+
 func (p *printer) rows(g result.Group, indent string) {
 	for _, c := range g.Clients {
-		id := fmt.Sprint(c.ID)
-		if c.Part != "" { // a merged Result: the process (agent) it ran in
-			id += " " + c.Part
-		}
-		p.line("%s  [%s] %s (%s msgs)%s", indent, id, rate(c.MsgsPerSec, c.BytesPerSec, true), units.Comma(c.Msgs), latency(c.Latency))
+		p.line("%s  [%s] %s (%s msgs)%s", indent, clientID(c), rate(c.MsgsPerSec, c.BytesPerSec, true), units.Comma(c.Msgs), latency(c.Latency))
 	}
 	p.line("")
 }
@@ -117,7 +121,7 @@ func (p *printer) combined(r *result.Result) {
 		p.uncorrected("  ", a.Latency)
 		if len(g.Clients) > 1 {
 			for _, c := range g.Clients {
-				p.line("  [%d] %s (%s msgs)%s", c.ID, rate(c.MsgsPerSec, c.BytesPerSec, false), units.Comma(c.Msgs), latency(c.Latency))
+				p.line("  [%s] %s (%s msgs)%s", clientID(c), rate(c.MsgsPerSec, c.BytesPerSec, false), units.Comma(c.Msgs), latency(c.Latency))
 			}
 			rt := a.Rates
 			p.line("  min %s | avg %s | max %s | stddev %s msgs",
