@@ -234,7 +234,9 @@ func Discover(ctx context.Context, nc *nats.Conn, wait time.Duration) ([]Agent, 
 			Version: md[agentproto.MetaVersion], Client: md[agentproto.MetaClient], Labels: agentproto.Labels(md),
 		})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].ID < out[j].ID })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].ID < out[j].ID
+	})
 	return out, nil
 }
 
@@ -457,7 +459,7 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 	}
 	c.logf("Split: %s", c.describeSplit(s, len(agents)))
 	// The random base of a single process, shared by every part (docs/agent-protocol.md).
-	base := stamp.IDs(rand.Uint32N(2048) << 12).For(0) - 1
+	base := stamp.IDs(rand.Uint32N(2048)<<12).For(0) - 1
 	if base == 0 {
 		base = 1 << 12
 	}
