@@ -155,9 +155,10 @@ this agent's own -s (and connection flags); --control defaults to that server.
 
 An agent runs Specs only: a Spec with --fault-exec commands is refused unless the agent was
 started with --allow-exec. The protocol is docs/agent-protocol.md.`,
-		Example: `  natsperf agent -s nats://127.0.0.1:4222                      # control = the loaded server
-  natsperf agent --control nats://ctl:4222 -s nats://nats:4222 --label zone=a
-  natsperf pub foo --agents 3 --control nats://127.0.0.1:4222  # in another terminal`,
+		Example: `  natsperf agent -s nats://127.0.0.1:4222 --name a1 &                  # control = the loaded server
+  natsperf agent -s nats://127.0.0.1:4222 --control nats://127.0.0.1:4222 --name a2 --label zone=b &
+  natsperf pub foo --clients 4 --agents 2 --control nats://127.0.0.1:4222   # the coordinator
+  natsperf pub foo --agents zone=b --control nats://127.0.0.1:4222 --msgs 1000`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lbl, err := agentproto.ParseLabels(labels)
