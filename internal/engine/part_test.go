@@ -132,3 +132,28 @@ func TestPartsRunAndMergeExactly(t *testing.T) {
 		t.Fatalf("subscribers' correctness %+v", c)
 	}
 }
+
+// A workload with instances is split by whole instance, named as one process names them.
+func TestPartsSplitInstancesWhole(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}},
+		Workloads: []spec.Workload{{Name: "pod", Instances: 4, Clients: 2, Config: &spec.Pub{Subject: "inst.test"}}}}
+	want := [][]string{{"pod1/pub"}, {"pod2/pub"}, {"pod3/pub", "pod4/pub"}}
+	for p := range 3 {
+		r, err := Plan(context.Background(), s, Options{IDBase: 4096, Part: &Part{Index: p, Count: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, g := range r.Plan.Groups {
+			got = append(got, g.Name)
+			if g.Clients != 2 || g.Offset != 0 {
+				t.Fatalf("part %d: group %s has %d clients from %d: an instance is never cut", p, g.Name, g.Clients, g.Offset)
+			}
+		}
+		r.Close()
+		if fmt.Sprint(got) != fmt.Sprint(want[p]) {
+			t.Fatalf("part %d runs %v, want %v", p, got, want[p])
+		}
+	}
+}
