@@ -440,3 +440,41 @@ func TestAgentsMissingAfterWait(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, co.out.String())
 	}
 }
+
+// An agent that stops answering (SIGSTOP: alive, but silent, as behind a partition) is lost
+// after its missed heartbeats; with --on-agent-loss continue the others run to their end and
+// the Result is partial, naming it.
+func TestAgentsSilentAgentContinue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pauses a process mid-run")
+	}
+	c := newCluster(t, 3)
+	file := filepath.Join(t.TempDir(), "continue.json")
+	co := c.coordinator(t, "pubsub", "agents.continue", "--pub", "3", "--sub", "3", "--rate", "600",
+		"--duration", "8s", "--agents", "3", "--on-agent-loss", "continue", "-o", file)
+	for _, a := range c.agents {
+		a.waitFor(t, "starting at", 30*time.Second)
+	}
+	victim := c.agents[2]
+	if err := victim.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = victim.cmd.Process.Signal(syscall.SIGCONT) }()
+	if code := co.wait(t, 40*time.Second); code != 1 {
+		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.out.String())
+	}
+	res := readResult(t, file)
+	d := res.Distributed
+	if d == nil || len(d.Lost) != 1 || d.Lost[0] != "a3" || d.OnAgentLoss != "continue" {
+		t.Fatalf("distributed %+v", d)
+	}
+	// The others ran to the end: each publisher sent its whole 8 s at 200 msgs/s.
+	for _, cl := range res.Groups[0].Clients {
+		if cl.Part == "a3" || cl.Msgs < 1500 {
+			t.Fatalf("publisher %d (%s) sent %d", cl.ID, cl.Part, cl.Msgs)
+		}
+	}
+	if strings.Contains(c.agents[0].out.String(), "stop asked") {
+		t.Fatal("a1 was stopped despite --on-agent-loss continue")
+	}
+}
