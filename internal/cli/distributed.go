@@ -151,7 +151,8 @@ func (a *app) agentCmd() *cobra.Command {
 natsperf-agent, with this host, its cores and --label values in its metadata) and run the
 parts of benchmarks that a coordinator ('natsperf CMD ... --agents N --control URL') hands
 it, one run at a time, until Ctrl-C. The clients load the server the run's Spec names, else
-this agent's own -s (and connection flags); --control defaults to that server.
+this agent's own -s (and connection flags); --control defaults to that server, and -s to
+--control.
 
 An agent runs Specs only: a Spec with --fault-exec commands is refused unless the agent was
 started with --allow-exec. The protocol is docs/agent-protocol.md.`,
@@ -165,13 +166,16 @@ started with --allow-exec. The protocol is docs/agent-protocol.md.`,
 			if err != nil {
 				return usageError{err}
 			}
-			target, _, err := connect.Resolve(a.conn.s, a.streams.Env)
+			target, specified, err := connect.Resolve(a.conn.s, a.streams.Env)
 			if err != nil {
 				return usageError{err}
 			}
 			control, err := controlSettings(a.conn.s, controlFlag(cmd), a.streams.Env)
 			if err != nil {
 				return err
+			}
+			if !specified { // an agent never loads a private embedded server
+				target = control
 			}
 			v := version.String()
 			if fakeVersion != "" {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -56,7 +57,11 @@ func TestMain(m *testing.M) {
 // runServer is this test binary run as a nats-server process (with monitoring for /varz): it
 // prints its client and monitoring URLs and serves until stdin closes or it is killed.
 func runServer() int {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, HTTPHost: "127.0.0.1", HTTPPort: -1, NoSigs: true, MaxPayload: 1 << 20})
+	maxPayload := int32(1 << 20)
+	if v, err := strconv.Atoi(os.Getenv(serverEnv)); err == nil && v > 1 {
+		maxPayload = int32(v)
+	}
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, HTTPHost: "127.0.0.1", HTTPPort: -1, NoSigs: true, MaxPayload: maxPayload})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -74,11 +79,11 @@ func runServer() int {
 
 type natsServer struct{ url, monitor string }
 
-// startServer starts a nats-server process.
-func startServer(t *testing.T) natsServer {
+// startServer starts a nats-server process; maxPayload 0 is 1 MiB.
+func startServer(t *testing.T, maxPayload int) natsServer {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), serverEnv+"=1")
+	cmd.Env = append(os.Environ(), serverEnv+"="+strconv.Itoa(max(maxPayload, 1)))
 	stdin, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -208,7 +213,13 @@ type cluster struct {
 
 func newCluster(t *testing.T, agents int, extra ...string) *cluster {
 	t.Helper()
-	c := &cluster{target: startServer(t), control: startServer(t)}
+	return newClusterPayload(t, agents, 0, extra...)
+}
+
+// newClusterPayload has a control server with a small max payload (Results go in chunks).
+func newClusterPayload(t *testing.T, agents, controlMaxPayload int, extra ...string) *cluster {
+	t.Helper()
+	c := &cluster{target: startServer(t, 0), control: startServer(t, controlMaxPayload)}
 	for i := range agents {
 		c.agents = append(c.agents, c.agent(t, fmt.Sprintf("a%d", i+1), extra...))
 	}
@@ -241,7 +252,7 @@ func readResult(t *testing.T, path string) *result.Result {
 // The merged counts are what the benchmark's server saw, the merged histogram is the one of
 // every client's samples, and the publishers of the three agents have three distinct ids.
 func TestAgentsMergedCountsMatchServer(t *testing.T) {
-	c := newCluster(t, 3)
+	c := newClusterPayload(t, 3, 4096) // the agents' Results (~17 KB each) go in chunks
 	in0, out0 := c.target.varz(t)
 	file := filepath.Join(t.TempDir(), "merged.json")
 	const msgs = 30_000
@@ -274,6 +285,11 @@ func TestAgentsMergedCountsMatchServer(t *testing.T) {
 	}
 	if len(pub.Clients) != 3 || len(sub.Clients) != 3 || !parts["a1"] || !parts["a2"] || !parts["a3"] {
 		t.Fatalf("%d pub rows, %d sub rows, parts %v", len(pub.Clients), len(sub.Clients), parts)
+	}
+	for _, a := range c.agents {
+		if out := a.out.String(); !strings.Contains(out, "Result sent in") || strings.Contains(out, "Result sent in 1 message") {
+			t.Fatalf("%s did not chunk its Result:\n%s", a.name, out)
+		}
 	}
 	if !strings.Contains(co.out.String(), "[1 a1]") || !strings.Contains(co.out.String(), "start skew") {
 		t.Fatalf("text output lacks the agents:\n%s", co.out.String())

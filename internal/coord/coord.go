@@ -660,6 +660,11 @@ func (c *coordinator) merge(s *spec.Spec, states []*agentState, at time.Time, re
 	if reason != "" && reason != "interrupted" && len(d.Lost) == 0 {
 		why = append(why, reason)
 	}
+	if reason != "interrupted" && res.Stop.Reason == result.StopInterrupted {
+		// An agent was stopped on its own machine (Ctrl-C there): the run failed, it was not
+		// this coordinator's Ctrl-C.
+		res.Stop.Reason = result.StopFailed
+	}
 	switch {
 	case reason == "interrupted":
 		res.Stop = result.Stop{Reason: result.StopInterrupted, Error: strings.Join(append([]string{"interrupted"}, why...), "; ")}
