@@ -135,6 +135,10 @@ func Start(ctx context.Context, cfg Config) (*Agent, error) {
 			return nil, fmt.Errorf("register the agent's %s endpoint: %w", name, err)
 		}
 	}
+	if err := nc.Flush(); err != nil { // the server has every subscription: reachable from now on
+		a.Close()
+		return nil, fmt.Errorf("register the agent service: %w", err)
+	}
 	labels := make([]string, 0, len(cfg.Labels))
 	for k, v := range cfg.Labels {
 		labels = append(labels, k+"="+v)

@@ -43,7 +43,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	natsperfBin = filepath.Join(dir, "natsperf")
-	build := exec.Command("go", "build", "-o", natsperfBin, "github.com/natsperf/natsperf/cmd/natsperf")
+	args := []string{"build", "-o", natsperfBin}
+	if os.Getenv("NATSPERF_RACE") != "" { // the agents and coordinators with the race detector
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "github.com/natsperf/natsperf/cmd/natsperf")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build natsperf:", err)
@@ -492,5 +496,35 @@ func TestAgentsSilentAgentContinue(t *testing.T) {
 	}
 	if strings.Contains(c.agents[0].out.String(), "stop asked") {
 		t.Fatal("a1 was stopped despite --on-agent-loss continue")
+	}
+}
+
+// An agent interrupted on its own machine (Ctrl-C there) sends its partial Result and exits;
+// the coordinator stops the others (--on-agent-loss stop) and the run fails, every agent's
+// data kept.
+func TestAgentsAgentInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interrupts an agent mid-run")
+	}
+	c := newCluster(t, 3)
+	file := filepath.Join(t.TempDir(), "agent-int.json")
+	co := c.coordinator(t, longRun(file, 3)...)
+	for _, a := range c.agents {
+		a.waitFor(t, "starting at", 30*time.Second)
+	}
+	time.Sleep(time.Second)
+	c.agents[0].signal(syscall.SIGINT)
+	if code := c.agents[0].wait(t, 20*time.Second); code != 0 {
+		t.Fatalf("agent exit %d after Ctrl-C", code)
+	}
+	if code := co.wait(t, 20*time.Second); code != 1 {
+		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.out.String())
+	}
+	res := readResult(t, file)
+	if res.Stop.Reason != result.StopFailed || len(res.Parts) != 3 || len(res.Distributed.Lost) != 0 {
+		t.Fatalf("stop %+v, %d parts, lost %v", res.Stop, len(res.Parts), res.Distributed.Lost)
+	}
+	for _, a := range c.agents[1:] {
+		a.waitFor(t, "stop asked", 10*time.Second)
 	}
 }

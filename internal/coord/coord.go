@@ -147,6 +147,16 @@ type agentState struct {
 	err         string
 	done, lost  bool
 	doneCh      chan struct{}
+	failSeen    bool // watch has seen that its part ended early
+}
+
+// endedEarly reports whether the agent's part ended without completing (failed, or stopped
+// on its machine): the run as a whole has then failed.
+func (st *agentState) endedEarly() bool {
+	if !st.done || st.lost {
+		return false
+	}
+	return st.res == nil || st.res.Stop.Reason == result.StopFailed || st.res.Stop.Reason == result.StopInterrupted
 }
 
 // Run runs s across agents and returns the merged Result (partial, naming lost agents, when
@@ -517,8 +527,12 @@ func (c *coordinator) watch(ctx context.Context, states []*agentState) string {
 	for {
 		c.mu.Lock()
 		pending := 0
-		var newlyLost []string
+		var newlyLost, newlyFailed []string
 		for _, st := range states {
+			if st.endedEarly() && !st.failSeen {
+				st.failSeen = true
+				newlyFailed = append(newlyFailed, st.Name)
+			}
 			if st.done {
 				continue
 			}
@@ -536,8 +550,11 @@ func (c *coordinator) watch(ctx context.Context, states []*agentState) string {
 		for _, n := range newlyLost {
 			c.logf("Agent %s lost (no heartbeat for %v)", n, c.cfg.LossAfter)
 		}
-		if len(newlyLost) > 0 && reason == "" && c.cfg.OnLoss == OnLossStop && pending > 0 {
-			reason = "agent " + strings.Join(newlyLost, ", ") + " lost: stopping the others (--on-agent-loss stop)"
+		for _, n := range newlyFailed {
+			c.logf("Agent %s ended its part early (see its stop reason)", n)
+		}
+		if len(newlyLost)+len(newlyFailed) > 0 && reason == "" && c.cfg.OnLoss == OnLossStop && pending > 0 && stopped.IsZero() {
+			reason = "agent " + strings.Join(append(newlyLost, newlyFailed...), ", ") + " lost or ended early: the others were stopped (--on-agent-loss stop)"
 			c.logf("Stopping the other agents (--on-agent-loss stop)")
 			c.stopAll(states)
 			stopped = time.Now()
