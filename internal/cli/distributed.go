@@ -82,7 +82,7 @@ func (a *app) distributedCheck() error {
 }
 
 // runDistributed runs s across agents (coord) and renders the merged Result.
-func (a *app) runDistributed(cmd *cobra.Command, s *spec.Spec) error {
+func (a *app) runDistributed(cmd *cobra.Command, s *spec.Spec, hist string) error {
 	if err := a.distributedCheck(); err != nil {
 		return err
 	}
@@ -121,7 +121,11 @@ func (a *app) runDistributed(cmd *cobra.Command, s *spec.Spec) error {
 		}
 		return err
 	}
-	return a.render(res, nil)
+	err = a.render(res, nil)
+	if herr := a.saveHist(hist, res); herr != nil && err == nil {
+		err = herr
+	}
+	return err
 }
 
 // controlSettings is the connection to the agents' control server: the connection flags, with

@@ -163,7 +163,7 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 		return err
 	}
 	if a.dist.agents != "" {
-		return a.runDistributed(cmd, sr.spec)
+		return a.runDistributed(cmd, sr.spec, sr.hist)
 	}
 	if err := checkOutputFile("-o", a.out.File); err != nil {
 		return err

@@ -172,6 +172,9 @@ func start(t *testing.T, name string, args ...string) *proc {
 			_ = p.cmd.Process.Kill()
 			<-p.done
 		}
+		if strings.Contains(p.out.String(), "DATA RACE") {
+			t.Errorf("%s had a data race", p.name)
+		}
 		if t.Failed() {
 			t.Logf("--- %s output:\n%s", p.name, p.out.String())
 		}
