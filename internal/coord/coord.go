@@ -174,6 +174,9 @@ func Run(ctx context.Context, s *spec.Spec, cfg Config) (*result.Result, error) 
 	if cfg.PrepareTimeout <= 0 {
 		cfg.PrepareTimeout = 2 * time.Minute
 	}
+	if cfg.Secrets == (agentproto.Secrets{}) {
+		cfg.Secrets = agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)}
+	}
 	if cfg.Count > 0 {
 		if err := Check(s, cfg.Count); err != nil {
 			return nil, InputError{err}
@@ -444,7 +447,11 @@ func (c *coordinator) onMessage(m *nats.Msg) {
 
 // run prepares, starts, watches and merges.
 func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*result.Result, error) {
-	specJSON, err := json.Marshal(s)
+	// The Spec goes without its secrets (a Spec never holds them: an agent refuses one that
+	// does); they travel in the prepare request's own field.
+	bare := *s
+	bare.Target.Password, bare.Target.Token = "", ""
+	specJSON, err := json.Marshal(&bare)
 	if err != nil {
 		return nil, err
 	}
