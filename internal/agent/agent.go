@@ -238,6 +238,11 @@ func (a *Agent) prepare(req micro.Request) {
 		o.Connection = &target
 	}
 	go a.heartbeat(j)
+	if err := a.watchCoordinator(j); err != nil {
+		a.finish(j, nil, err)
+		refuse(req, agentproto.CodeFailed, fmt.Sprintf("agent %s: %v", a.cfg.Name, err))
+		return
+	}
 	run, err := engine.Prepare(ctx, s, o)
 	if err != nil {
 		a.finish(j, nil, err)
@@ -383,6 +388,42 @@ func (a *Agent) publish(j *job, res *result.Result, cause error) {
 	a.mu.Unlock()
 	j.cancel()
 	close(j.ended)
+}
+
+// watchCoordinator ends j when its coordinator's heartbeat stops (the coordinator died or is
+// cut off): nothing waits for a coordinator that is gone.
+func (a *Agent) watchCoordinator(j *job) error {
+	heard := make(chan struct{}, 1)
+	sub, err := a.nc.Subscribe(agentproto.CoordinatorBeat(j.id), func(*nats.Msg) {
+		select {
+		case heard <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("watch the coordinator: %w", err)
+	}
+	go func() {
+		defer func() { _ = sub.Unsubscribe() }()
+		t := time.NewTimer(agentproto.LossAfter)
+		defer t.Stop()
+		for {
+			select {
+			case <-j.ended:
+				return
+			case <-heard:
+				if !t.Stop() {
+					<-t.C
+				}
+				t.Reset(agentproto.LossAfter)
+			case <-t.C:
+				a.logf("run %s: the coordinator is silent (no heartbeat for %v): stopping", j.id, time.Duration(agentproto.LossAfter))
+				a.end(j)
+				return
+			}
+		}
+	}()
+	return nil
 }
 
 // heartbeat publishes j's state every second until it ends.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -56,6 +57,24 @@ func ask(t *testing.T, nc *nats.Conn, a *Agent, endpoint string, v any) (code, m
 		t.Fatalf("%s: reply %q", endpoint, m.Data)
 	}
 	return "", ""
+}
+
+// beat plays the coordinator's heartbeat for run until the test ends.
+func beat(t *testing.T, nc *nats.Conn, run string) {
+	t.Helper()
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	go func() {
+		for {
+			b, _ := json.Marshal(agentproto.CoordinatorHeartbeat{Run: run, AtNS: time.Now().UnixNano()})
+			_ = nc.Publish(agentproto.CoordinatorBeat(run), b)
+			select {
+			case <-done:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
 }
 
 func prepareReq(t *testing.T, url, run, version string, exec bool) agentproto.Prepare {
@@ -115,6 +134,7 @@ func TestAgentRefusals(t *testing.T) {
 	if code, msg := ask(t, nc, a, "prepare", prepareReq(t, url, "R0", "v9.9.9", true)); code != agentproto.CodeExec || !strings.Contains(msg, "--allow-exec") {
 		t.Fatalf("exec: %s %s", code, msg)
 	}
+	beat(t, nc, "R1")
 	if code, _ := ask(t, nc, a, "start", agentproto.Start{Run: "nope"}); code != agentproto.CodeBusy {
 		t.Fatalf("start of an unknown run: %q", code)
 	}
@@ -162,6 +182,7 @@ func TestAgentRunsAndPublishesResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	beat(t, nc, "R1")
 	if code, msg := ask(t, nc, a, "prepare", prepareReq(t, url, "R1", "v9.9.9", false)); code != "" {
 		t.Fatalf("prepare: %s %s", code, msg)
 	}
@@ -174,9 +195,12 @@ func TestAgentRunsAndPublishesResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.HasSuffix(m.Subject, ".hb") {
+		if strings.HasSuffix(m.Subject, "."+a.ID()+".hb") {
 			beats++
 			continue
+		}
+		if !strings.HasSuffix(m.Subject, ".result") {
+			continue // the coordinator's own beat
 		}
 		var ch agentproto.ResultChunk
 		if err := json.Unmarshal(m.Data, &ch); err != nil || ch.Error != "" || ch.Chunks != 1 || ch.Agent != a.ID() {
@@ -196,4 +220,37 @@ func TestAgentRunsAndPublishesResult(t *testing.T) {
 	if beats == 0 {
 		t.Fatal("no heartbeat")
 	}
+}
+
+// A prepared run whose coordinator goes silent is stopped after the loss bound, and the
+// agent is free again.
+func TestAgentStopsWhenCoordinatorSilent(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	url := srv.ClientURL()
+	a, nc := startAgent(t, url, false)
+	sub, err := nc.SubscribeSync(agentproto.RunSubject("R1", a.ID(), "result"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := ask(t, nc, a, "prepare", prepareReq(t, url, "R1", "v9.9.9", false)); code != "" {
+		t.Fatalf("prepare: %s %s", code, msg)
+	}
+	start := time.Now()
+	m, err := sub.NextMsg(30 * time.Second)
+	if err != nil {
+		t.Fatal("no result:", err)
+	}
+	if took := time.Since(start); took < time.Duration(agentproto.LossAfter)/2 {
+		t.Fatalf("stopped after %v, before the loss bound", took)
+	}
+	var ch agentproto.ResultChunk
+	if err := json.Unmarshal(m.Data, &ch); err != nil || ch.Error == "" {
+		t.Fatalf("result %q", m.Data)
+	}
+	natstest.Eventually(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if code, msg := ask(t, nc, a, "prepare", prepareReq(t, url, "R2", "v9.9.9", false)); code != "" {
+			return errors.New(msg)
+		}
+		return nil
+	})
 }

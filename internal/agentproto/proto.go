@@ -54,6 +54,15 @@ func RunSubject(runID, agentID, what string) string {
 	return "natsperf.run." + runID + "." + agentID + "." + what
 }
 
+// CoordinatorBeat is where the coordinator of a run publishes its heartbeat.
+func CoordinatorBeat(runID string) string { return "natsperf.run." + runID + ".hb" }
+
+// CoordinatorHeartbeat is the coordinator's sign of life during a run.
+type CoordinatorHeartbeat struct {
+	Run  string `json:"run"`
+	AtNS int64  `json:"at_ns"`
+}
+
 // RunWildcard is what a coordinator subscribes to for a run.
 func RunWildcard(runID string) string { return "natsperf.run." + runID + ".>" }
 

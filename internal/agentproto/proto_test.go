@@ -102,6 +102,10 @@ func decode(t *testing.T, typ, wire string) (map[string]any, any) {
 		var m Heartbeat
 		strictly(&m)
 		return map[string]any{"run": m.Run, "agent": m.Agent, "state": m.State, "msgs": m.Msgs, "at_ns": m.AtNS}, m
+	case "coordinator_heartbeat":
+		var m CoordinatorHeartbeat
+		strictly(&m)
+		return map[string]any{"run": m.Run, "at_ns": m.AtNS}, m
 	case "result_chunk":
 		var m ResultChunk
 		strictly(&m)

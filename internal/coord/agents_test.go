@@ -531,3 +531,27 @@ func TestAgentsAgentInterrupted(t *testing.T) {
 		a.waitFor(t, "stop asked", 10*time.Second)
 	}
 }
+
+// A coordinator killed mid-run leaves no agent running: each hears no coordinator heartbeat,
+// stops its part and is free for the next run.
+func TestAgentsCoordinatorKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills the coordinator mid-run")
+	}
+	c := newCluster(t, 3)
+	co := c.coordinator(t, longRun(filepath.Join(t.TempDir(), "never.json"), 3)...)
+	for _, a := range c.agents {
+		a.waitFor(t, "starting at", 30*time.Second)
+	}
+	if err := co.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range c.agents {
+		a.waitFor(t, "the coordinator is silent", 15*time.Second)
+		a.waitFor(t, "ended (interrupted)", 15*time.Second)
+	}
+	next := c.coordinator(t, "pub", "agents.after", "--clients", "3", "--agents", "3", "--msgs", "3000")
+	if code := next.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("the next run exit %d:\n%s", code, next.out.String())
+	}
+}

@@ -471,6 +471,8 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 	if err := c.nc.Flush(); err != nil {
 		return nil, err
 	}
+	stopBeat := c.beat()
+	defer stopBeat()
 	if err := each(states, func(st *agentState) error { return c.clock(ctx, st) }); err != nil {
 		return nil, err
 	}
@@ -521,6 +523,26 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 	reason := c.watch(ctx, states)
 	stopBars()
 	return c.merge(s, states, at, reason)
+}
+
+// beat publishes the coordinator's heartbeat every second until stopped: agents stop a run
+// whose coordinator went silent.
+func (c *coordinator) beat() (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(agentproto.HeartbeatEvery)
+		defer t.Stop()
+		for {
+			b, _ := json.Marshal(agentproto.CoordinatorHeartbeat{Run: c.runID, AtNS: time.Now().UnixNano()})
+			_ = c.nc.Publish(agentproto.CoordinatorBeat(c.runID), b)
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // watch waits for every agent's Result, declaring lost the ones that go silent, and stops
