@@ -47,6 +47,8 @@ type Config struct {
 	Log io.Writer
 	// PrepareTimeout closes a prepared run that was not started (a coordinator gone); 0: 60s.
 	PrepareTimeout time.Duration
+	// ClockSkew is added to the clock the agent reports (tests: a machine whose clock is off).
+	ClockSkew time.Duration
 }
 
 // Agent serves runs until its context ends.
@@ -179,7 +181,7 @@ func (a *Agent) Close() {
 }
 
 func (a *Agent) clock(req micro.Request) {
-	_ = req.RespondJSON(agentproto.ClockReply{NowNS: time.Now().UnixNano()})
+	_ = req.RespondJSON(agentproto.ClockReply{NowNS: time.Now().Add(a.cfg.ClockSkew).UnixNano()})
 }
 
 // refuse replies with a protocol error: micro's error headers and a JSON body.
@@ -231,7 +233,7 @@ func (a *Agent) prepare(req micro.Request) {
 
 	o := engine.Options{
 		Env: a.cfg.Env, Warn: a.cfg.Log, Progress: j.counts, IDBase: p.PublisherIDs.Base,
-		Part: &engine.Part{Index: p.Part.Index, Count: p.Part.Count},
+		Part: &engine.Part{Index: p.Part.Index, Count: p.Part.Count}, ClockOffsets: p.ClockOffsetsNS,
 	}
 	if len(s.Target.Servers) == 0 && s.Target.Context == "" && s.Target.Embedded == nil {
 		target := a.cfg.Target // the Spec leaves the target to the agents: the one this agent loads

@@ -97,6 +97,9 @@ type Prepare struct {
 	Secrets      Secrets         `json:"secrets,omitzero"`
 	Part         Part            `json:"part"`
 	PublisherIDs PublisherIDs    `json:"publisher_ids,omitzero"`
+	// ClockOffsetsNS are every part's agent clock minus the coordinator's, indexed by part:
+	// receivers correct the latency of another part's publishers by the difference.
+	ClockOffsetsNS []int64 `json:"clock_offsets_ns,omitempty"`
 }
 
 // Start releases a prepared run at AtNS in the agent's clock.

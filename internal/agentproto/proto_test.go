@@ -3,7 +3,9 @@ package agentproto
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/natsperf/natsperf/spec"
@@ -77,11 +79,15 @@ func decode(t *testing.T, typ, wire string) (map[string]any, any) {
 		if err != nil {
 			t.Fatalf("prepare's spec: %v", err)
 		}
-		return map[string]any{
+		f := map[string]any{
 			"protocol": m.Protocol, "version": m.Version, "run": m.Run, "spec_kind": s.Workloads[0].Kind(),
 			"spec_clients": int64(s.Workloads[0].Clients), "password": m.Secrets.Password, "token": m.Secrets.Token,
 			"part_index": int64(m.Part.Index), "part_count": int64(m.Part.Count), "publisher_ids_base": int64(m.PublisherIDs.Base),
-		}, m
+		}
+		if m.ClockOffsetsNS != nil { // a list, compared as its comma-separated text
+			f["clock_offsets_ns"] = strings.Trim(strings.ReplaceAll(fmt.Sprint(m.ClockOffsetsNS), " ", ","), "[]")
+		}
+		return f, m
 	case "start":
 		var m Start
 		strictly(&m)

@@ -34,6 +34,8 @@ type Runner struct {
 	// Series, when set, receives every client's intervals as they close, tagged "group/id"
 	// (record.Options.Sink): long runs stream them instead of holding them in the Result.
 	Series chan<- record.Slice
+	// Skew, when set, corrects receivers' latencies by clock offsets (record.Options.Skew).
+	Skew func(publisher uint32) int64
 }
 
 // Progress shows bars while clients run.
@@ -112,7 +114,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 				ID: at + 1, Index: at, Count: g.total(), Share: share, Bounded: g.Shares != nil, Clock: clk,
 				Rec: record.New(record.Options{
 					Clock: clk, Interval: r.Interval, Latency: p.Latency, Corrected: p.Corrected,
-					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, at+1),
+					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, at+1), Skew: r.Skew,
 				}),
 				ProducersDone: producersDone,
 			}

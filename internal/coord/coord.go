@@ -482,10 +482,15 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 	if base == 0 {
 		base = 1 << 12
 	}
+	offsets := make([]int64, len(states))
+	for _, st := range states {
+		offsets[st.part] = int64(st.offset)
+	}
 	prepare := func(st *agentState) error {
 		req := agentproto.Prepare{
 			Protocol: agentproto.Protocol, Version: c.cfg.Version, Run: c.runID, Spec: specJSON, Secrets: c.cfg.Secrets,
 			Part: agentproto.Part{Index: st.part, Count: len(agents)}, PublisherIDs: agentproto.PublisherIDs{Base: base},
+			ClockOffsetsNS: offsets,
 		}
 		return c.request(ctx, st.Agent, "prepare", req, nil, c.cfg.PrepareTimeout)
 	}

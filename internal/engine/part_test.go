@@ -157,3 +157,63 @@ func TestPartsSplitInstancesWhole(t *testing.T) {
 		}
 	}
 }
+
+// Receivers correct the latency of another part's publishers by the parts' clock offsets:
+// with part 1's clock said to be 50 ms ahead (both share one clock here), part 0's
+// subscriber, hearing part 1's publisher, adds 50 ms to every latency; part 1's own
+// subscriber, on the publisher's clock, adds nothing.
+func TestPartsCorrectLatencyByClockOffset(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	const skew = int64(50 * time.Millisecond)
+	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}},
+		Workloads: []spec.Workload{{Pacing: spec.Pacing{Msgs: 2000}, Config: &spec.PubSub{Subject: "skew.test", Size: 32, Pubs: 1, Subs: 2}}}}
+	var runs []*Run
+	for p := range 2 {
+		r, err := Prepare(context.Background(), s, Options{IDBase: 4096, Part: &Part{Index: p, Count: 2}, ClockOffsets: []int64{0, skew}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	at := time.Now().Add(100 * time.Millisecond)
+	in := make([]result.Input, 2)
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		r.Start(at)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in[i] = result.Input{Name: fmt.Sprintf("p%d", i), Result: r.Wait()}
+		}()
+	}
+	wg.Wait()
+	m, err := result.MergeNamed(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub result.Group
+	for _, g := range m.Groups {
+		if g.Name == "sub" {
+			sub = g
+		}
+	}
+	if sub.Name != "sub" || len(sub.Clients) != 2 || sub.Aggregate.Msgs != 4000 {
+		t.Fatalf("group %s: %d clients, %d msgs", sub.Name, len(sub.Clients), sub.Aggregate.Msgs)
+	}
+	for _, c := range sub.Clients {
+		switch c.Part {
+		case "p0":
+			if c.Latency.Min < skew {
+				t.Fatalf("part 0's subscriber: min latency %d ns, want at least the 50 ms offset", c.Latency.Min)
+			}
+		case "p1":
+			if c.Latency.Min >= skew {
+				t.Fatalf("part 1's subscriber, on the publisher's clock: min latency %d ns", c.Latency.Min)
+			}
+		}
+	}
+	// Without offsets nothing is corrected: no process sees 50 ms.
+	if (partClocks{}).skew(4097) != 0 {
+		t.Fatal("skew without offsets")
+	}
+}

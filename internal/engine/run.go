@@ -47,6 +47,10 @@ type Options struct {
 	// IDBase, when not 0, is the first publisher id block (Build.NewIDs): every process of a
 	// distributed run gives the same base, so their publishers' ids never clash.
 	IDBase uint32
+	// ClockOffsets, with Part and IDBase, are each part's clock minus a common reference (the
+	// coordinator's), indexed by part: receivers correct the latency of messages from another
+	// part's publishers by the difference (see partClocks).
+	ClockOffsets []int64
 }
 
 // Part is share Index (0-based) of Count of a run spread over processes.
@@ -63,6 +67,7 @@ type Run struct {
 	// Text is the kind's own text report (latency's), nil for nats bench's form.
 	Text      func(w io.Writer, res *result.Result) error
 	quiet     bool
+	skew      func(publisher uint32) int64
 	ownTarget bool
 	prepared  *bench.Prepared
 	closers   []func()
@@ -102,7 +107,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	runner := &bench.Runner{
 		Dial: r.Target.Dialer(), Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
-		Logf: o.Logf, Progress: o.Progress, Series: o.Series,
+		Logf: o.Logf, Progress: o.Progress, Series: o.Series, Skew: r.skew,
 	}
 	if r.quiet {
 		runner.Logf = nil
@@ -186,6 +191,7 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	var parts []verifyPart                               // several: every instance's check
 	numbered := map[string]int{}                         // instances so far per workload name
 	block := 0                                           // publisher id block of the next instance, counted across every process's parts
+	clocks := partClocks{base: o.IDBase}
 	for wi, w := range s.Workloads {
 		build, _ := builder(w.Kind())
 		for i := 1; i <= max(w.Instances, 1); i++ {
@@ -194,6 +200,7 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			block++
 			byInstance := w.Instances > 1
 			if o.Part != nil && byInstance && !o.Part.Has(w.Instances, i-1) {
+				clocks.blocks = append(clocks.blocks, idBlock{part: o.Part.Owner(w.Instances, i-1)})
 				numbered[w.Name]++ // named as one process would name it
 				continue           // another process runs this instance whole
 			}
@@ -201,6 +208,9 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			if err != nil {
 				r.Close()
 				return nil, err
+			}
+			if o.Part != nil {
+				clocks.blocks = append(clocks.blocks, blockOf(built.Groups, byInstance, o.Part.Index))
 			}
 			if built.Close != nil {
 				r.closers = append(r.closers, built.Close)
@@ -277,6 +287,10 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		AttachCoreVerify(plan)
 	}
 	r.Plan, r.Interval, r.Warmup = plan, interval, s.Warmup.D()
+	if o.Part != nil && o.IDBase != 0 && len(o.ClockOffsets) == o.Part.Count {
+		clocks.part, clocks.offsets = *o.Part, o.ClockOffsets
+		r.skew = clocks.skew
+	}
 	return r, nil
 }
 

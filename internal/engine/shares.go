@@ -6,6 +6,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 // Split divides total messages across n clients, the first ones taking the remainder, as
@@ -106,4 +107,61 @@ func (p Part) Split(groups []*bench.Group) []*bench.Group {
 		out = append(out, g)
 	}
 	return out
+}
+
+// Owner is the part that item i (0-based) of n belongs to.
+func (p Part) Owner(n, i int) int {
+	for q := range p.Count {
+		if (Part{Index: q, Count: p.Count}).Has(n, i) {
+			return q
+		}
+	}
+	return 0
+}
+
+// partClocks tells, from a publisher id, which part of a distributed run publishes with it,
+// and so how far that part's clock is from this one's.
+type partClocks struct {
+	base    uint32
+	blocks  []idBlock // by id block (workload instance), in build order
+	part    Part
+	offsets []int64 // each part's clock minus the reference
+}
+
+// idBlock is one workload instance's publisher ids: all in one part (an instance run whole),
+// or its producers' clients split across the parts.
+type idBlock struct {
+	part      int // the owner when whole
+	producers int // when split: the producer group's clients in the whole run
+}
+
+// blockOf is a built instance's id block; groups are still whole (before Part.Split).
+func blockOf(groups []*bench.Group, whole bool, here int) idBlock {
+	if whole {
+		return idBlock{part: here}
+	}
+	for _, g := range groups {
+		if g.Producer {
+			return idBlock{producers: g.Clients}
+		}
+	}
+	return idBlock{part: here}
+}
+
+// skew is this part's clock minus the clock of the part that publishes with id: subtracted
+// from the latencies of that publisher's messages. 0 for an id of no known part.
+func (c partClocks) skew(id uint32) int64 {
+	off := int((id - c.base) & stamp.MaxPublisher) // base + block*IDBlock + index + 1
+	blk, idx := off/IDBlock, off%IDBlock-1
+	if blk >= len(c.blocks) || idx < 0 {
+		return 0
+	}
+	owner := c.blocks[blk].part
+	if n := c.blocks[blk].producers; n > 0 {
+		if idx >= n {
+			return 0
+		}
+		owner = c.part.Owner(n, idx)
+	}
+	return c.offsets[c.part.Index] - c.offsets[owner]
 }

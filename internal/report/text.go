@@ -309,6 +309,17 @@ func (p *printer) distributed(r *result.Result) {
 		p.line(" [%d] %s (%s, natsperf %s, %s): clock offset %s ± %s, %s", a.Part, a.Name, a.Host, a.Version, a.Client,
 			signedMs(a.ClockOffsetNS), ms(a.ClockUncertaintyNS), state)
 	}
+	if len(d.Agents) > 1 {
+		var worst, second int64 // the two largest uncertainties bound any pair's
+		for _, a := range d.Agents {
+			if u := a.ClockUncertaintyNS; u > worst {
+				worst, second = u, worst
+			} else if u > second {
+				second = u
+			}
+		}
+		p.line(" Latencies from a publisher on one agent to a receiver on another are corrected by the offsets: uncertain by up to %s.", ms(worst+second))
+	}
 }
 
 func ms(ns int64) string { return fmt.Sprintf("%.3fms", float64(ns)/1e6) }
