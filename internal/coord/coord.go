@@ -83,6 +83,12 @@ func Parse(v string) (count int, selector map[string]string, err error) {
 
 // Check says whether s can be split across agents, before anything connects.
 func Check(s *spec.Spec, agents int) error {
+	if s.Target.Embedded != nil {
+		return errors.New("an embedded server is private to one process: give the agents a server (-s, or their own -s)")
+	}
+	if len(s.Faults.Inject) > 0 {
+		return errors.New("--fault acts on one process's servers: run it without --agents (--fault-exec runs on every agent started with --allow-exec)")
+	}
 	for _, w := range s.Workloads {
 		if w.Kind() == "latency" {
 			return errors.New("latency runs its publisher and subscriber in one process (one clock): run it without --agents")

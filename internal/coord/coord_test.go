@@ -34,6 +34,16 @@ func TestCheckSplit(t *testing.T) {
 	if err := Check(pub(1, 4), 3); err != nil { // instances spread whole
 		t.Fatal(err)
 	}
+	emb := pub(3, 0)
+	emb.Target.Embedded = &spec.Embedded{}
+	if err := Check(emb, 3); err == nil || !strings.Contains(err.Error(), "embedded") {
+		t.Fatalf("embedded target: %v", err)
+	}
+	flt := pub(3, 0)
+	flt.Faults.Inject = []string{"1s:kill-leader"}
+	if err := Check(flt, 3); err == nil || !strings.Contains(err.Error(), "--fault") {
+		t.Fatalf("faults: %v", err)
+	}
 	lat := &spec.Spec{Version: spec.Version, Workloads: []spec.Workload{{Config: &spec.Latency{}}}}
 	if err := Check(lat, 1); err == nil || !strings.Contains(err.Error(), "latency") {
 		t.Fatalf("latency: %v", err)
