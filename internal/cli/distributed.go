@@ -86,7 +86,6 @@ func (a *app) runDistributed(cmd *cobra.Command, s *spec.Spec, hist string) erro
 	if err := a.distributedCheck(); err != nil {
 		return err
 	}
-	count, selector, _ := coord.Parse(a.dist.agents)
 	if err := s.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -96,17 +95,9 @@ func (a *app) runDistributed(cmd *cobra.Command, s *spec.Spec, hist string) erro
 	if err := checkOutputFile("--csv", a.csvFile); err != nil {
 		return err
 	}
-	control, err := controlSettings(a.conn.s, a.dist.control, a.streams.Env)
+	cfg, err := a.coordConfig(s, true)
 	if err != nil {
 		return err
-	}
-	cfg := coord.Config{
-		Control: control, Count: count, Selector: selector, Wait: a.dist.wait, OnLoss: a.dist.onLoss,
-		Version: version.String(), Log: a.streams.Err,
-		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
-	}
-	if a.streams.IsTerminal && !a.out.NoProgress {
-		cfg.Progress = progress.Bars{W: a.streams.Err}
 	}
 	ctx := runCtx(cmd)
 	res, err := coord.Run(ctx, s, cfg)
@@ -126,6 +117,24 @@ func (a *app) runDistributed(cmd *cobra.Command, s *spec.Spec, hist string) erro
 		err = herr
 	}
 	return err
+}
+
+// coordConfig is the coordinator's configuration from the command line's flags.
+func (a *app) coordConfig(s *spec.Spec, bars bool) (coord.Config, error) {
+	count, selector, _ := coord.Parse(a.dist.agents)
+	control, err := controlSettings(a.conn.s, a.dist.control, a.streams.Env)
+	if err != nil {
+		return coord.Config{}, err
+	}
+	cfg := coord.Config{
+		Control: control, Count: count, Selector: selector, Wait: a.dist.wait, OnLoss: a.dist.onLoss,
+		Version: version.String(), Log: a.streams.Err,
+		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
+	}
+	if bars && a.streams.IsTerminal && !a.out.NoProgress {
+		cfg.Progress = progress.Bars{W: a.streams.Err}
+	}
+	return cfg, nil
 }
 
 // controlSettings is the connection to the agents' control server: the connection flags, with

@@ -53,8 +53,11 @@ its Result printed (and saved with -o FILE).`,
 			if isSpecFile(args[0]) {
 				return a.runSpecFile(cmd, args[0], rf)
 			}
-			if a.dist.agents != "" {
-				return usagef("--agents runs single Specs (natsperf spec CMD > FILE); a scenario across agents is not supported yet")
+			if err := a.distributedCheck(); err != nil {
+				return err
+			}
+			if a.dist.agents != "" && rf.metricsAddr != "" {
+				return usagef("--metrics-addr serves this process's series: with --agents the clients run in the agents (not supported yet)")
 			}
 			set, err := parseSets(rf.set)
 			if err != nil {

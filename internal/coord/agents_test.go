@@ -65,7 +65,14 @@ func runServer() int {
 	if v, err := strconv.Atoi(os.Getenv(serverEnv)); err == nil && v > 1 {
 		maxPayload = int32(v)
 	}
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, HTTPHost: "127.0.0.1", HTTPPort: -1, NoSigs: true, MaxPayload: maxPayload})
+	store, err := os.MkdirTemp("", "natsperf-agents-js-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(store)
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, HTTPHost: "127.0.0.1", HTTPPort: -1, NoSigs: true, MaxPayload: maxPayload,
+		JetStream: true, StoreDir: store, JetStreamMaxMemory: 64 << 20, JetStreamMaxStore: 256 << 20})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -275,12 +282,12 @@ func TestAgentsMergedCountsMatchServer(t *testing.T) {
 	}
 	pub, sub := res.Groups[0], res.Groups[1]
 	// Only the benchmark runs on the target server (the control traffic has its own); each of
-	// the 6 client connections also asks $JS.API.INFO once when it connects (bench/conn.go),
-	// which this server, without JetStream, counts in and never answers.
+	// the 6 client connections also asks $JS.API.INFO once when it connects (bench/conn.go):
+	// 6 requests in, 6 replies out.
 	if pub.Aggregate.Msgs != msgs || in1-in0 != msgs+6 {
 		t.Fatalf("published %d, the server received %d, want %d + 6 JetStream info requests", pub.Aggregate.Msgs, in1-in0, msgs)
 	}
-	if sub.Aggregate.Msgs != 3*msgs || out1-out0 != 3*msgs {
+	if sub.Aggregate.Msgs != 3*msgs || out1-out0 != 3*msgs+6 {
 		t.Fatalf("subscribers got %d, the server sent %d, want %d", sub.Aggregate.Msgs, out1-out0, 3*msgs)
 	}
 	// One row per agent-client, each naming its agent.
@@ -553,5 +560,67 @@ func TestAgentsCoordinatorKilled(t *testing.T) {
 	next := c.coordinator(t, "pub", "agents.after", "--clients", "3", "--agents", "3", "--msgs", "3000")
 	if code := next.wait(t, 30*time.Second); code != 0 {
 		t.Fatalf("the next run exit %d:\n%s", code, next.out.String())
+	}
+}
+
+// A scenario across agents: each instance of a cell runs whole on one agent (pod1, pod2, pod3
+// on three agents), the cell's setup stream is made once by the coordinator, and the cell's
+// Result is the agents' merged one, saved in the run directory as any cell's.
+func TestAgentsScenarioInstancesWhole(t *testing.T) {
+	c := newCluster(t, 3)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sc.yaml")
+	sc := `name: across
+setup:
+  streams:
+    - {name: "ACROSS", subjects: ["across.>"], storage: memory}
+workloads:
+  - name: pod
+    instances: 3
+    command: pubsub across.core.${instance} --pub 1 --sub 2
+    flags: {msgs: 2000, size: 32}
+  - name: js
+    instances: 3
+    command: js pub async across.js.${instance} --stream ACROSS
+    flags: {msgs: 1000, size: 32}
+`
+	if err := os.WriteFile(file, []byte(sc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "res")
+	co := start(t, "coordinator", "run", file, "--agents", "3", "-s", c.target.url, "--control", c.control.url, "-o", out)
+	if code := co.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("coordinator exit %d:\n%s", code, co.out.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "001-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("run files %v", files)
+	}
+	res := readResult(t, files[0])
+	if res.Stop.Reason != result.StopCompleted || res.Distributed == nil || len(res.Distributed.Agents) != 3 {
+		t.Fatalf("stop %+v, distributed %+v", res.Stop, res.Distributed)
+	}
+	where := map[string]map[string]bool{} // instance -> agents its clients ran on
+	for _, g := range res.Groups {
+		inst, _, _ := strings.Cut(g.Name, "/")
+		for _, cl := range g.Clients {
+			if where[inst] == nil {
+				where[inst] = map[string]bool{}
+			}
+			where[inst][cl.Part] = true
+		}
+	}
+	for _, inst := range []string{"pod1", "pod2", "pod3", "js1", "js2", "js3"} {
+		if len(where[inst]) != 1 {
+			t.Fatalf("instance %s ran on %v: an instance never spans agents (all: %v)", inst, where[inst], where)
+		}
+	}
+	if where["pod1"]["a1"] != true || where["pod2"]["a2"] != true || where["pod3"]["a3"] != true {
+		t.Fatalf("pods on %v", where)
+	}
+	// The stream, made once, holds the js instances' 3 x 1000 acknowledged messages and the
+	// pods' 3 x 2000 core messages (its across.> takes in across.core.* too): the server's count.
+	if len(res.Streams) != 1 || res.Streams[0].Name != "ACROSS" || res.Streams[0].Published != 3000 || res.Streams[0].Messages != 9000 {
+		t.Fatalf("streams %+v, want ACROSS with 3,000 published by js and 9,000 in all", res.Streams)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/natsperf/natsperf/internal/agentproto"
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/spec"
@@ -104,9 +105,9 @@ func Check(s *spec.Spec, agents int) error {
 
 // hasClients reports whether part p of count runs any client of s (the engine's split rule).
 func hasClients(s *spec.Spec, p, count int) bool {
-	for _, w := range s.Workloads {
-		if w.Instances > 1 {
-			if lo, hi := agentproto.Range(w.Instances, p, count); hi > lo {
+	for wi, w := range s.Workloads {
+		if whole, _, total := engine.Unit(s, wi, 0); whole {
+			if lo, hi := agentproto.Range(total, p, count); hi > lo {
 				return true
 			}
 			continue
@@ -734,10 +735,18 @@ func (c *coordinator) merge(s *spec.Spec, states []*agentState, at time.Time, re
 // describeSplit says what each part runs, e.g. "3 agents; pub: 10 clients as 3+3+4".
 func (c *coordinator) describeSplit(s *spec.Spec, n int) string {
 	var out []string
-	for _, w := range s.Workloads {
+	named := map[string]bool{}
+	for wi, w := range s.Workloads {
 		kind := w.Kind()
-		if w.Instances > 1 {
-			out = append(out, fmt.Sprintf("%s: %d instances as %s", kind, w.Instances, shares(w.Instances, n)))
+		if whole, _, total := engine.Unit(s, wi, 0); whole {
+			if w.Instances <= 1 { // a scenario's instances: workloads of one name
+				if named[w.Name] {
+					continue
+				}
+				named[w.Name] = true
+				kind = w.Name + " (" + kind + ")"
+			}
+			out = append(out, fmt.Sprintf("%s: %d instances as %s", kind, total, shares(total, n)))
 			continue
 		}
 		sizes := groupSizes(w)

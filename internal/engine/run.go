@@ -198,9 +198,9 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults, Logf: o.Logf, Hist: o.Hist, Started: started,
 				idBase: o.IDBase, idBlock: block}
 			block++
-			byInstance := w.Instances > 1
-			if o.Part != nil && byInstance && !o.Part.Has(w.Instances, i-1) {
-				clocks.blocks = append(clocks.blocks, idBlock{part: o.Part.Owner(w.Instances, i-1)})
+			byInstance, unit, units := Unit(s, wi, i-1)
+			if o.Part != nil && byInstance && !o.Part.Has(units, unit) {
+				clocks.blocks = append(clocks.blocks, idBlock{part: o.Part.Owner(units, unit)})
 				numbered[w.Name]++ // named as one process would name it
 				continue           // another process runs this instance whole
 			}

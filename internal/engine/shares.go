@@ -7,6 +7,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // Split divides total messages across n clients, the first ones taking the remainder, as
@@ -164,4 +165,27 @@ func (c partClocks) skew(id uint32) int64 {
 		owner = c.part.Owner(n, idx)
 	}
 	return c.offsets[c.part.Index] - c.offsets[owner]
+}
+
+// Unit says how a distributed run splits instance i (0-based) of workload wi of s: whole, as
+// item Index of Total (an instance never spans processes: instances of a workload, and the
+// workloads of one name, as a scenario cell writes its instances, spread across the parts),
+// or, for an unnamed single workload (a command's), by client.
+func Unit(s *spec.Spec, wi, i int) (whole bool, index, total int) {
+	w := s.Workloads[wi]
+	switch {
+	case w.Instances > 1:
+		return true, i, w.Instances
+	case w.Name != "":
+		for j, o := range s.Workloads {
+			if o.Name == w.Name && o.Instances <= 1 {
+				if j < wi {
+					index++
+				}
+				total++
+			}
+		}
+		return true, index, total
+	}
+	return false, 0, 0
 }
