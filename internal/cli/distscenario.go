@@ -26,7 +26,13 @@ func (a *app) runCellDistributed(ctx context.Context, sc *scenario.Scenario, c s
 	var warnings []string
 	if engine.NeedsSetup(s) {
 		if conn == nil || (conn.Servers == "" && conn.Context == "") {
-			return fail(errors.New("a cell with setup streams or buckets across agents needs its servers (-s or the file's target): the coordinator sets them up"))
+			// The agents load their own -s, which defaults to the control server: so does the
+			// setup, made here once.
+			control, err := controlSettings(a.conn.s, a.dist.control, a.streams.Env)
+			if err != nil {
+				return fail(err)
+			}
+			conn = &control
 		}
 		t, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: a.streams.Env, Connection: conn})
 		if err != nil {

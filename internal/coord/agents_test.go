@@ -588,7 +588,7 @@ workloads:
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "res")
-	co := start(t, "coordinator", "run", file, "--agents", "3", "-s", c.target.url, "--control", c.control.url, "-o", out)
+	co := start(t, "coordinator", "run", file, "--agents", "3", "-s", c.target.url, "--control", c.control.url, "-o", out, "--no-progress")
 	if code := co.wait(t, 60*time.Second); code != 0 {
 		t.Fatalf("coordinator exit %d:\n%s", code, co.out.String())
 	}
