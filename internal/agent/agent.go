@@ -24,6 +24,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -75,6 +76,8 @@ type job struct {
 	hbStop  chan struct{}
 	once    sync.Once // start or end, whichever comes first, decides who waits for the run
 	fin     sync.Once // the Result is published once
+	// seriesStop and seriesDone end the interval publisher before the Result goes out.
+	seriesStop, seriesDone chan struct{}
 }
 
 // Run registers the agent and serves until ctx ends; then it stops its run (publishing the
@@ -235,6 +238,12 @@ func (a *Agent) prepare(req micro.Request) {
 		Env: a.cfg.Env, Warn: a.cfg.Log, Progress: j.counts, IDBase: p.PublisherIDs.Base,
 		Part: &engine.Part{Index: p.Part.Index, Count: p.Part.Count}, ClockOffsets: p.ClockOffsetsNS,
 	}
+	if p.Intervals {
+		series := make(chan record.Slice, 4096)
+		o.Series = series
+		j.seriesStop, j.seriesDone = make(chan struct{}), make(chan struct{})
+		go a.intervals(j, series)
+	}
 	if len(s.Target.Servers) == 0 && s.Target.Context == "" && s.Target.Embedded == nil {
 		target := a.cfg.Target // the Spec leaves the target to the agents: the one this agent loads
 		o.Connection = &target
@@ -360,6 +369,10 @@ func (a *Agent) finish(j *job, res *result.Result, cause error) {
 
 func (a *Agent) publish(j *job, res *result.Result, cause error) {
 	close(j.hbStop)
+	if j.seriesStop != nil {
+		close(j.seriesStop)
+		<-j.seriesDone
+	}
 	var chunks []agentproto.ResultChunk
 	if res != nil {
 		data, err := json.Marshal(res)
@@ -426,6 +439,31 @@ func (a *Agent) watchCoordinator(j *job) error {
 		}
 	}()
 	return nil
+}
+
+// intervals publishes the run's closed intervals as they come, until the run has ended.
+func (a *Agent) intervals(j *job, series chan record.Slice) {
+	defer close(j.seriesDone)
+	subject := agentproto.RunSubject(j.id, a.id, "interval")
+	send := func(sl record.Slice) {
+		b, _ := json.Marshal(agentproto.Interval{Run: j.id, Agent: a.id, T: sl.Start, Src: sl.Src, Msgs: sl.Msgs, Bytes: sl.Bytes, Lat: sl.Lat})
+		_ = a.nc.Publish(subject, b)
+	}
+	for {
+		select {
+		case sl := <-series:
+			send(sl)
+		case <-j.seriesStop:
+			for { // the run's last intervals, before its Result
+				select {
+				case sl := <-series:
+					send(sl)
+				default:
+					return
+				}
+			}
+		}
+	}
 }
 
 // heartbeat publishes j's state every second until it ends.

@@ -100,6 +100,22 @@ type Prepare struct {
 	// ClockOffsetsNS are every part's agent clock minus the coordinator's, indexed by part:
 	// receivers correct the latency of another part's publishers by the difference.
 	ClockOffsetsNS []int64 `json:"clock_offsets_ns,omitempty"`
+	// Intervals asks for the interval records, live (the coordinator serves metrics or writes
+	// the series).
+	Intervals bool `json:"intervals,omitempty"`
+}
+
+// Interval is one client's closed interval, as a series file line (docs/result-format.md):
+// its start T (Unix ns, the agent's clock), the client Src ("pub/1"), its messages, bytes and
+// latency histogram (HdrHistogram base64, "" when none).
+type Interval struct {
+	Run   string `json:"run"`
+	Agent string `json:"agent"`
+	T     int64  `json:"t"`
+	Src   string `json:"src"`
+	Msgs  int64  `json:"msgs"`
+	Bytes int64  `json:"bytes"`
+	Lat   string `json:"lat,omitempty"`
 }
 
 // Start releases a prepared run at AtNS in the agent's clock.

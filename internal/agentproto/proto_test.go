@@ -112,6 +112,10 @@ func decode(t *testing.T, typ, wire string) (map[string]any, any) {
 		var m CoordinatorHeartbeat
 		strictly(&m)
 		return map[string]any{"run": m.Run, "at_ns": m.AtNS}, m
+	case "interval":
+		var m Interval
+		strictly(&m)
+		return map[string]any{"run": m.Run, "agent": m.Agent, "t": m.T, "src": m.Src, "msgs": m.Msgs, "bytes": m.Bytes, "lat": m.Lat}, m
 	case "result_chunk":
 		var m ResultChunk
 		strictly(&m)

@@ -10,6 +10,7 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
@@ -20,7 +21,7 @@ import (
 // cell's own setup (streams recreated, buckets created) once, here, then its Spec split across
 // the agents (an instance never spans agents), the merged Result saved as runOnce saves one.
 func (a *app) runCellDistributed(ctx context.Context, sc *scenario.Scenario, c scenario.Cell, rep int, dir string,
-	s *spec.Spec, conn *connect.Settings, ir scenario.IndexRun, fail func(error) scenario.IndexRun,
+	s *spec.Spec, conn *connect.Settings, ir scenario.IndexRun, fail func(error) scenario.IndexRun, metrics *live.Metrics,
 ) scenario.IndexRun {
 	name := scenario.RunName(c, rep)
 	var warnings []string
@@ -51,7 +52,33 @@ func (a *app) runCellDistributed(ctx context.Context, sc *scenario.Scenario, c s
 		return fail(err)
 	}
 	cfg.Log = nil // the scenario prints one line per run
+	// The agents' intervals, live: the series file and --metrics-addr, as a local cell's
+	// (each client's series named after its agent: a1/pod1/pub/1).
+	var sink *live.Sink
+	if stream := streamSeries(c.File, s); stream || metrics != nil {
+		path := ""
+		if stream || c.File.Stream == "" || c.File.Stream == "auto" {
+			path = filepath.Join(dir, name+".series.jsonl")
+			ir.Series = filepath.Base(path)
+		}
+		if sink, err = live.Open(path, metrics); err != nil {
+			return fail(err)
+		}
+		cfg.Series = sink.C()
+	}
+	if metrics != nil {
+		interval := s.Interval.D()
+		if interval == 0 {
+			interval = engine.DefaultInterval
+		}
+		metrics.StartRun(c.Name, name, interval)
+	}
 	res, err := coord.Run(ctx, s, cfg)
+	if sink != nil {
+		if serr := sink.Close(); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	if err != nil {
 		var in coord.InputError
 		if errors.As(err, &in) {

@@ -56,9 +56,6 @@ its Result printed (and saved with -o FILE).`,
 			if err := a.distributedCheck(); err != nil {
 				return err
 			}
-			if a.dist.agents != "" && rf.metricsAddr != "" {
-				return usagef("--metrics-addr serves this process's series: with --agents the clients run in the agents (not supported yet)")
-			}
 			set, err := parseSets(rf.set)
 			if err != nil {
 				return err

@@ -24,6 +24,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 )
@@ -571,6 +572,7 @@ func TestAgentsScenarioInstancesWhole(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sc.yaml")
 	sc := `name: across
+stream: always
 setup:
   streams:
     - {name: "ACROSS", subjects: ["across.>"], storage: memory}
@@ -617,6 +619,26 @@ workloads:
 	}
 	if where["pod1"]["a1"] != true || where["pod2"]["a2"] != true || where["pod3"]["a3"] != true {
 		t.Fatalf("pods on %v", where)
+	}
+	// The agents' intervals streamed live into the cell's series file, named after the agent.
+	series, _ := filepath.Glob(filepath.Join(out, "001-*.series.jsonl"))
+	if len(series) != 1 {
+		t.Fatalf("series files %v", series)
+	}
+	lines, err := live.Read(series[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seriesMsgs int64
+	srcs := map[string]bool{}
+	for _, l := range lines {
+		srcs[l.Src] = true
+		if strings.HasSuffix(l.Src[:strings.LastIndexByte(l.Src, '/')], "/pub") {
+			seriesMsgs += l.Msgs
+		}
+	}
+	if !srcs["a1/pod1/pub/1"] || !srcs["a3/js3/pub/1"] || seriesMsgs != 3*2000+3*1000 {
+		t.Fatalf("series: %d publisher msgs (want 9000), sources %v", seriesMsgs, srcs)
 	}
 	// The stream, made once, holds the js instances' 3 x 1000 acknowledged messages and the
 	// pods' 3 x 2000 core messages (its across.> takes in across.core.* too): the server's count.

@@ -25,6 +25,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/spec"
@@ -55,6 +56,11 @@ type Config struct {
 	Log io.Writer
 	// Progress shows one bar per agent, driven by its heartbeats; nil: none.
 	Progress bench.Progress
+	// Series, when set, receives the agents' closed intervals as they arrive, each client's
+	// Src prefixed with its agent's name ("a1/pub/1") and its start on the coordinator's clock
+	// (live metrics labelled by agent, a series file). An interval that finds it full is
+	// dropped; nothing is sent after Run returns.
+	Series chan<- record.Slice
 	// Lost overrides agentproto.LossAfter (tests); PrepareTimeout bounds prepare (0: 2m).
 	LossAfter, PrepareTimeout time.Duration
 }
@@ -138,6 +144,7 @@ type coordinator struct {
 	mu     sync.Mutex
 	states map[string]*agentState // by agent id
 	notify chan struct{}          // a result arrived or an agent changed state
+	ended  bool                   // run returned: nothing more goes to cfg.Series
 }
 
 // agentState is what the coordinator knows of one agent during the run.
@@ -407,6 +414,10 @@ func (c *coordinator) onMessage(m *nats.Msg) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.states[parts[3]]
+	if st != nil && parts[4] == "interval" {
+		c.interval(st, m.Data)
+		return
+	}
 	if st == nil || st.done {
 		return
 	}
@@ -452,6 +463,21 @@ func (c *coordinator) onMessage(m *nats.Msg) {
 	}
 }
 
+// interval hands an agent's closed interval to cfg.Series (c.mu held).
+func (c *coordinator) interval(st *agentState, data []byte) {
+	if c.cfg.Series == nil || c.ended {
+		return
+	}
+	var iv agentproto.Interval
+	if json.Unmarshal(data, &iv) != nil {
+		return
+	}
+	select {
+	case c.cfg.Series <- record.Slice{Start: iv.T - int64(st.offset), Msgs: iv.Msgs, Bytes: iv.Bytes, Lat: iv.Lat, Src: st.Name + "/" + iv.Src}:
+	default: // a full sink loses a live interval, never the Result
+	}
+}
+
 // run prepares, starts, watches and merges.
 func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*result.Result, error) {
 	// The Spec goes without its secrets (a Spec never holds them: an agent refuses one that
@@ -466,7 +492,12 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = sub.Unsubscribe() }()
+	defer func() {
+		_ = sub.Unsubscribe()
+		c.mu.Lock()
+		c.ended = true
+		c.mu.Unlock()
+	}()
 	_ = sub.SetPendingLimits(-1, -1)
 	states := make([]*agentState, len(agents))
 	c.mu.Lock()
@@ -497,7 +528,7 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 		req := agentproto.Prepare{
 			Protocol: agentproto.Protocol, Version: c.cfg.Version, Run: c.runID, Spec: specJSON, Secrets: c.cfg.Secrets,
 			Part: agentproto.Part{Index: st.part, Count: len(agents)}, PublisherIDs: agentproto.PublisherIDs{Base: base},
-			ClockOffsetsNS: offsets,
+			ClockOffsetsNS: offsets, Intervals: c.cfg.Series != nil,
 		}
 		return c.request(ctx, st.Agent, "prepare", req, nil, c.cfg.PrepareTimeout)
 	}
