@@ -64,7 +64,15 @@ type Group struct {
 	// Dial, when set, connects this group's clients instead of the Runner's Dialer, e.g. the
 	// latency command's subscriber on a second server.
 	Dial Dialer
+	// Offset and Total place these clients in a group that several processes share (a
+	// distributed run): they are clients Offset .. Offset+Clients-1 of Total, and each keeps
+	// its index in the whole group (its publisher id, its place in a fixed-rate schedule).
+	// Zero: the group is all here.
+	Offset, Total int
 }
+
+// total is the number of clients in the whole group, across processes.
+func (g *Group) total() int { return max(g.Total, g.Clients) }
 
 // Expected is the group's total share.
 func (g *Group) Expected() int64 {

@@ -34,6 +34,8 @@ type Runner struct {
 	// Series, when set, receives every client's intervals as they close, tagged "group/id"
 	// (record.Options.Sink): long runs stream them instead of holding them in the Result.
 	Series chan<- record.Slice
+	// Skew, when set, corrects receivers' latencies by clock offsets (record.Options.Skew).
+	Skew func(publisher uint32) int64
 }
 
 // Progress shows bars while clients run.
@@ -107,15 +109,16 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 			if i < len(g.Shares) {
 				share = g.Shares[i]
 			}
+			at := g.Offset + i // the client's index in the whole group, across processes
 			s.env = &Env{
-				ID: i + 1, Index: i, Count: g.Clients, Share: share, Bounded: g.Shares != nil, Clock: clk,
+				ID: at + 1, Index: at, Count: g.total(), Share: share, Bounded: g.Shares != nil, Clock: clk,
 				Rec: record.New(record.Options{
 					Clock: clk, Interval: r.Interval, Latency: p.Latency, Corrected: p.Corrected,
-					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, i+1),
+					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, at+1), Skew: r.Skew,
 				}),
 				ProducersDone: producersDone,
 			}
-			name := fmt.Sprintf("natsperf-%s-%d", g.Name, i+1)
+			name := fmt.Sprintf("natsperf-%s-%d", g.Name, at+1)
 			dialer := r.Dial
 			if g.Dial != nil {
 				dialer = g.Dial
@@ -128,7 +131,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 				s.conns = append(s.conns, c)
 				return c, nil
 			}
-			s.client = g.New(i)
+			s.client = g.New(at)
 			slots = append(slots, s)
 		}
 	}
@@ -353,7 +356,7 @@ func (r *Runner) logStart(p *Plan) {
 			if i < len(g.Shares) {
 				what = fmt.Sprintf("%s messages", units.Comma(g.Shares[i]))
 			}
-			r.Logf("[%d] Starting %s, %s %s", i+1, g.Kind, g.Verb, what)
+			r.Logf("[%d] Starting %s, %s %s", g.Offset+i+1, g.Kind, g.Verb, what)
 		}
 	}
 }

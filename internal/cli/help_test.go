@@ -151,7 +151,11 @@ func TestHelpExamplesRun(t *testing.T) {
 			}
 			ran++
 			if ex.bg || ex.args[0] == "sub" || (len(ex.args) > 1 && ex.args[1] == "serve") {
-				stops = append(stops, startExample(t, ex, "Starting"))
+				ready := "Starting"
+				if ex.args[0] == "agent" {
+					ready = "waiting for runs"
+				}
+				stops = append(stops, startExample(t, ex, ready))
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

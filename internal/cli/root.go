@@ -99,8 +99,9 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 		app.jsCmd(), app.kvCmd(), app.cleanCmd(),
 		app.serverCmd(), versionCmd(s),
 		app.runCmd(), app.reportCmd(), app.compareCmd(), app.specCmd(),
-		app.benchCmd(),
+		app.benchCmd(), app.agentCmd(),
 	)
+	app.registerAgentsFlags(root)
 	// Cobra's own completion command, with its help pointing at the shells it supports.
 	root.CompletionOptions.DisableDefaultCmd = false
 	root.SetOut(s.Out) // the completion command captures its writer when it is created
@@ -123,6 +124,7 @@ type app struct {
 	// scenario workloads build a command line's Spec without running it.
 	builders map[*cobra.Command]specBuilder
 	building specBuilder // made by specRunE, filed by specCommand
+	dist     distFlags   // --agents and friends (distributed.go)
 }
 
 // args checks positional arguments with a usage error.

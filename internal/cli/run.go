@@ -53,6 +53,9 @@ its Result printed (and saved with -o FILE).`,
 			if isSpecFile(args[0]) {
 				return a.runSpecFile(cmd, args[0], rf)
 			}
+			if err := a.distributedCheck(); err != nil {
+				return err
+			}
 			set, err := parseSets(rf.set)
 			if err != nil {
 				return err

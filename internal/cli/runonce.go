@@ -160,6 +160,9 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 	if err != nil {
 		return fail(err)
 	}
+	if a.dist.agents != "" {
+		return a.runCellDistributed(ctx, sc, c, rep, dir, s, conn, ir, fail, metrics)
+	}
 	t, release, err := tg.get(ctx, s, conn)
 	if err != nil {
 		return fail(err)

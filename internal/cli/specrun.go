@@ -159,6 +159,12 @@ func (a *app) specRunE(build specBuilder) func(*cobra.Command, []string) error {
 
 // runSpec hands a command line's Spec to the engine and renders its Result.
 func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
+	if err := a.distributedCheck(); err != nil {
+		return err
+	}
+	if a.dist.agents != "" {
+		return a.runDistributed(cmd, sr.spec, sr.hist)
+	}
 	if err := checkOutputFile("-o", a.out.File); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -42,6 +43,23 @@ type Build struct {
 	Hist string
 	// Started is when the run was asked for (latency's wall times count from it).
 	Started time.Time
+	// idBase and idBlock place the instance's publisher ids when the run gives a base (a
+	// distributed run): block idBlock of IDBlock ids from idBase; no base: a random one.
+	idBase  uint32
+	idBlock int
+}
+
+// IDBlock is how many publisher ids each workload instance gets from a given base.
+const IDBlock = 4096
+
+// NewIDs is the publisher ids of this workload instance's clients: a random base, or, when
+// the run gives one, this instance's block from it, the same in every process of a
+// distributed run (each process runs other clients of the block).
+func (b *Build) NewIDs() stamp.IDs {
+	if b.idBase == 0 {
+		return stamp.NewIDs()
+	}
+	return stamp.IDs((b.idBase + uint32(b.idBlock)*IDBlock) & stamp.MaxPublisher)
 }
 
 func (b *Build) logf() func(string, ...any) {

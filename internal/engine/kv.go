@@ -8,7 +8,6 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -71,7 +70,7 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 	acked := js.NewTally(0)
 	cfg := js.KVConfig{
 		Bucket: bk.Name, Size: int(size), Randomize: c.Randomize, Sleep: b.Workload.Pacing.Sleep.D(),
-		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout), Keys: keys, IDs: stamp.NewIDs(), Acked: acked,
+		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout), Keys: keys, IDs: b.NewIDs(), Acked: acked,
 	}
 	rep := streamReport{name: "KV_" + bk.Name}
 	if put {

@@ -65,7 +65,7 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 	}
 	link := latency.NewLink(echo.Subject)
 	msgs := int64((pace.Constant{Rate: echo.Rate}).Total(echo.Duration))
-	pcfg := core.PubConfig{Subject: echo.Subject, Size: int(echo.Size), Rate: echo.Rate, Duration: echo.Duration, IDs: stamp.NewIDs()}
+	pcfg := core.PubConfig{Subject: echo.Subject, Size: int(echo.Size), Rate: echo.Rate, Duration: echo.Duration, IDs: b.NewIDs()}
 	started := b.Started
 	return &Built{
 		Title: "Core NATS latency test", Settings: echo, Size: echo.Size, Msgs: msgs, Quiet: true,

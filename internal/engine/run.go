@@ -41,7 +41,20 @@ type Options struct {
 	Settings map[string]any
 	// Series, when set, receives every client's intervals as they close (bench.Runner.Series).
 	Series chan<- record.Slice
+	// Part, when set, runs only this process's share of the spec (a distributed run's agent):
+	// see SplitGroup and the instance rule in docs/agent-protocol.md.
+	Part *Part
+	// IDBase, when not 0, is the first publisher id block (Build.NewIDs): every process of a
+	// distributed run gives the same base, so their publishers' ids never clash.
+	IDBase uint32
+	// ClockOffsets, with Part and IDBase, are each part's clock minus a common reference (the
+	// coordinator's), indexed by part: receivers correct the latency of messages from another
+	// part's publishers by the difference (see partClocks).
+	ClockOffsets []int64
 }
+
+// Part is share Index (0-based) of Count of a run spread over processes.
+type Part struct{ Index, Count int }
 
 // Run is a prepared run: its target is open and every client is connected and set up, held
 // at the start barrier until Start.
@@ -54,6 +67,7 @@ type Run struct {
 	// Text is the kind's own text report (latency's), nil for nats bench's form.
 	Text      func(w io.Writer, res *result.Result) error
 	quiet     bool
+	skew      func(publisher uint32) int64
 	ownTarget bool
 	prepared  *bench.Prepared
 	closers   []func()
@@ -93,7 +107,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	runner := &bench.Runner{
 		Dial: r.Target.Dialer(), Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
-		Logf: o.Logf, Progress: o.Progress, Series: o.Series,
+		Logf: o.Logf, Progress: o.Progress, Series: o.Series, Skew: r.skew,
 	}
 	if r.quiet {
 		runner.Logf = nil
@@ -176,14 +190,27 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	var verifies []func(context.Context, *result.Result) // single workload: its read-back
 	var parts []verifyPart                               // several: every instance's check
 	numbered := map[string]int{}                         // instances so far per workload name
+	block := 0                                           // publisher id block of the next instance, counted across every process's parts
+	clocks := partClocks{base: o.IDBase}
 	for wi, w := range s.Workloads {
 		build, _ := builder(w.Kind())
 		for i := 1; i <= max(w.Instances, 1); i++ {
-			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults, Logf: o.Logf, Hist: o.Hist, Started: started}
+			b := &Build{Spec: s, Workload: w, Target: r.Target, Faults: faults, Logf: o.Logf, Hist: o.Hist, Started: started,
+				idBase: o.IDBase, idBlock: block}
+			block++
+			byInstance, unit, units := Unit(s, wi, i-1)
+			if o.Part != nil && byInstance && !o.Part.Has(units, unit) {
+				clocks.blocks = append(clocks.blocks, idBlock{part: o.Part.Owner(units, unit)})
+				numbered[w.Name]++ // named as one process would name it
+				continue           // another process runs this instance whole
+			}
 			built, err := build(ctx, b)
 			if err != nil {
 				r.Close()
 				return nil, err
+			}
+			if o.Part != nil {
+				clocks.blocks = append(clocks.blocks, blockOf(built.Groups, byInstance, o.Part.Index))
 			}
 			if built.Close != nil {
 				r.closers = append(r.closers, built.Close)
@@ -194,6 +221,9 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 						g.Rate = w.Pacing.Rate // the report says when it was not reached
 					}
 				}
+			}
+			if o.Part != nil && !byInstance {
+				built.Groups = o.Part.Split(built.Groups)
 			}
 			echo := settingsEcho{
 				Connection: r.Target.Settings.Redacted(), Embedded: r.Target.Embedded != nil,
@@ -257,6 +287,10 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		AttachCoreVerify(plan)
 	}
 	r.Plan, r.Interval, r.Warmup = plan, interval, s.Warmup.D()
+	if o.Part != nil && o.IDBase != 0 && len(o.ClockOffsets) == o.Part.Count {
+		clocks.part, clocks.offsets = *o.Part, o.ClockOffsets
+		r.skew = clocks.skew
+	}
 	return r, nil
 }
 

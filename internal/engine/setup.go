@@ -131,3 +131,28 @@ func mergeStreams(in []result.StreamState) []result.StreamState {
 	}
 	return out
 }
+
+// NeedsSetup reports whether s has setup of its own (streams to recreate, buckets to
+// create): a distributed run does it once, in the coordinator, before the agents start.
+func NeedsSetup(s *spec.Spec) bool { return needsSetup(s) }
+
+// Setup does s's own setup on t (see setup); teardown deletes what it created and was asked
+// to delete after the run.
+func Setup(ctx context.Context, t *Target, s *spec.Spec) (warnings []string, teardown func(), err error) {
+	return setup(ctx, t, s)
+}
+
+// WithoutSetup is s with its own setup marked done: the streams and buckets are used as they
+// are (the parts of a distributed run, once the coordinator did the setup).
+func WithoutSetup(s *spec.Spec) *spec.Spec {
+	c := *s
+	c.Setup.Streams = append([]spec.Stream(nil), s.Setup.Streams...)
+	c.Setup.Buckets = append([]spec.Bucket(nil), s.Setup.Buckets...)
+	for i := range c.Setup.Streams {
+		c.Setup.Streams[i].Recreate, c.Setup.Streams[i].DeleteAfter = false, false
+	}
+	for i := range c.Setup.Buckets {
+		c.Setup.Buckets[i].Create, c.Setup.Buckets[i].DeleteAfter = false, false
+	}
+	return &c
+}

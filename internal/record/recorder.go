@@ -29,6 +29,10 @@ type Options struct {
 	// slice is kept in the Recorder as without a sink.
 	Sink chan<- Slice
 	Src  string
+	// Skew, when set, is this receiver's clock minus a publisher's, subtracted from the
+	// latency of that publisher's messages (a run across machines, corrected by the clock
+	// offsets the coordinator measured). It is asked once per publisher, never per message.
+	Skew func(publisher uint32) int64
 }
 
 // Recorder collects what one client did. Only its owner goroutine calls the recording methods;
@@ -147,9 +151,10 @@ func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actua
 	}
 	fresh := r.lastTrk.observe(seq)
 	if r.count(now, n, fresh) && r.lat != nil {
-		r.latency(now - sent)
+		skew := r.lastTrk.skew
+		r.latency(now - sent - skew)
 		if actual != 0 {
-			r.uncorrected(now - actual)
+			r.uncorrected(now - actual - skew)
 		}
 	}
 }
@@ -253,6 +258,9 @@ func (r *Recorder) tracker(pub uint32) *seqTracker {
 	t, ok := r.trackers[pub]
 	if !ok {
 		t = new(seqTracker)
+		if r.opts.Skew != nil {
+			t.skew = r.opts.Skew(pub)
+		}
 		r.trackers[pub] = t
 	}
 	return t

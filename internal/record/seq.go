@@ -11,6 +11,7 @@ type seqTracker struct {
 	duplicated int64
 	outOfOrder int64
 	seen       [window / 64]uint64 // ring bitmap of the last `window` sequence numbers
+	skew       int64               // Options.Skew of this publisher
 }
 
 func (t *seqTracker) bit(seq uint64) (word int, mask uint64) {

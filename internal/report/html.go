@@ -146,6 +146,17 @@ func HTML(w io.Writer, s *Set, title string) error {
 			htmlTable(&b, *t, "instances")
 		}
 	}
+	first = true
+	for _, c := range s.Cells {
+		if t := AgentTable(c); t != nil {
+			if first {
+				b.WriteString("<h2>Per agent</h2>\n")
+				first = false
+			}
+			fmt.Fprintf(&b, "<h3>%s</h3>\n", html.EscapeString(t.Title))
+			htmlTable(&b, *t, "agents")
+		}
+	}
 	if notes := stopNotes(s); len(notes) > 0 {
 		b.WriteString("<h2>Notes</h2>\n<ul>")
 		for _, n := range notes {

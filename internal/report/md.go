@@ -127,6 +127,17 @@ func Markdown(w io.Writer, s *Set, title string) error {
 			mdTable(&b, *t)
 		}
 	}
+	first = true
+	for _, c := range s.Cells {
+		if t := AgentTable(c); t != nil {
+			if first {
+				b.WriteString("\n## Per agent\n")
+				first = false
+			}
+			fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(t.Title))
+			mdTable(&b, *t)
+		}
+	}
 	if notes := stopNotes(s); len(notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
 		for _, n := range notes {

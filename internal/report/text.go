@@ -29,6 +29,7 @@ func Text(w io.Writer, r *result.Result) error {
 	}
 	p.faults(r)
 	p.verify(r)
+	p.distributed(r)
 	p.stop(r)
 	for _, msg := range r.Warnings {
 		p.line("Warning: %s", msg)
@@ -66,9 +67,17 @@ func (p *printer) group(g result.Group, indent string) {
 	p.events(indent+" ", a.Events)
 }
 
+// clientID is a client row's [N], with the process (agent) it ran in for a merged Result.
+func clientID(c result.Client) string {
+	if c.Part != "" {
+		return fmt.Sprintf("%d %s", c.ID, c.Part)
+	}
+	return fmt.Sprint(c.ID)
+}
+
 func (p *printer) rows(g result.Group, indent string) {
 	for _, c := range g.Clients {
-		p.line("%s  [%d]%s %s (%s msgs)%s", indent, c.ID, clientLabel(g, c), rate(c.MsgsPerSec, c.BytesPerSec, true), units.Comma(c.Msgs), latency(c.Latency))
+		p.line("%s  [%s]%s %s (%s msgs)%s", indent, clientID(c), clientLabel(g, c), rate(c.MsgsPerSec, c.BytesPerSec, true), units.Comma(c.Msgs), latency(c.Latency))
 	}
 	p.line("")
 }
@@ -112,7 +121,7 @@ func (p *printer) combined(r *result.Result) {
 		p.uncorrected("  ", a.Latency)
 		if len(g.Clients) > 1 {
 			for _, c := range g.Clients {
-				p.line("  [%d]%s %s (%s msgs)%s", c.ID, clientLabel(g, c), rate(c.MsgsPerSec, c.BytesPerSec, false), units.Comma(c.Msgs), latency(c.Latency))
+				p.line("  [%s]%s %s (%s msgs)%s", clientID(c), clientLabel(g, c), rate(c.MsgsPerSec, c.BytesPerSec, false), units.Comma(c.Msgs), latency(c.Latency))
 			}
 			rt := a.Rates
 			p.line("  min %s | avg %s | max %s | stddev %s msgs",
@@ -290,3 +299,38 @@ func (p *printer) stream(st result.StreamState) {
 	}
 	p.line("%s", line)
 }
+
+// distributed lists the agents of a run over natsperf agents: their clocks and start.
+func (p *printer) distributed(r *result.Result) {
+	d := r.Distributed
+	if d == nil {
+		return
+	}
+	p.line("\nAgents: %d, start skew %s (agents' start instants on the coordinator's clock)", len(d.Agents), ms(d.StartSkewNS))
+	for _, a := range d.Agents {
+		state := fmt.Sprintf("started %s after the chosen instant", signedMs(a.StartOffsetNS))
+		switch {
+		case a.Lost:
+			state = "LOST: " + a.Error
+		case a.Error != "":
+			state = "failed: " + a.Error
+		}
+		p.line(" [%d] %s (%s, natsperf %s, %s): clock offset %s ± %s, %s", a.Part, a.Name, a.Host, a.Version, a.Client,
+			signedMs(a.ClockOffsetNS), ms(a.ClockUncertaintyNS), state)
+	}
+	if len(d.Agents) > 1 {
+		var worst, second int64 // the two largest uncertainties bound any pair's
+		for _, a := range d.Agents {
+			if u := a.ClockUncertaintyNS; u > worst {
+				worst, second = u, worst
+			} else if u > second {
+				second = u
+			}
+		}
+		p.line(" Latencies from a publisher on one agent to a receiver on another are corrected by the offsets: uncertain by up to %s.", ms(worst+second))
+	}
+}
+
+func ms(ns int64) string { return fmt.Sprintf("%.3fms", float64(ns)/1e6) }
+
+func signedMs(ns int64) string { return fmt.Sprintf("%+.3fms", float64(ns)/1e6) }

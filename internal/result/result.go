@@ -49,6 +49,46 @@ type Result struct {
 	Parts []Part `json:"parts,omitempty"`
 	// CPU is what the natsperf process spent while its clients ran (getrusage).
 	CPU *CPU `json:"cpu,omitempty"`
+	// Distributed is how a run over natsperf agents went (--agents): the agents, their
+	// clocks, the start skew and the agents lost.
+	Distributed *Distributed `json:"distributed,omitempty"`
+}
+
+// Distributed is a run that natsperf agents ran, as its coordinator saw it.
+type Distributed struct {
+	Agents []Agent `json:"agents"`
+	// StartNS is the start instant the coordinator chose (Unix ns, its clock); StartSkewNS the
+	// spread of the agents' actual start instants on the coordinator's clock (each corrected
+	// by its clock offset), so it is only as good as the offsets' uncertainty.
+	StartNS     int64 `json:"start_ns"`
+	StartSkewNS int64 `json:"start_skew_ns"`
+	// Lost names the agents that stopped answering during the run: the Result lacks their
+	// data (partial).
+	Lost []string `json:"lost,omitempty"`
+	// OnAgentLoss is what the run did when an agent was lost: stop or continue.
+	OnAgentLoss string `json:"on_agent_loss"`
+}
+
+// Agent is one agent of a distributed run.
+type Agent struct {
+	Name    string `json:"name"`
+	ID      string `json:"id"`
+	Host    string `json:"host,omitempty"`
+	Version string `json:"version"`
+	Client  string `json:"client,omitempty"` // go, rust
+	// Part is the share of the run it ran (1-based, of Parts).
+	Part  int `json:"part"`
+	Parts int `json:"parts"`
+	// ClockOffsetNS is the agent's clock minus the coordinator's; ClockUncertaintyNS bounds
+	// its error (half the best round trip of the clock exchange).
+	ClockOffsetNS      int64 `json:"clock_offset_ns"`
+	ClockUncertaintyNS int64 `json:"clock_uncertainty_ns"`
+	// StartOffsetNS is when its clients started, on the coordinator's clock, after the chosen
+	// start instant.
+	StartOffsetNS int64 `json:"start_offset_ns"`
+	// Lost: it stopped answering (or never sent its Result); Error: why, or its own failure.
+	Lost  bool   `json:"lost,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // CPU is the natsperf process's CPU time during the run, from the start barrier until every

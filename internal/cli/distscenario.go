@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/coord"
+	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/live"
+	"github.com/natsperf/natsperf/internal/report"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// runCellDistributed runs one repetition of a scenario cell across agents (run --agents): the
+// cell's own setup (streams recreated, buckets created) once, here, then its Spec split across
+// the agents (an instance never spans agents), the merged Result saved as runOnce saves one.
+func (a *app) runCellDistributed(ctx context.Context, sc *scenario.Scenario, c scenario.Cell, rep int, dir string,
+	s *spec.Spec, conn *connect.Settings, ir scenario.IndexRun, fail func(error) scenario.IndexRun, metrics *live.Metrics,
+) scenario.IndexRun {
+	name := scenario.RunName(c, rep)
+	var warnings []string
+	if engine.NeedsSetup(s) {
+		if conn == nil || (conn.Servers == "" && conn.Context == "") {
+			// The agents load their own -s, which defaults to the control server: so does the
+			// setup, made here once.
+			control, err := controlSettings(a.conn.s, a.dist.control, a.streams.Env)
+			if err != nil {
+				return fail(err)
+			}
+			conn = &control
+		}
+		t, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: a.streams.Env, Connection: conn})
+		if err != nil {
+			return fail(err)
+		}
+		w, teardown, err := engine.Setup(ctx, t, s)
+		defer t.Close()
+		defer teardown()
+		if err != nil {
+			return fail(err)
+		}
+		warnings, s = w, engine.WithoutSetup(s)
+	}
+	cfg, err := a.coordConfig(s, false)
+	if err != nil {
+		return fail(err)
+	}
+	cfg.Log = nil // the scenario prints one line per run
+	// The agents' intervals, live: the series file and --metrics-addr, as a local cell's
+	// (each client's series named after its agent: a1/pod1/pub/1).
+	var sink *live.Sink
+	if stream := streamSeries(c.File, s); stream || metrics != nil {
+		path := ""
+		if stream || c.File.Stream == "" || c.File.Stream == "auto" {
+			path = filepath.Join(dir, name+".series.jsonl")
+			ir.Series = filepath.Base(path)
+		}
+		if sink, err = live.Open(path, metrics); err != nil {
+			return fail(err)
+		}
+		cfg.Series = sink.C()
+	}
+	if metrics != nil {
+		interval := s.Interval.D()
+		if interval == 0 {
+			interval = engine.DefaultInterval
+		}
+		metrics.StartRun(c.Name, name, interval)
+	}
+	res, err := coord.Run(ctx, s, cfg)
+	if sink != nil {
+		if serr := sink.Close(); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		var in coord.InputError
+		if errors.As(err, &in) {
+			return fail(err)
+		}
+		return fail(fmt.Errorf("across agents: %w", err))
+	}
+	res.Warnings = append(warnings, res.Warnings...)
+	var settings map[string]any // the parts' settings, with the scenario's as a run's has them
+	if json.Unmarshal(res.Settings, &settings) != nil || settings == nil {
+		settings = map[string]any{}
+	}
+	settings["scenario"] = scenarioInfo(sc, c, rep)
+	res.Settings, _ = json.Marshal(settings)
+	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
+	ir.Lost = res.Loss()
+	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
+		ir.Stop = ""
+		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)
+		return ir
+	}
+	line := report.OneLine(res) + fmt.Sprintf(" (%d agents)", len(res.Distributed.Agents))
+	if res.Stop.Reason != result.StopCompleted && res.Stop.Error != "" && res.Stop.Error != res.Stop.Reason {
+		line += ": " + oneLine(res.Stop.Error)
+	}
+	fmt.Fprintf(a.streams.Out, "  %s (%s)\n", line, name)
+	return ir
+}

@@ -1,0 +1,96 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/natsperf/natsperf/internal/agent"
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// A target that needs a password: the agents get it next to the Spec (which never holds
+// it) and their clients log in with it.
+func TestRunPasswordReachesAgents(t *testing.T) {
+	srv := natstest.Server(t, func(o *server.Options) { o.Username, o.Password = "bench", "s3cret" })
+	url := srv.ClientURL()
+	login := connect.Settings{Servers: url, User: "bench", Password: "s3cret"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := range 2 {
+		a, err := agent.Start(ctx, agent.Config{Control: login, Target: login, Name: fmt.Sprintf("p%d", i+1), Version: "vT"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+	}
+	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{url}, User: "bench", Password: "s3cret"},
+		Workloads: []spec.Workload{{Clients: 2, Pacing: spec.Pacing{Msgs: 2000}, Config: &spec.Pub{Subject: "pw.test"}}}}
+	res, err := Run(ctx, s, Config{Control: login, Count: 2, Wait: 10 * time.Second, Version: "vT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop.Reason != result.StopCompleted || res.Groups[0].Aggregate.Msgs != 2000 {
+		t.Fatalf("stop %+v, %d msgs", res.Stop, res.Groups[0].Aggregate.Msgs)
+	}
+}
+
+// A known clock offset flows through: an agent that reports its clock 50 ms ahead is
+// measured so (within the stated uncertainty), and a subscriber on the other agent corrects
+// the latencies of its publisher by it: they grow by the 50 ms (both share one real clock).
+func TestRunCorrectsLatencyByMeasuredOffset(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	login := connect.Settings{Servers: srv.ClientURL()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const skew = 50 * time.Millisecond
+	for i, sk := range []time.Duration{0, skew} {
+		a, err := agent.Start(ctx, agent.Config{Control: login, Target: login, Name: fmt.Sprintf("k%d", i+1), Version: "vT", ClockSkew: sk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+	}
+	s := &spec.Spec{Version: spec.Version, Workloads: []spec.Workload{{Pacing: spec.Pacing{Msgs: 2000},
+		Config: &spec.PubSub{Subject: "skew.e2e", Size: 32, Pubs: 1, Subs: 2}}}}
+	res, err := Run(ctx, s, Config{Control: login, Count: 2, Wait: 10 * time.Second, Version: "vT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2 := res.Distributed.Agents[1]
+	if k2.Name != "k2" || abs64(k2.ClockOffsetNS-int64(skew)) > k2.ClockUncertaintyNS+int64(time.Millisecond) {
+		t.Fatalf("k2's offset %d ± %d, injected %d", k2.ClockOffsetNS, k2.ClockUncertaintyNS, skew)
+	}
+	for _, g := range res.Groups {
+		if g.Name != "sub" {
+			continue
+		}
+		for _, c := range g.Clients {
+			switch c.Part {
+			case "k1": // hears k2's publisher: corrected by -(0 - 50 ms)
+				if c.Latency.Min < int64(skew)-k2.ClockUncertaintyNS-int64(time.Millisecond) {
+					t.Fatalf("k1's subscriber: min latency %d, want 50 ms more than the real one", c.Latency.Min)
+				}
+			case "k2": // same agent as the publisher
+				if c.Latency.Min >= int64(skew)/2 {
+					t.Fatalf("k2's subscriber: min latency %d, want no correction", c.Latency.Min)
+				}
+			default:
+				t.Fatalf("subscriber on %q", c.Part)
+			}
+		}
+	}
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
