@@ -86,6 +86,8 @@ func TestBadInputRefusedBeforeRunning(t *testing.T) {
 		{"latency --hist under a file", []string{"latency", "--rate", "10", "--duration", "1s", "--hist", filepath.Join(aFile, "x.hgrm")}, "--hist"},
 		{"js pub -o a directory", []string{"js", "pub", "sync", "foo", "-o", dir}, "is a directory"},
 		{"subject with a space", []string{"pub", "bad name!"}, "not a valid NATS subject"},
+		{"server --addr not an IP", []string{"server", "--addr", "localhost:4222"}, "--addr must be an IP address"},
+		{"server --http-port out of range", []string{"server", "-m", "70000"}, "--http-port must be 0..65535"},
 		{"subject foo bar", []string{"sub", "foo bar"}, "not a valid NATS subject"},
 		{"empty subject", []string{"pub", ""}, "not a valid NATS subject"},
 		{"> not last", []string{"pub", "foo.>.bar"}, "not a valid NATS subject"},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,8 +11,8 @@ import (
 )
 
 func (a *app) serverCmd() *cobra.Command {
-	var port, nodes int
-	var storeDir string
+	var port, nodes, httpPort int
+	var storeDir, addr string
 	var ready time.Duration
 	cmd := &cobra.Command{
 		Use:   "server",
@@ -20,11 +21,18 @@ func (a *app) serverCmd() *cobra.Command {
 'natsperf sub' and 'natsperf pub' in two terminals can share it, as with nats bench.`,
 		Example: `  natsperf server                      # nats://127.0.0.1:4222
   natsperf server --port 4333 --store-dir /tmp/js
+  natsperf server --addr 127.0.0.2 --http-port 8333   # listen on 127.0.0.2, /varz at http://127.0.0.2:8333/varz
   natsperf server --cluster 3           # a 3-node JetStream cluster on loopback`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if port < 0 || port > 65535 {
 				return usagef("--port must be 0..65535, got %d", port)
+			}
+			if httpPort < 0 || httpPort > 65535 {
+				return usagef("--http-port must be 0..65535, got %d", httpPort)
+			}
+			if net.ParseIP(addr) == nil {
+				return usagef("--addr must be an IP address to listen on (127.0.0.1, 0.0.0.0, ::1, ...), got %q", addr)
 			}
 			if nodes < 1 || nodes > 9 {
 				return usagef("--cluster must be 1..9 nodes, got %d", nodes)
@@ -33,18 +41,23 @@ func (a *app) serverCmd() *cobra.Command {
 			if ready < 0 {
 				return usagef("--ready-timeout must not be negative")
 			}
-			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Port: port, StoreDir: storeDir, ReadyTimeout: ready})
+			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready})
 			if err != nil {
 				return fmt.Errorf("start embedded server: %w", err)
 			}
 			defer c.Shutdown()
 			fmt.Fprintf(a.streams.Out, "Running %s\n", c.Describe())
+			if mon := c.MonitorURL(); mon != "" {
+				fmt.Fprintf(a.streams.Out, "Monitoring: %s/varz\n", mon)
+			}
 			fmt.Fprintf(a.streams.Out, "Connect with: -s %s   (Ctrl-C to stop)\n", c.URL())
 			<-ctx.Done()
 			fmt.Fprintf(a.streams.Out, "Stopping\n")
 			return nil
 		},
 	}
+	cmd.Flags().StringVarP(&addr, "addr", "a", "127.0.0.1", "IP address to listen on, clients and monitoring (nats-server's -a); 0.0.0.0: every interface, for agents on other machines")
+	cmd.Flags().IntVarP(&httpPort, "http-port", "m", 0, "serve the monitoring endpoints (/varz, /connz, ...) of the first node at this port (nats-server's -m); 0: none")
 	cmd.Flags().IntVar(&port, "port", 4222, "client port (of the first node); 0 picks a free one")
 	cmd.Flags().StringVar(&storeDir, "store-dir", "", "JetStream store directory (default: a temporary directory removed on exit)")
 	cmd.Flags().IntVar(&nodes, "cluster", 1, "number of nodes; more than 1 forms a JetStream cluster on loopback")

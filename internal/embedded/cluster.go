@@ -215,6 +215,22 @@ func (c *Cluster) ClientURLs() []string {
 	return urls
 }
 
+// MonitorURL is node 1's monitoring base URL (http://host:port; /varz and the others below
+// it), "" without Options.HTTPPort or while node 1 is down.
+func (c *Cluster) MonitorURL() string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n := c.nodes[0]
+	if c.opts.HTTPPort == 0 || n.srv == nil {
+		return ""
+	}
+	a := n.srv.MonitorAddr()
+	if a == nil {
+		return ""
+	}
+	return "http://" + hostPort(c.opts.dialHost(), a.Port)
+}
+
 // URL returns the running nodes' URLs comma-joined, as nats.Connect takes.
 func (c *Cluster) URL() string { return strings.Join(c.ClientURLs(), ",") }
 

@@ -57,6 +57,9 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 		JetStreamMaxMemory: c.opts.JetStreamMaxMemory,
 		JetStreamMaxStore:  c.opts.JetStreamMaxStore,
 	}
+	if c.opts.HTTPPort != 0 && n == c.nodes[0] {
+		o.HTTPHost, o.HTTPPort = c.opts.Host, c.opts.HTTPPort
+	}
 	if n.proxied() {
 		// The server listens on free internal ports and advertises the
 		// proxy, so clients that discover servers stay behind the proxies.

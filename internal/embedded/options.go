@@ -31,6 +31,9 @@ type Options struct {
 	// Port is the client port of node 1; 0 picks a free port. Other nodes
 	// always use free ports.
 	Port int
+	// HTTPPort, when not 0, serves node 1's monitoring endpoints (/varz, /connz, ...) on Host
+	// at this port (nats-server's -m); -1 picks a free one. MonitorURL says where.
+	HTTPPort int
 	// StoreDir is the JetStream store root. Empty means a fresh temporary
 	// directory that Shutdown removes; a given directory is kept. Each node
 	// uses its own subdirectory n1, n2, ...
@@ -65,6 +68,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return o, fmt.Errorf("embedded: Port must be 0..65535, got %d", o.Port)
+	}
+	if o.HTTPPort < -1 || o.HTTPPort > 65535 {
+		return o, fmt.Errorf("embedded: HTTPPort must be -1..65535, got %d", o.HTTPPort)
 	}
 	if o.JetStreamMaxMemory < 0 || o.JetStreamMaxStore < 0 {
 		return o, fmt.Errorf("embedded: JetStream limits must be >= 0")

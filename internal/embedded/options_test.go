@@ -21,6 +21,7 @@ func TestOptionsDefaults(t *testing.T) {
 			want: Options{Nodes: 2, Host: "::1", Port: 4222, JetStreamMaxMemory: 5, JetStreamMaxStore: 6, ReadyTimeout: time.Second}},
 		{name: "negative nodes", in: Options{Nodes: -1}, wantErr: true},
 		{name: "port out of range", in: Options{Port: 70000}, wantErr: true},
+		{name: "monitor port out of range", in: Options{HTTPPort: -2}, wantErr: true},
 		{name: "negative limit", in: Options{JetStreamMaxStore: -1}, wantErr: true},
 		{name: "negative timeout", in: Options{ReadyTimeout: -time.Second}, wantErr: true},
 	}
