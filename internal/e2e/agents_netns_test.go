@@ -245,14 +245,16 @@ func readResult(t *testing.T, path string) *result.Result {
 // A natsperf server, three agents and a coordinator, each in a network namespace of its own:
 // the merged counts are what the server counted, each agent's link carried at least its own
 // clients' bytes, the Result names the three agents with their clock offsets, the publishers of
-// the three agents never share an id, and an agent killed mid-run ends the run, partial and
-// naming it, within a bound.
+// the three agents never share an id, an agent cut off by its link going down is lost while
+// the others finish, and an agent killed mid-run ends the run, partial and naming it, within a
+// bound.
 func TestAgentsAcrossNamespaces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("five namespaces and six processes")
 	}
 	n, agents := newTestNet(t)
 	t.Run("counts", func(t *testing.T) { testCounts(t, n) })
+	t.Run("partition", func(t *testing.T) { testPartitioned(t, n, agents) })
 	t.Run("kill -9", func(t *testing.T) { testKilled(t, n, agents) })
 }
 
@@ -381,6 +383,71 @@ func abs(v int64) int64 {
 	return v
 }
 
+// waitSending waits until every agent's link has sent at least bytes since links0.
+func (n *testNet) waitSending(t *testing.T, links0 map[string]link, bytes uint64) {
+	t.Helper()
+	natstest.Eventually(t, 20*time.Second, 100*time.Millisecond, func() error {
+		now := n.links(t, agentNames...)
+		for _, name := range agentNames {
+			if sent := now[name].tx - links0[name].tx; sent < bytes {
+				return fmt.Errorf("agent %s has sent %d bytes", name, sent)
+			}
+		}
+		return nil
+	})
+}
+
+// setLink takes a node's link down (a network partition: the process lives on, its packets go
+// nowhere) or back up.
+func (n *testNet) setLink(t *testing.T, node, state string) {
+	t.Helper()
+	if out, err := exec.Command("ip", "-n", n.Namespace(node), "link", "set", netns.Iface, state).CombinedOutput(); err != nil {
+		t.Fatalf("link %s of %s: %v %s", state, node, err, out)
+	}
+}
+
+// An agent cut off by a real partition (its link down mid-run) is lost after its missed
+// heartbeats; with --on-agent-loss continue the others run to their end and the Result is
+// partial, naming it. Once the link is back, the agent, which stopped its part when the
+// coordinator went silent, is free for the next run.
+func testPartitioned(t *testing.T, n *testNet, agents []*proc) {
+	const size = 128
+	file := filepath.Join(t.TempDir(), "partition.json")
+	links0 := n.links(t, agentNames...)
+	co := n.coordinator(t, "pubsub", "netns.partition", "--pub", "3", "--sub", "3", "--rate", "600", "--size", fmt.Sprint(size),
+		"--duration", "8s", "--agents", "3", "--on-agent-loss", "continue", "-o", file)
+	for _, a := range agents {
+		a.waitFor(t, "starting at", 30*time.Second)
+	}
+	n.waitSending(t, links0, 50*size)
+	n.setLink(t, "a3", "down")
+	healed := false
+	heal := func() {
+		if !healed {
+			healed = true
+			n.setLink(t, "a3", "up")
+		}
+	}
+	defer heal()
+	if code := co.wait(t, 40*time.Second); code != 1 {
+		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.out.String())
+	}
+	heal()
+	res := readResult(t, file)
+	d := res.Distributed
+	if d == nil || len(d.Lost) != 1 || d.Lost[0] != "a3" || d.OnAgentLoss != "continue" {
+		t.Fatalf("distributed %+v", d)
+	}
+	// The others ran to the end: each publisher sent its whole 8 s at 200 msgs/s.
+	for _, cl := range res.Groups[0].Clients {
+		if cl.Part == "a3" || cl.Msgs < 1500 {
+			t.Errorf("publisher %d (%s) sent %d", cl.ID, cl.Part, cl.Msgs)
+		}
+	}
+	agents[2].waitFor(t, "the coordinator is silent", 30*time.Second)
+	agents[2].waitFor(t, "ended (", 30*time.Second)
+}
+
 func testKilled(t *testing.T, n *testNet, agents []*proc) {
 	const size = 128
 	file := filepath.Join(t.TempDir(), "partial.json")
@@ -391,15 +458,7 @@ func testKilled(t *testing.T, n *testNet, agents []*proc) {
 		a.waitFor(t, "starting at", 30*time.Second)
 	}
 	// Every agent has sent some of its messages over its link before one is killed.
-	natstest.Eventually(t, 20*time.Second, 100*time.Millisecond, func() error {
-		now := n.links(t, agentNames...)
-		for _, name := range agentNames {
-			if sent := now[name].tx - links0[name].tx; sent < 50*size {
-				return fmt.Errorf("agent %s has sent %d bytes", name, sent)
-			}
-		}
-		return nil
-	})
+	n.waitSending(t, links0, 50*size)
 	victim := agents[1]
 	killed := time.Now()
 	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
