@@ -39,7 +39,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	natsperfBin = filepath.Join(dir, "natsperf")
-	build := exec.Command("go", "build", "-o", natsperfBin, "github.com/natsperf/natsperf/cmd/natsperf")
+	args := []string{"build", "-o", natsperfBin}
+	if os.Getenv("NATSPERF_RACE") != "" { // the processes with the race detector, as internal/coord's tests
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "github.com/natsperf/natsperf/cmd/natsperf")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build natsperf:", err)
@@ -160,6 +164,9 @@ func (n *testNet) start(t *testing.T, node, name string, args ...string) *proc {
 		case <-time.After(15 * time.Second):
 			_ = p.cmd.Process.Kill()
 			<-p.done
+		}
+		if strings.Contains(p.out.String(), "DATA RACE") {
+			t.Errorf("%s had a data race", p.name)
 		}
 		if t.Failed() {
 			t.Logf("--- %s output:\n%s", p.name, p.out.String())
