@@ -70,6 +70,10 @@ func printVarz(url string) int {
 	return 0
 }
 
+// requireEnv, set (CI sets it when it runs as root with ip), makes a missing namespace
+// support a failure instead of a skip, so CI cannot lose these tests unnoticed.
+const requireEnv = "NATSPERF_NETNS_REQUIRED"
+
 const (
 	natsPort    = 4222 // the benchmark's server
 	controlPort = 4223 // the control server: its own process, so /varz above counts only the benchmark
@@ -215,6 +219,9 @@ var agentNames = []string{"a1", "a2", "a3"}
 // newTestNet builds the network and starts the two servers and the three agents.
 func newTestNet(t *testing.T) (*testNet, []*proc) {
 	t.Helper()
+	if ok, why := netns.Available(); !ok && os.Getenv(requireEnv) != "" {
+		t.Fatalf("%s is set but network namespaces cannot be made here: %s", requireEnv, why)
+	}
 	n := &testNet{Network: netns.ForTest(t, append([]string{"server", "coord"}, agentNames...)...), home: t.TempDir()}
 	addr := n.Addr("server")
 	n.target = fmt.Sprintf("nats://%s:%d", addr, natsPort)
