@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/netns"
 	"github.com/natsperf/natsperf/internal/result"
@@ -361,6 +364,29 @@ func testCounts(t *testing.T, n *testNet) {
 	if text := co.out.String(); !strings.Contains(text, "start skew") || !strings.Contains(text, "a1]") {
 		t.Errorf("text output lacks the agents:\n%s", text)
 	}
+
+	// The merged histogram is the histogram of every subscriber's samples, from three agents.
+	var hs []*hdrhistogram.Histogram
+	for _, cl := range sub.Clients {
+		if cl.Latency == nil || cl.Latency.Histogram == "" {
+			t.Fatalf("client %d (%s) has no histogram", cl.ID, cl.Part)
+		}
+		h, err := histo.Decode(cl.Latency.Histogram)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	all, agg := histo.Merge(hs...), sub.Aggregate.Latency
+	if all.TotalCount() != subs*msgs || agg.Count != all.TotalCount() || agg.Max != all.Max() || agg.Min != all.Min() {
+		t.Errorf("aggregate count %d min %d max %d, clients' samples count %d min %d max %d", agg.Count, agg.Min, agg.Max, all.TotalCount(), all.Min(), all.Max())
+	}
+	for _, p := range agg.Percentiles {
+		if want := all.ValueAtQuantile(p.P); p.Ns != want {
+			t.Errorf("P%v: aggregate %d, clients' samples %d", p.P, p.Ns, want)
+		}
+	}
+	t.Logf("start skew across the agents %v", time.Duration(d.StartSkewNS))
 
 	// Publisher ids: two publishers on each agent, six distinct ids, each heard in full by every
 	// subscriber. Two publishers sharing an id (ranges of two agents overlapping) would show as
