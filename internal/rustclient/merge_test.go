@@ -112,7 +112,8 @@ func TestGoAndRustPartsMerge(t *testing.T) {
 	if err := report.Text(&text, m); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "[1] nats.go ") || !strings.Contains(text.String(), "[3] async-nats ") {
+	// Rows name their part (the process) and their client library.
+	if !strings.Contains(text.String(), "[1 part1] nats.go ") || !strings.Contains(text.String(), "[3 part2] async-nats ") {
 		t.Fatalf("the text report does not label the rows by library:\n%s", text.String())
 	}
 
