@@ -54,16 +54,11 @@ func (a *app) runCellDistributed(ctx context.Context, sc *scenario.Scenario, c s
 	cfg.Log = nil // the scenario prints one line per run
 	// The agents' intervals, live: the series file and --metrics-addr, as a local cell's
 	// (each client's series named after its agent: a1/pod1/pub/1).
-	var sink *live.Sink
-	if stream := streamSeries(c.File, s); stream || metrics != nil {
-		path := ""
-		if stream || c.File.Stream == "" || c.File.Stream == "auto" {
-			path = filepath.Join(dir, name+".series.jsonl")
-			ir.Series = filepath.Base(path)
-		}
-		if sink, err = live.Open(path, metrics); err != nil {
-			return fail(err)
-		}
+	sink, err := openCellSeries(c.File, s, dir, name, metrics, &ir)
+	if err != nil {
+		return fail(err)
+	}
+	if sink != nil {
 		cfg.Series = sink.C()
 	}
 	if metrics != nil {

@@ -173,16 +173,11 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 		Title:    fmt.Sprintf("Scenario %s, %s, repetition %d", sc.Name, c.Name, rep),
 		Settings: map[string]any{"scenario": scenarioInfo(sc, c, rep)},
 	}
-	var sink *live.Sink
-	if stream := streamSeries(c.File, s); stream || metrics != nil {
-		path := ""
-		if stream || c.File.Stream == "" || c.File.Stream == "auto" {
-			path = filepath.Join(dir, name+".series.jsonl")
-			ir.Series = filepath.Base(path)
-		}
-		if sink, err = live.Open(path, metrics); err != nil {
-			return fail(err)
-		}
+	sink, err := openCellSeries(c.File, s, dir, name, metrics, &ir)
+	if err != nil {
+		return fail(err)
+	}
+	if sink != nil {
 		o.Series = sink.C()
 	}
 	r, err := engine.Prepare(ctx, s, o)
@@ -218,6 +213,21 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 }
 
 // streamSeries decides whether a run streams its interval records to disk.
+// openCellSeries opens a cell's live interval records: its series file (named in the index
+// run ir) and --metrics-addr. nil when neither is wanted.
+func openCellSeries(f *scenario.File, s *spec.Spec, dir, name string, metrics *live.Metrics, ir *scenario.IndexRun) (*live.Sink, error) {
+	stream := streamSeries(f, s)
+	if !stream && metrics == nil {
+		return nil, nil
+	}
+	path := ""
+	if stream || f.Stream == "" || f.Stream == "auto" {
+		path = filepath.Join(dir, name+".series.jsonl")
+		ir.Series = filepath.Base(path)
+	}
+	return live.Open(path, metrics)
+}
+
 func streamSeries(f *scenario.File, s *spec.Spec) bool {
 	switch f.Stream {
 	case "always":
