@@ -25,7 +25,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/live"
-	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/proctest"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -43,15 +43,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	natsperfBin = filepath.Join(dir, "natsperf")
-	args := []string{"build", "-o", natsperfBin}
-	if os.Getenv("NATSPERF_RACE") != "" { // the agents and coordinators with the race detector
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "github.com/natsperf/natsperf/cmd/natsperf")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build natsperf:", err)
+	if natsperfBin, err = proctest.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -150,74 +143,13 @@ func (s natsServer) varz(t *testing.T) (in, out int64) {
 	return v.InMsgs, v.OutMsgs
 }
 
-// proc is a natsperf process with its output captured.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	out  *natstest.Buffer
-	done chan struct{}
-	code int
-}
+type proc = proctest.Proc
 
 func start(t *testing.T, name string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, cmd: exec.Command(natsperfBin, args...), out: &natstest.Buffer{}, done: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.Env = append(os.Environ(), "NATS_URL=") // only the servers named here
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = p.cmd.Wait()
-		p.code = p.cmd.ProcessState.ExitCode()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.signal(syscall.SIGINT)
-		select {
-		case <-p.done:
-		case <-time.After(15 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-		if strings.Contains(p.out.String(), "DATA RACE") {
-			t.Errorf("%s had a data race", p.name)
-		}
-		if t.Failed() {
-			t.Logf("--- %s output:\n%s", p.name, p.out.String())
-		}
-	})
-	return p
-}
-
-func (p *proc) signal(s os.Signal) {
-	select {
-	case <-p.done:
-	default:
-		_ = p.cmd.Process.Signal(s)
-	}
-}
-
-// wait waits up to d for the process to exit and returns its exit code.
-func (p *proc) wait(t *testing.T, d time.Duration) int {
-	t.Helper()
-	select {
-	case <-p.done:
-		return p.code
-	case <-time.After(d):
-		t.Fatalf("%s did not exit within %v; output:\n%s", p.name, d, p.out.String())
-	}
-	return 0
-}
-
-func (p *proc) waitFor(t *testing.T, text string, d time.Duration) {
-	t.Helper()
-	natstest.Eventually(t, d, 20*time.Millisecond, func() error {
-		if strings.Contains(p.out.String(), text) {
-			return nil
-		}
-		return fmt.Errorf("%s has not said %q:\n%s", p.name, text, p.out.String())
-	})
+	cmd := exec.Command(natsperfBin, args...)
+	cmd.Env = append(os.Environ(), "NATS_URL=") // only the servers named here
+	return proctest.Start(t, name, cmd)
 }
 
 // cluster is a target server, a control server and agents named a1, a2, ...
@@ -245,7 +177,7 @@ func (c *cluster) agent(t *testing.T, name string, extra ...string) *proc {
 	t.Helper()
 	args := append([]string{"agent", "-s", c.target.url, "--control", c.control.url, "--name", name}, extra...)
 	p := start(t, "agent "+name, args...)
-	p.waitFor(t, "waiting for runs", 20*time.Second)
+	p.WaitFor(t, "waiting for runs", 20*time.Second)
 	return p
 }
 
@@ -273,8 +205,8 @@ func TestAgentsMergedCountsMatchServer(t *testing.T) {
 	const msgs = 30_000
 	co := c.coordinator(t, "pubsub", "agents.counts", "--pub", "3", "--sub", "3", "--msgs", fmt.Sprint(msgs), "--size", "64",
 		"--agents", "3", "-o", file)
-	if code := co.wait(t, 60*time.Second); code != 0 {
-		t.Fatalf("coordinator exit %d:\n%s", code, co.out.String())
+	if code := co.Wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("coordinator exit %d:\n%s", code, co.Out.String())
 	}
 	in1, out1 := c.target.varz(t)
 	res := readResult(t, file)
@@ -302,12 +234,12 @@ func TestAgentsMergedCountsMatchServer(t *testing.T) {
 		t.Fatalf("%d pub rows, %d sub rows, parts %v", len(pub.Clients), len(sub.Clients), parts)
 	}
 	for _, a := range c.agents {
-		if out := a.out.String(); !strings.Contains(out, "Result sent in") || strings.Contains(out, "Result sent in 1 message") {
-			t.Fatalf("%s did not chunk its Result:\n%s", a.name, out)
+		if out := a.Out.String(); !strings.Contains(out, "Result sent in") || strings.Contains(out, "Result sent in 1 message") {
+			t.Fatalf("%s did not chunk its Result:\n%s", a.Name, out)
 		}
 	}
-	if !strings.Contains(co.out.String(), "[1 a1]") || !strings.Contains(co.out.String(), "start skew") {
-		t.Fatalf("text output lacks the agents:\n%s", co.out.String())
+	if !strings.Contains(co.Out.String(), "[1 a1]") || !strings.Contains(co.Out.String(), "start skew") {
+		t.Fatalf("text output lacks the agents:\n%s", co.Out.String())
 	}
 	// Publisher ids: three distinct publishers, each heard in full by every subscriber.
 	cor := sub.Aggregate.Correctness
@@ -367,18 +299,18 @@ func TestAgentsKilledAgentEndsRunPartial(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "partial.json")
 	co := c.coordinator(t, longRun(file, 3)...)
 	for _, a := range c.agents {
-		a.waitFor(t, "starting at", 30*time.Second)
+		a.WaitFor(t, "starting at", 30*time.Second)
 	}
 	time.Sleep(1500 * time.Millisecond) // let every agent's clients record a little first
 	victim := c.agents[1]
 	killed := time.Now()
-	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	code := co.wait(t, 30*time.Second)
+	code := co.Wait(t, 30*time.Second)
 	took := time.Since(killed)
 	if code != 1 {
-		t.Fatalf("coordinator exit %d after a lost agent, want 1:\n%s", code, co.out.String())
+		t.Fatalf("coordinator exit %d after a lost agent, want 1:\n%s", code, co.Out.String())
 	}
 	// 3 missed heartbeats, then the others' stop and their Results: far below the 40s run.
 	if took > 20*time.Second {
@@ -401,8 +333,8 @@ func TestAgentsKilledAgentEndsRunPartial(t *testing.T) {
 			t.Fatalf("group %s: msgs by agent %v, want a1's and a3's data only", g.Name, got)
 		}
 	}
-	if !strings.Contains(co.out.String(), "LOST") {
-		t.Fatalf("text output does not name the lost agent:\n%s", co.out.String())
+	if !strings.Contains(co.Out.String(), "LOST") {
+		t.Fatalf("text output does not name the lost agent:\n%s", co.Out.String())
 	}
 }
 
@@ -416,17 +348,17 @@ func TestAgentsCoordinatorInterrupted(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "interrupted.json")
 	co := c.coordinator(t, longRun(file, 3)...)
 	for _, a := range c.agents {
-		a.waitFor(t, "starting at", 30*time.Second)
+		a.WaitFor(t, "starting at", 30*time.Second)
 	}
 	// A run on a busy agent is refused before it starts.
 	busy := c.coordinator(t, "pub", "agents.busy", "--agents", "1", "--msgs", "10")
-	if code := busy.wait(t, 30*time.Second); code != 1 || !strings.Contains(busy.out.String(), "busy with run") {
-		t.Fatalf("second coordinator exit %d:\n%s", code, busy.out.String())
+	if code := busy.Wait(t, 30*time.Second); code != 1 || !strings.Contains(busy.Out.String(), "busy with run") {
+		t.Fatalf("second coordinator exit %d:\n%s", code, busy.Out.String())
 	}
 	time.Sleep(time.Second)
-	co.signal(syscall.SIGINT)
-	if code := co.wait(t, 20*time.Second); code != 130 {
-		t.Fatalf("coordinator exit %d after Ctrl-C, want 130:\n%s", code, co.out.String())
+	co.Signal(syscall.SIGINT)
+	if code := co.Wait(t, 20*time.Second); code != 130 {
+		t.Fatalf("coordinator exit %d after Ctrl-C, want 130:\n%s", code, co.Out.String())
 	}
 	res := readResult(t, file)
 	if res.Stop.Reason != result.StopInterrupted || res.Distributed == nil || len(res.Distributed.Lost) != 0 || len(res.Parts) != 3 {
@@ -436,11 +368,11 @@ func TestAgentsCoordinatorInterrupted(t *testing.T) {
 		t.Fatal("the interrupted run kept no data")
 	}
 	for _, a := range c.agents {
-		a.waitFor(t, "stop asked", 10*time.Second)
+		a.WaitFor(t, "stop asked", 10*time.Second)
 	}
 	next := c.coordinator(t, "pub", "agents.next", "--clients", "3", "--agents", "3", "--msgs", "3000")
-	if code := next.wait(t, 30*time.Second); code != 0 {
-		t.Fatalf("the next run exit %d:\n%s", code, next.out.String())
+	if code := next.Wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("the next run exit %d:\n%s", code, next.Out.String())
 	}
 }
 
@@ -449,16 +381,16 @@ func TestAgentsVersionMismatchRefused(t *testing.T) {
 	c := newCluster(t, 2)
 	c.agents = append(c.agents, c.agent(t, "old", "--fake-version", "v0.0.1"))
 	co := c.coordinator(t, "pub", "agents.version", "--clients", "3", "--agents", "3", "--msgs", "1000")
-	if code := co.wait(t, 30*time.Second); code != 1 {
-		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.out.String())
+	if code := co.Wait(t, 30*time.Second); code != 1 {
+		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.Out.String())
 	}
-	out := co.out.String()
+	out := co.Out.String()
 	if !strings.Contains(out, "agent old") || !strings.Contains(out, "v0.0.1") || !strings.Contains(out, "refused before anything ran") {
 		t.Fatalf("the refusal does not name the agent and its version:\n%s", out)
 	}
 	for _, a := range c.agents {
-		if strings.Contains(a.out.String(), "prepared") {
-			t.Fatalf("%s prepared a run:\n%s", a.name, a.out.String())
+		if strings.Contains(a.Out.String(), "prepared") {
+			t.Fatalf("%s prepared a run:\n%s", a.Name, a.Out.String())
 		}
 	}
 }
@@ -467,8 +399,8 @@ func TestAgentsVersionMismatchRefused(t *testing.T) {
 func TestAgentsMissingAfterWait(t *testing.T) {
 	c := newCluster(t, 1)
 	co := c.coordinator(t, "pub", "agents.missing", "--clients", "4", "--agents", "3", "--agents-wait", "1s")
-	if code := co.wait(t, 30*time.Second); code != 1 || !strings.Contains(co.out.String(), "2 of 3 agents missing") || !strings.Contains(co.out.String(), "a1") {
-		t.Fatalf("exit %d:\n%s", code, co.out.String())
+	if code := co.Wait(t, 30*time.Second); code != 1 || !strings.Contains(co.Out.String(), "2 of 3 agents missing") || !strings.Contains(co.Out.String(), "a1") {
+		t.Fatalf("exit %d:\n%s", code, co.Out.String())
 	}
 }
 
@@ -484,15 +416,15 @@ func TestAgentsSilentAgentContinue(t *testing.T) {
 	co := c.coordinator(t, "pubsub", "agents.continue", "--pub", "3", "--sub", "3", "--rate", "600",
 		"--duration", "8s", "--agents", "3", "--on-agent-loss", "continue", "-o", file)
 	for _, a := range c.agents {
-		a.waitFor(t, "starting at", 30*time.Second)
+		a.WaitFor(t, "starting at", 30*time.Second)
 	}
 	victim := c.agents[2]
-	if err := victim.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := victim.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = victim.cmd.Process.Signal(syscall.SIGCONT) }()
-	if code := co.wait(t, 40*time.Second); code != 1 {
-		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.out.String())
+	defer func() { _ = victim.Cmd.Process.Signal(syscall.SIGCONT) }()
+	if code := co.Wait(t, 40*time.Second); code != 1 {
+		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.Out.String())
 	}
 	res := readResult(t, file)
 	d := res.Distributed
@@ -505,7 +437,7 @@ func TestAgentsSilentAgentContinue(t *testing.T) {
 			t.Fatalf("publisher %d (%s) sent %d", cl.ID, cl.Part, cl.Msgs)
 		}
 	}
-	if strings.Contains(c.agents[0].out.String(), "stop asked") {
+	if strings.Contains(c.agents[0].Out.String(), "stop asked") {
 		t.Fatal("a1 was stopped despite --on-agent-loss continue")
 	}
 }
@@ -521,22 +453,22 @@ func TestAgentsAgentInterrupted(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "agent-int.json")
 	co := c.coordinator(t, longRun(file, 3)...)
 	for _, a := range c.agents {
-		a.waitFor(t, "starting at", 30*time.Second)
+		a.WaitFor(t, "starting at", 30*time.Second)
 	}
 	time.Sleep(time.Second)
-	c.agents[0].signal(syscall.SIGINT)
-	if code := c.agents[0].wait(t, 20*time.Second); code != 0 {
+	c.agents[0].Signal(syscall.SIGINT)
+	if code := c.agents[0].Wait(t, 20*time.Second); code != 0 {
 		t.Fatalf("agent exit %d after Ctrl-C", code)
 	}
-	if code := co.wait(t, 20*time.Second); code != 1 {
-		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.out.String())
+	if code := co.Wait(t, 20*time.Second); code != 1 {
+		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.Out.String())
 	}
 	res := readResult(t, file)
 	if res.Stop.Reason != result.StopFailed || len(res.Parts) != 3 || len(res.Distributed.Lost) != 0 {
 		t.Fatalf("stop %+v, %d parts, lost %v", res.Stop, len(res.Parts), res.Distributed.Lost)
 	}
 	for _, a := range c.agents[1:] {
-		a.waitFor(t, "stop asked", 10*time.Second)
+		a.WaitFor(t, "stop asked", 10*time.Second)
 	}
 }
 
@@ -549,18 +481,18 @@ func TestAgentsCoordinatorKilled(t *testing.T) {
 	c := newCluster(t, 3)
 	co := c.coordinator(t, longRun(filepath.Join(t.TempDir(), "never.json"), 3)...)
 	for _, a := range c.agents {
-		a.waitFor(t, "starting at", 30*time.Second)
+		a.WaitFor(t, "starting at", 30*time.Second)
 	}
-	if err := co.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := co.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range c.agents {
-		a.waitFor(t, "the coordinator is silent", 15*time.Second)
-		a.waitFor(t, "ended (interrupted)", 15*time.Second)
+		a.WaitFor(t, "the coordinator is silent", 15*time.Second)
+		a.WaitFor(t, "ended (interrupted)", 15*time.Second)
 	}
 	next := c.coordinator(t, "pub", "agents.after", "--clients", "3", "--agents", "3", "--msgs", "3000")
-	if code := next.wait(t, 30*time.Second); code != 0 {
-		t.Fatalf("the next run exit %d:\n%s", code, next.out.String())
+	if code := next.Wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("the next run exit %d:\n%s", code, next.Out.String())
 	}
 }
 
@@ -591,8 +523,8 @@ workloads:
 	}
 	out := filepath.Join(dir, "res")
 	co := start(t, "coordinator", "run", file, "--agents", "3", "-s", c.target.url, "--control", c.control.url, "-o", out, "--no-progress")
-	if code := co.wait(t, 60*time.Second); code != 0 {
-		t.Fatalf("coordinator exit %d:\n%s", code, co.out.String())
+	if code := co.Wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("coordinator exit %d:\n%s", code, co.Out.String())
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "001-*.json"))
 	if len(files) != 1 {

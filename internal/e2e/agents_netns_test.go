@@ -18,6 +18,7 @@ import (
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/netns"
+	"github.com/natsperf/natsperf/internal/proctest"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -41,15 +42,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	natsperfBin = filepath.Join(dir, "natsperf")
-	args := []string{"build", "-o", natsperfBin}
-	if os.Getenv("NATSPERF_RACE") != "" { // the processes with the race detector, as internal/coord's tests
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "github.com/natsperf/natsperf/cmd/natsperf")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build natsperf:", err)
+	if natsperfBin, err = proctest.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -135,86 +129,20 @@ func (n *testNet) links(t *testing.T, nodes ...string) map[string]link {
 	return m
 }
 
-// proc is a natsperf process in a namespace, its output captured.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	out  *natstest.Buffer
-	done chan struct{}
-	code int
-}
+type proc = proctest.Proc
 
 // start runs natsperf in node's namespace. Its clean-up (Ctrl-C, then SIGKILL) is registered
 // after the network's, so it runs first: a namespace with a process inside outlives its Close.
 func (n *testNet) start(t *testing.T, node, name string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, cmd: n.Command(context.Background(), node, append([]string{natsperfBin}, args...)...), out: &natstest.Buffer{}, done: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	cmd := n.Command(context.Background(), node, append([]string{natsperfBin}, args...)...)
 	// Only the servers named here (no NATS_URL, no nats context in HOME); the servers' stores in
 	// the test's directory, removed after the processes end, killed or not.
-	p.cmd.Env = append(os.Environ(), "NATS_URL=", "HOME="+n.home, "TMPDIR="+n.home)
+	cmd.Env = append(os.Environ(), "NATS_URL=", "HOME="+n.home, "TMPDIR="+n.home)
 	// `ip netns exec` execs natsperf in place, so this reaches natsperf itself: should the test
 	// binary die without its clean-up, the kernel kills what it started.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = p.cmd.Wait()
-		p.code = p.cmd.ProcessState.ExitCode()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.signal(syscall.SIGINT)
-		select {
-		case <-p.done:
-		case <-time.After(15 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-		if strings.Contains(p.out.String(), "DATA RACE") {
-			t.Errorf("%s had a data race", p.name)
-		}
-		if t.Failed() {
-			t.Logf("--- %s output:\n%s", p.name, p.out.String())
-		}
-	})
-	return p
-}
-
-func (p *proc) signal(s os.Signal) {
-	select {
-	case <-p.done:
-	default:
-		_ = p.cmd.Process.Signal(s)
-	}
-}
-
-// wait waits up to d for the process to exit and returns its exit code.
-func (p *proc) wait(t *testing.T, d time.Duration) int {
-	t.Helper()
-	select {
-	case <-p.done:
-		return p.code
-	case <-time.After(d):
-		t.Fatalf("%s did not exit within %v; output:\n%s", p.name, d, p.out.String())
-	}
-	return 0
-}
-
-func (p *proc) waitFor(t *testing.T, text string, d time.Duration) {
-	t.Helper()
-	natstest.Eventually(t, d, 20*time.Millisecond, func() error {
-		if strings.Contains(p.out.String(), text) {
-			return nil
-		}
-		select {
-		case <-p.done:
-			t.Fatalf("%s exited %d before saying %q:\n%s", p.name, p.code, text, p.out.String())
-		default:
-		}
-		return fmt.Errorf("%s has not said %q:\n%s", p.name, text, p.out.String())
-	})
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return proctest.Start(t, name, cmd)
 }
 
 var agentNames = []string{"a1", "a2", "a3"}
@@ -232,14 +160,14 @@ func newTestNet(t *testing.T) (*testNet, []*proc) {
 	n.monitor = fmt.Sprintf("http://%s:%d", addr, monitorPort)
 	target := n.start(t, "server", "target server", "server", "--addr", addr, "--port", fmt.Sprint(natsPort), "--http-port", fmt.Sprint(monitorPort))
 	control := n.start(t, "server", "control server", "server", "--addr", addr, "--port", fmt.Sprint(controlPort))
-	target.waitFor(t, "Connect with: -s "+n.target, 30*time.Second)
-	control.waitFor(t, "Connect with: -s "+n.control, 30*time.Second)
+	target.WaitFor(t, "Connect with: -s "+n.target, 30*time.Second)
+	control.WaitFor(t, "Connect with: -s "+n.control, 30*time.Second)
 	var agents []*proc
 	for _, name := range agentNames {
 		agents = append(agents, n.start(t, name, "agent "+name, "agent", "-s", n.target, "--control", n.control, "--name", name))
 	}
 	for _, a := range agents {
-		a.waitFor(t, "waiting for runs", 30*time.Second)
+		a.WaitFor(t, "waiting for runs", 30*time.Second)
 	}
 	return n, agents
 }
@@ -288,8 +216,8 @@ func testCounts(t *testing.T, n *testNet) {
 	file := filepath.Join(t.TempDir(), "merged.json")
 	co := n.coordinator(t, "pubsub", "netns.counts", "--pub", fmt.Sprint(pubs), "--sub", fmt.Sprint(subs),
 		"--msgs", fmt.Sprint(msgs), "--size", fmt.Sprint(size), "--agents", "3", "-o", file)
-	if code := co.wait(t, 60*time.Second); code != 0 {
-		t.Fatalf("coordinator exit %d:\n%s", code, co.out.String())
+	if code := co.Wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("coordinator exit %d:\n%s", code, co.Out.String())
 	}
 	in1, out1 := n.varz(t)
 	links1 := n.links(t, nodes...)
@@ -361,7 +289,7 @@ func testCounts(t *testing.T, n *testNet) {
 			t.Errorf("the Result names agents %v, not %s", d.Agents, name)
 		}
 	}
-	if text := co.out.String(); !strings.Contains(text, "start skew") || !strings.Contains(text, "a1]") {
+	if text := co.Out.String(); !strings.Contains(text, "start skew") || !strings.Contains(text, "a1]") {
 		t.Errorf("text output lacks the agents:\n%s", text)
 	}
 
@@ -457,7 +385,7 @@ func testPartitioned(t *testing.T, n *testNet, agents []*proc) {
 	co := n.coordinator(t, "pubsub", "netns.partition", "--pub", "3", "--sub", "3", "--rate", "600", "--size", fmt.Sprint(size),
 		"--duration", "8s", "--agents", "3", "--on-agent-loss", "continue", "-o", file)
 	for _, a := range agents {
-		a.waitFor(t, "starting at", 30*time.Second)
+		a.WaitFor(t, "starting at", 30*time.Second)
 	}
 	n.waitSending(t, links0, 50*size)
 	n.setLink(t, "a3", "down")
@@ -469,8 +397,8 @@ func testPartitioned(t *testing.T, n *testNet, agents []*proc) {
 		}
 	}
 	defer heal()
-	if code := co.wait(t, 40*time.Second); code != 1 {
-		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.out.String())
+	if code := co.Wait(t, 40*time.Second); code != 1 {
+		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.Out.String())
 	}
 	heal()
 	res := readResult(t, file)
@@ -484,8 +412,8 @@ func testPartitioned(t *testing.T, n *testNet, agents []*proc) {
 			t.Errorf("publisher %d (%s) sent %d", cl.ID, cl.Part, cl.Msgs)
 		}
 	}
-	agents[2].waitFor(t, "the coordinator is silent", 30*time.Second)
-	agents[2].waitFor(t, "ended (", 30*time.Second)
+	agents[2].WaitFor(t, "the coordinator is silent", 30*time.Second)
+	agents[2].WaitFor(t, "ended (", 30*time.Second)
 }
 
 func testKilled(t *testing.T, n *testNet, agents []*proc) {
@@ -495,19 +423,19 @@ func testKilled(t *testing.T, n *testNet, agents []*proc) {
 	co := n.coordinator(t, "pubsub", "netns.long", "--pub", "3", "--sub", "3", "--rate", "600", "--size", fmt.Sprint(size),
 		"--duration", "40s", "--agents", "3", "-o", file)
 	for _, a := range agents {
-		a.waitFor(t, "starting at", 30*time.Second)
+		a.WaitFor(t, "starting at", 30*time.Second)
 	}
 	// Every agent has sent some of its messages over its link before one is killed.
 	n.waitSending(t, links0, 50*size)
 	victim := agents[1]
 	killed := time.Now()
-	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	code := co.wait(t, 30*time.Second)
+	code := co.Wait(t, 30*time.Second)
 	took := time.Since(killed)
 	if code != 1 {
-		t.Fatalf("coordinator exit %d after a lost agent, want 1:\n%s", code, co.out.String())
+		t.Fatalf("coordinator exit %d after a lost agent, want 1:\n%s", code, co.Out.String())
 	}
 	// 3 missed heartbeats (3 s), then the others' stop and their Results: far below the 40 s run.
 	if took > 20*time.Second {
@@ -536,7 +464,7 @@ func testKilled(t *testing.T, n *testNet, agents []*proc) {
 			t.Errorf("group %s: msgs by agent %v, want a1's and a3's data only", g.Name, got)
 		}
 	}
-	if !strings.Contains(co.out.String(), "LOST") {
-		t.Errorf("text output does not name the lost agent:\n%s", co.out.String())
+	if !strings.Contains(co.Out.String(), "LOST") {
+		t.Errorf("text output does not name the lost agent:\n%s", co.Out.String())
 	}
 }

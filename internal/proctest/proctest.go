@@ -1,0 +1,122 @@
+// Package proctest runs natsperf as separate processes in tests (agents, coordinators, servers):
+// built once, started with a clean-up that interrupts and then kills, watched for its output
+// and its exit. The end-to-end tests of internal/coord (loopback) and internal/e2e (network
+// namespaces) share it.
+package proctest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/natstest"
+)
+
+// RaceEnv, when set, builds natsperf with the race detector: a data race in any process then
+// fails the test that started it.
+const RaceEnv = "NATSPERF_RACE"
+
+// Build builds natsperf into dir and returns the binary's path.
+func Build(dir string) (string, error) {
+	bin := filepath.Join(dir, "natsperf")
+	args := []string{"build", "-o", bin}
+	if os.Getenv(RaceEnv) != "" {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "github.com/natsperf/natsperf/cmd/natsperf")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build natsperf: %w", err)
+	}
+	return bin, nil
+}
+
+// Proc is a started process and everything it wrote.
+type Proc struct {
+	Name string
+	Cmd  *exec.Cmd
+	Out  *natstest.Buffer
+	done chan struct{}
+	code int
+}
+
+// Start starts cmd with its output collected. At the test's end it is interrupted (SIGINT),
+// killed if still there after 15 s, checked for data races, and its output logged if the test
+// failed.
+func Start(t *testing.T, name string, cmd *exec.Cmd) *Proc {
+	t.Helper()
+	p := &Proc{Name: name, Cmd: cmd, Out: &natstest.Buffer{}, done: make(chan struct{})}
+	p.Cmd.Stdout, p.Cmd.Stderr = p.Out, p.Out
+	if err := p.Cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = p.Cmd.Wait()
+		p.code = p.Cmd.ProcessState.ExitCode()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.Signal(syscall.SIGINT)
+		select {
+		case <-p.done:
+		case <-time.After(15 * time.Second):
+			_ = p.Cmd.Process.Kill()
+			<-p.done
+		}
+		if strings.Contains(p.Out.String(), "DATA RACE") {
+			t.Errorf("%s had a data race", p.Name)
+		}
+		if t.Failed() {
+			t.Logf("--- %s output:\n%s", p.Name, p.Out.String())
+		}
+	})
+	return p
+}
+
+// Signal sends s unless the process has exited.
+func (p *Proc) Signal(s os.Signal) {
+	select {
+	case <-p.done:
+	default:
+		_ = p.Cmd.Process.Signal(s)
+	}
+}
+
+// Done is closed when the process has exited.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Code is the exit code, once Done is closed.
+func (p *Proc) Code() int { return p.code }
+
+// Wait waits up to d for the process to exit and returns its exit code.
+func (p *Proc) Wait(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.code
+	case <-time.After(d):
+		t.Fatalf("%s did not exit within %v; output:\n%s", p.Name, d, p.Out.String())
+	}
+	return 0
+}
+
+// WaitFor waits up to d for text in the output; a process that exits first fails the test.
+func (p *Proc) WaitFor(t *testing.T, text string, d time.Duration) {
+	t.Helper()
+	natstest.Eventually(t, d, 20*time.Millisecond, func() error {
+		if strings.Contains(p.Out.String(), text) {
+			return nil
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("%s exited %d before saying %q:\n%s", p.Name, p.code, text, p.Out.String())
+		default:
+		}
+		return fmt.Errorf("%s has not said %q:\n%s", p.Name, text, p.Out.String())
+	})
+}
