@@ -131,10 +131,29 @@ func serverInfo(nc *nats.Conn) result.Server {
 		Cluster: nc.ConnectedClusterName(),
 		URL:     connect.RedactURL(nc.ConnectedUrl()),
 	}
-	if m, err := nc.Request("$JS.API.INFO", nil, time.Second); err == nil {
-		info.JetStream = !strings.Contains(string(m.Data), `"error"`)
-	}
+	info.JetStream = answersJetStream(nc)
 	return info
+}
+
+// jsProbes holds, per server id, whether that server answers JetStream API requests: asked
+// once per process, not once per connection (a run of 1,000 clients would otherwise make 1,000
+// round trips while connecting, and add 1,000 messages each way to the server's counters).
+var jsProbes sync.Map // server id -> *jsProbe
+
+type jsProbe struct {
+	once sync.Once
+	ok   bool
+}
+
+func answersJetStream(nc *nats.Conn) bool {
+	v, _ := jsProbes.LoadOrStore(nc.ConnectedServerId(), &jsProbe{})
+	p := v.(*jsProbe)
+	p.once.Do(func() {
+		if m, err := nc.Request("$JS.API.INFO", nil, time.Second); err == nil {
+			p.ok = !strings.Contains(string(m.Data), `"error"`)
+		}
+	})
+	return p.ok
 }
 
 // Explain words an operation's error, preferring why the connection was lost.

@@ -228,10 +228,11 @@ func testCounts(t *testing.T, n *testNet) {
 	}
 
 	// The server's own counters: every published message in, every delivery out, plus the one
-	// $JS.API.INFO request (in) and its reply (out) each client connection makes when it
-	// connects (internal/bench/conn.go). The control traffic has a server of its own.
+	// $JS.API.INFO request (in) and its reply (out) each agent process makes when its first
+	// client connects (internal/bench/conn.go, once per process and server). The control
+	// traffic has a server of its own.
 	pub, sub := res.Groups[0], res.Groups[1]
-	conns := int64(len(pub.Clients) + len(sub.Clients))
+	conns := int64(len(agentNames))
 	if pub.Aggregate.Msgs != msgs || in1-in0 != pub.Aggregate.Msgs+conns {
 		t.Errorf("published %d (want %d); the server received %d, want that + %d JetStream info requests", pub.Aggregate.Msgs, msgs, in1-in0, conns)
 	}
@@ -379,13 +380,14 @@ func (n *testNet) setLink(t *testing.T, node, state string) {
 // partial, naming it. Once the link is back, the agent, which stopped its part when the
 // coordinator went silent, is free for the next run.
 func testPartitioned(t *testing.T, n *testNet, agents []*proc) {
+	marks := marksOf(agents) // each agent says the lines below once per run
 	const size = 128
 	file := filepath.Join(t.TempDir(), "partition.json")
 	links0 := n.links(t, agentNames...)
 	co := n.coordinator(t, "pubsub", "netns.partition", "--pub", "3", "--sub", "3", "--rate", "600", "--size", fmt.Sprint(size),
 		"--duration", "8s", "--agents", "3", "--on-agent-loss", "continue", "-o", file)
-	for _, a := range agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
+	for i, a := range agents {
+		a.WaitForAfter(t, marks[i], "starting at", 30*time.Second)
 	}
 	n.waitSending(t, links0, 50*size)
 	n.setLink(t, "a3", "down")
@@ -412,18 +414,28 @@ func testPartitioned(t *testing.T, n *testNet, agents []*proc) {
 			t.Errorf("publisher %d (%s) sent %d", cl.ID, cl.Part, cl.Msgs)
 		}
 	}
-	agents[2].WaitFor(t, "the coordinator is silent", 30*time.Second)
-	agents[2].WaitFor(t, "ended (", 30*time.Second)
+	agents[2].WaitForAfter(t, marks[2], "the coordinator is silent", 30*time.Second)
+	agents[2].WaitForAfter(t, marks[2], "ended (", 30*time.Second)
+}
+
+// marksOf marks where each agent's output stands now.
+func marksOf(agents []*proc) []int {
+	m := make([]int, len(agents))
+	for i, a := range agents {
+		m[i] = a.Mark()
+	}
+	return m
 }
 
 func testKilled(t *testing.T, n *testNet, agents []*proc) {
+	marks := marksOf(agents)
 	const size = 128
 	file := filepath.Join(t.TempDir(), "partial.json")
 	links0 := n.links(t, agentNames...)
 	co := n.coordinator(t, "pubsub", "netns.long", "--pub", "3", "--sub", "3", "--rate", "600", "--size", fmt.Sprint(size),
 		"--duration", "40s", "--agents", "3", "-o", file)
-	for _, a := range agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
+	for i, a := range agents {
+		a.WaitForAfter(t, marks[i], "starting at", 30*time.Second)
 	}
 	// Every agent has sent some of its messages over its link before one is killed.
 	n.waitSending(t, links0, 50*size)

@@ -105,11 +105,21 @@ func (p *Proc) Wait(t *testing.T, d time.Duration) int {
 	return 0
 }
 
+// Mark is how much the process has written so far: WaitForAfter looks only past it, so a line
+// a long-running process (an agent) says once per run is not found from an earlier run.
+func (p *Proc) Mark() int { return len(p.Out.String()) }
+
 // WaitFor waits up to d for text in the output; a process that exits first fails the test.
 func (p *Proc) WaitFor(t *testing.T, text string, d time.Duration) {
 	t.Helper()
+	p.WaitForAfter(t, 0, text, d)
+}
+
+// WaitForAfter is WaitFor in what the process wrote after mark (see Mark).
+func (p *Proc) WaitForAfter(t *testing.T, mark int, text string, d time.Duration) {
+	t.Helper()
 	natstest.Eventually(t, d, 20*time.Millisecond, func() error {
-		if strings.Contains(p.Out.String(), text) {
+		if out := p.Out.String(); strings.Contains(out[min(mark, len(out)):], text) {
 			return nil
 		}
 		select {
@@ -117,6 +127,6 @@ func (p *Proc) WaitFor(t *testing.T, text string, d time.Duration) {
 			t.Fatalf("%s exited %d before saying %q:\n%s", p.Name, p.code, text, p.Out.String())
 		default:
 		}
-		return fmt.Errorf("%s has not said %q:\n%s", p.Name, text, p.Out.String())
+		return fmt.Errorf("%s has not said %q since its mark:\n%s", p.Name, text, p.Out.String())
 	})
 }
