@@ -51,7 +51,13 @@ func (w *Watch) Interval() time.Duration {
 }
 
 // Arm starts the quiet clock at now (the producers are done: what was coming has been sent).
-func (w *Watch) Arm(now int64) { w.armed, w.quiet = true, now }
+// A clock already running from the last message keeps running: a fetcher learns that the
+// producers are done only between fetches, and restarting the clock then doubled its wait.
+func (w *Watch) Arm(now int64) {
+	if !w.armed {
+		w.armed, w.quiet = true, now
+	}
+}
 
 // Saw notes progress observed at time at (a fetcher knows when its last message came).
 func (w *Watch) Saw(progress, at int64) {

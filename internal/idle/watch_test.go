@@ -36,6 +36,19 @@ func TestWatchRules(t *testing.T) {
 			t.Fatal("want idle one timeout after the producers were done")
 		}
 	})
+	t.Run("producers done noticed after the messages", func(t *testing.T) {
+		// A fetcher saw its last message at 10ms but learns only after its 100ms fetch that the
+		// producers are done: the clock keeps running from the message.
+		w := NewWatch(timeout, false, 0, 0)
+		w.Saw(1, 10*ms)
+		w.Arm(100 * ms)
+		if left := w.Left(100 * ms); left != 10*time.Millisecond {
+			t.Fatalf("left %v at 100ms, want 10ms (a timeout after the message at 10ms)", left)
+		}
+		if !w.Idle(110*ms, 1, true) {
+			t.Fatal("want idle one timeout after the last message")
+		}
+	})
 	t.Run("connection down is not idle", func(t *testing.T) {
 		w := NewWatch(timeout, true, 0, 0)
 		if w.Idle(500*ms, 0, false) {
