@@ -178,6 +178,18 @@ func Chunk(run, agent string, data []byte, maxPayload int) []ResultChunk {
 	return out
 }
 
+// Compatible says whether a coordinator of natsperf version `version` runs with an agent
+// that announces protocol, agentVersion and client library: the same protocol always; a Go
+// agent (client "go", or none: natsperf itself) also the same natsperf version, since it runs
+// the coordinator's own engine. Another program (the Rust agent, client "rust") implements
+// only the protocol: its own version is recorded, not compared.
+func Compatible(protocol, agentVersion, client, version string) bool {
+	if protocol != Protocol {
+		return false
+	}
+	return client != "" && client != "go" || agentVersion == version
+}
+
 // Range is the share [Lo, Hi) of n things that part p of count gets: parts differ by at most
 // one.
 func Range(n, p, count int) (lo, hi int) { return p * n / count, (p + 1) * n / count }

@@ -242,3 +242,24 @@ func maxOf(v []int) int {
 	}
 	return m
 }
+
+// TestCompatible: a Go agent needs the coordinator's natsperf version (it runs that engine);
+// another program (the Rust agent) needs only the protocol; any agent of another protocol is
+// refused.
+func TestCompatible(t *testing.T) {
+	for _, c := range []struct {
+		protocol, agentVersion, client, version string
+		want                                    bool
+	}{
+		{Protocol, "v0.4.0", "go", "v0.4.0", true},
+		{Protocol, "v0.3.0", "go", "v0.4.0", false},
+		{Protocol, "v0.3.0", "", "v0.4.0", false},
+		{Protocol, "natsperf-rust 0.1.0", "rust", "v0.4.0", true},
+		{"natsperf.agent/v2", "natsperf-rust 0.1.0", "rust", "v0.4.0", false},
+		{"natsperf.agent/v2", "v0.4.0", "go", "v0.4.0", false},
+	} {
+		if got := Compatible(c.protocol, c.agentVersion, c.client, c.version); got != c.want {
+			t.Errorf("Compatible(%q, %q, %q, %q) = %v, want %v", c.protocol, c.agentVersion, c.client, c.version, got, c.want)
+		}
+	}
+}

@@ -97,8 +97,8 @@ func Check(s *spec.Spec, agents int) error {
 		return errors.New("--fault acts on one process's servers: run it without --agents (--fault-exec runs on every agent started with --allow-exec)")
 	}
 	for _, w := range s.Workloads {
-		if w.Kind() == "latency" {
-			return errors.New("latency runs its publisher and subscriber in one process (one clock): run it without --agents")
+		if w.Kind() == "latency" && agents > 1 { // one agent keeps one clock (--client rust)
+			return errors.New("latency runs its publisher and subscriber in one process (one clock): run it on one agent")
 		}
 	}
 	for p := range agents {
@@ -312,7 +312,7 @@ func (c *coordinator) discover(ctx context.Context) ([]Agent, error) {
 	}
 	var bad []string
 	for _, a := range found {
-		if a.Protocol != agentproto.Protocol || a.Version != c.cfg.Version {
+		if !agentproto.Compatible(a.Protocol, a.Version, a.Client, c.cfg.Version) {
 			bad = append(bad, fmt.Sprintf("agent %s is natsperf %s (%s), this coordinator natsperf %s (%s)", a, a.Version, a.Protocol, c.cfg.Version, agentproto.Protocol))
 		}
 	}

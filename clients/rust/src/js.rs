@@ -153,8 +153,21 @@ async fn ensure_stream(
     }
 }
 
-pub async fn run(url: &str, conn: &ConnArgs, args: JsPubArgs) -> Result<ResultDoc, String> {
+pub async fn run(
+    url: &str,
+    conn: &ConnArgs,
+    args: JsPubArgs,
+    gate: Option<crate::gate::Gate>,
+) -> Result<ResultDoc, String> {
     let bench = args.bench.clone();
+    let (range, hold, agent_stop) = match gate {
+        Some(g) => {
+            let (r, h, s) = g.split();
+            (r, Some(h), Some(s))
+        }
+        None => (0..bench.clients, None, None),
+    };
+    let lo = range.start;
     let setup_slow = Arc::new(AtomicI64::new(0));
     let setup = crate::conn::connect(
         url,
@@ -171,9 +184,9 @@ pub async fn run(url: &str, conn: &ConnArgs, args: JsPubArgs) -> Result<ResultDo
     sjs.set_timeout(Duration::from_secs(10));
     let (mut st, created, warning) = ensure_stream(&sjs, &args).await?;
 
-    let mut clients = Vec::with_capacity(bench.clients);
+    let mut clients = Vec::with_capacity(range.len());
     let mut slows = Vec::new();
-    for i in 0..bench.clients {
+    for i in range.clone() {
         let slow = Arc::new(AtomicI64::new(0));
         let want = Want {
             name: format!("natsperf-rust-{}", i + 1),
@@ -187,20 +200,16 @@ pub async fn run(url: &str, conn: &ConnArgs, args: JsPubArgs) -> Result<ResultDo
     let info = clients[0].server_info();
     let (stop_tx, stop_rx) = watch::channel(false);
     let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let (interrupted, stop_tx) = (interrupted.clone(), stop_tx.clone());
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                interrupted.store(true, Ordering::SeqCst);
-                let _ = stop_tx.send(true);
-            }
-        });
-    }
+    crate::gate::on_stop(agent_stop, interrupted.clone(), stop_tx.clone());
     let ids = bench.pub_id_base.map(Ids).unwrap_or_else(Ids::random);
     let clock = Clock::new();
+    if let Some(hold) = hold {
+        hold.release().await?;
+    }
     let epoch = clock.now();
     let mut tasks = Vec::new();
-    for (index, client) in clients.iter().enumerate() {
+    for (k, client) in clients.iter().enumerate() {
+        let index = lo + k;
         let ctx = Ctx {
             client: client.clone(),
             bench: bench.clone(),
@@ -208,7 +217,7 @@ pub async fn run(url: &str, conn: &ConnArgs, args: JsPubArgs) -> Result<ResultDo
             clock,
             stop: stop_rx.clone(),
             stopped: interrupted.clone(),
-            slow: slows[index].clone(),
+            slow: slows[k].clone(),
         };
         tasks.push(tokio::spawn(publish_async(
             ctx,
@@ -234,7 +243,7 @@ pub async fn run(url: &str, conn: &ConnArgs, args: JsPubArgs) -> Result<ResultDo
     }
     let end = clock.now();
     let acked: i64 = recs.iter().map(|r| r.msgs).sum();
-    let expected: Vec<i64> = (0..bench.clients)
+    let expected: Vec<i64> = range
         .map(|i| share(bench.msgs(), bench.clients, i) as i64)
         .collect();
     let stop = if interrupted.load(Ordering::SeqCst) {

@@ -113,7 +113,19 @@ pub struct Outcome {
     pub text: String,
 }
 
-pub async fn run(url_a: &str, conn: &ConnArgs, args: LatencyArgs) -> Result<Outcome, String> {
+pub async fn run(
+    url_a: &str,
+    conn: &ConnArgs,
+    args: LatencyArgs,
+    gate: Option<crate::gate::Gate>,
+) -> Result<Outcome, String> {
+    let (hold, agent_stop) = match gate {
+        Some(g) => {
+            let (_, h, s) = g.split(); // one publisher and one subscriber: never split
+            (Some(h), Some(s))
+        }
+        None => (None, None),
+    };
     let clock = Clock::new();
     let started = clock.now();
     let url_b = args.server_b.clone().unwrap_or_else(|| url_a.to_string());
@@ -166,15 +178,7 @@ pub async fn run(url_a: &str, conn: &ConnArgs, args: LatencyArgs) -> Result<Outc
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let (interrupted, stop_tx) = (interrupted.clone(), stop_tx.clone());
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                interrupted.store(true, Ordering::SeqCst);
-                let _ = stop_tx.send(true);
-            }
-        });
-    }
+    crate::gate::on_stop(agent_stop, interrupted.clone(), stop_tx.clone());
     let bench = Bench {
         subject: subject.clone(),
         clients: 1,
@@ -190,6 +194,9 @@ pub async fn run(url_a: &str, conn: &ConnArgs, args: LatencyArgs) -> Result<Outc
         warmup: args.warmup,
     };
     let ids = Ids::random();
+    if let Some(hold) = hold {
+        hold.release().await?;
+    }
     let epoch = clock.now();
     let ctx = Ctx {
         client: pubc.clone(),

@@ -2,7 +2,9 @@
 //! same stamp bytes, fixed-rate schedule and loss accounting as natsperf's Go engine, writing a
 //! natsperf Result document (natsperf.result/v2). See clients/rust/README.md.
 
+mod agent;
 mod conn;
+mod gate;
 mod js;
 mod latency;
 mod pace;
@@ -57,6 +59,9 @@ enum Command {
     /// JetStream workloads
     #[command(subcommand)]
     Js(Js),
+    /// Run as a natsperf agent (docs/agent-protocol.md): a coordinator (`natsperf CMD --client
+    /// rust`, or `--agents client=rust`) hands it parts of runs until Ctrl-C
+    Agent(agent::AgentArgs),
 }
 
 #[derive(Subcommand)]
@@ -203,6 +208,7 @@ fn main() -> ExitCode {
         Command::Service(Service::Serve(b)) => (workload::Kind::Serve, b.clone()),
         Command::Service(Service::Request(b)) => (workload::Kind::Request, b.clone()),
         Command::Latency(args) => return run_latency(&cli, args.clone()),
+        Command::Agent(args) => return run_agent(&cli, args.clone()),
         Command::Js(Js::Pub(JsPub::Async(args))) => {
             if let Err(e) = args.validate() {
                 return usage_error(&e);
@@ -254,9 +260,9 @@ fn main() -> ExitCode {
         Command::Js(Js::Pub(JsPub::Async(args))) => {
             let mut args = args.clone();
             args.bench = bench;
-            rt.block_on(js::run(&cli.server, &cli.conn, args))
+            rt.block_on(js::run(&cli.server, &cli.conn, args, None))
         }
-        _ => rt.block_on(workload::run(kind, &cli.server, &cli.conn, bench)),
+        _ => rt.block_on(workload::run(kind, &cli.server, &cli.conn, bench, None)),
     };
     let doc = match outcome {
         Ok(doc) => doc,
@@ -272,6 +278,21 @@ fn main() -> ExitCode {
     exit_code(doc.stop.reason)
 }
 
+/// `agent` serves runs until Ctrl-C or SIGTERM.
+fn run_agent(cli: &Cli, args: agent::AgentArgs) -> ExitCode {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    match rt.block_on(agent::serve(args, cli.server.clone(), cli.conn.clone())) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("natsperf-rust: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 /// `latency` prints latency-tests' text report (or, with --json, the Result) on stdout.
 fn run_latency(cli: &Cli, args: latency::LatencyArgs) -> ExitCode {
     if let Err(e) = args.validate() {
@@ -282,7 +303,7 @@ fn run_latency(cli: &Cli, args: latency::LatencyArgs) -> ExitCode {
         Err(code) => return code,
     };
     let json = args.json;
-    let out = match rt.block_on(latency::run(&cli.server, &cli.conn, args)) {
+    let out = match rt.block_on(latency::run(&cli.server, &cli.conn, args, None)) {
         Ok(out) => out,
         Err(e) => {
             eprintln!("natsperf-rust: {e}");

@@ -75,10 +75,21 @@ pub async fn run(
     url: &str,
     conn: &ConnArgs,
     bench: Bench,
+    gate: Option<crate::gate::Gate>,
 ) -> Result<ResultDoc, String> {
-    let mut clients = Vec::with_capacity(bench.clients);
+    // An agent's part runs clients lo..hi of the whole run's, each at its global index (its
+    // share, its place in the schedule, its publisher id); the command line runs them all.
+    let (range, hold, agent_stop) = match gate {
+        Some(g) => {
+            let (r, h, s) = g.split();
+            (r, Some(h), Some(s))
+        }
+        None => (0..bench.clients, None, None),
+    };
+    let lo = range.start;
+    let mut clients = Vec::with_capacity(range.len());
     let mut slows = Vec::new();
-    for i in 0..bench.clients {
+    for i in range.clone() {
         let slow = Arc::new(AtomicI64::new(0));
         let want = Want {
             name: format!("natsperf-rust-{}", i + 1),
@@ -92,16 +103,7 @@ pub async fn run(
     let info = clients[0].server_info();
     let (stop_tx, stop_rx) = watch::channel(false);
     let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let interrupted = interrupted.clone();
-        let stop_tx = stop_tx.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                interrupted.store(true, Ordering::SeqCst);
-                let _ = stop_tx.send(true);
-            }
-        });
-    }
+    crate::gate::on_stop(agent_stop, interrupted.clone(), stop_tx.clone());
     let ids = bench.pub_id_base.map(Ids).unwrap_or_else(Ids::random);
     let clock = Clock::new();
 
@@ -126,10 +128,14 @@ pub async fn run(
             bench.subject
         );
     }
+    if let Some(hold) = hold {
+        hold.release().await?;
+    }
     let epoch = clock.now();
     let mut tasks = Vec::new();
     let mut subs = subs.into_iter();
-    for (index, client) in clients.iter().enumerate() {
+    for (k, client) in clients.iter().enumerate() {
+        let index = lo + k;
         let ctx = Ctx {
             client: client.clone(),
             bench: bench.clone(),
@@ -137,7 +143,7 @@ pub async fn run(
             clock,
             stop: stop_rx.clone(),
             stopped: interrupted.clone(),
-            slow: slows[index].clone(),
+            slow: slows[k].clone(),
         };
         let id = ids.for_index(index);
         tasks.push(match kind {
@@ -166,7 +172,7 @@ pub async fn run(
         }
     }
     let end = clock.now();
-    let expected: Vec<i64> = (0..bench.clients)
+    let expected: Vec<i64> = range
         .map(|i| match kind {
             Kind::Sub => bench.msgs() as i64,
             _ => share(bench.msgs(), bench.clients, i) as i64,

@@ -1,0 +1,1153 @@
+//! `natsperf-rust agent`: natsperf's agent protocol (docs/agent-protocol.md, natsperf.agent/v1)
+//! over async-nats, so a natsperf coordinator (`natsperf CMD --client rust`, `--agents
+//! client=rust`) runs parts of its runs through async-nats. The same micro service, endpoints,
+//! heartbeats and chunked Result as the Go agent; testdata/vectors/agent.json keeps them equal.
+
+use crate::conn::{ConnArgs, Want};
+use crate::gate::Gate;
+use crate::workload::{Clock, Kind};
+use async_nats::service::ServiceExt;
+use base64::Engine as _;
+use bytes::Bytes;
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{oneshot, watch};
+
+pub const PROTOCOL: &str = "natsperf.agent/v1";
+pub const SERVICE: &str = "natsperf-agent";
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
+const LOSS_AFTER: Duration = Duration::from_secs(3);
+const PREPARE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The kinds this agent runs; any other is refused with this list.
+pub const KINDS: &str = "pub, sub, service serve, service request, latency and js pub async";
+
+#[derive(clap::Args, Clone)]
+pub struct AgentArgs {
+    /// The NATS server the coordinator uses (default: the -s server)
+    #[arg(long)]
+    pub control: Option<String>,
+    /// A label k=v coordinators select agents by (--agents k=v); repeat for more
+    #[arg(long = "label")]
+    pub labels: Vec<String>,
+    /// The agent's name (default HOST-PID)
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+// Protocol messages (the Go side's internal/agentproto).
+
+#[derive(Deserialize, Default, Debug)]
+pub struct Part {
+    pub index: i64,
+    pub count: i64,
+}
+
+#[derive(Deserialize, Default, Debug)]
+pub struct Secrets {
+    #[serde(default)]
+    pub password: String,
+    #[serde(default)]
+    pub token: String,
+}
+
+#[derive(Deserialize, Default, Debug)]
+pub struct PublisherIds {
+    #[serde(default)]
+    pub base: u32,
+}
+
+#[derive(Deserialize, Debug)]
+pub struct Prepare {
+    pub protocol: String,
+    #[serde(default)]
+    pub version: String,
+    pub run: String,
+    pub spec: Value,
+    #[serde(default)]
+    pub secrets: Secrets,
+    #[serde(default)]
+    pub part: Part,
+    #[serde(default)]
+    pub publisher_ids: PublisherIds,
+    /// Read, not yet applied: the Rust agent's receivers correct no other part's clock (on one
+    /// machine, as `--client rust` runs them, the offsets are within the noise).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub clock_offsets_ns: Vec<i64>,
+    /// Read, not yet honoured: the Rust agent sends no live interval records (its Result
+    /// carries the series).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub intervals: bool,
+}
+
+#[derive(Deserialize, Serialize, Debug)]
+pub struct Start {
+    pub run: String,
+    pub at_ns: i64,
+}
+
+#[derive(Deserialize, Serialize, Debug)]
+pub struct StopMsg {
+    pub run: String,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub struct OkReply {
+    pub ok: bool,
+}
+
+/// A refusal's body (also in micro's error headers), fields in Go's order.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct ErrorReply {
+    pub error: String,
+    pub code: String,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub struct ClockReply {
+    pub now_ns: i64,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub struct Heartbeat {
+    pub run: String,
+    pub agent: String,
+    pub state: String,
+    pub msgs: i64,
+    pub at_ns: i64,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+pub struct ResultChunk {
+    pub run: String,
+    pub agent: String,
+    pub chunk: usize,
+    pub chunks: usize,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub data: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub error: String,
+}
+
+/// Client `j` of `n` belongs to part `p` of `count` when `j` is in [p*n/count, (p+1)*n/count).
+pub fn range(n: usize, p: usize, count: usize) -> (usize, usize) {
+    (p * n / count, (p + 1) * n / count)
+}
+
+/// Cuts data into chunks whose JSON stays under max_payload (Go's agentproto.Chunk).
+pub fn chunk(run: &str, agent: &str, data: &[u8], max_payload: usize) -> Vec<ResultChunk> {
+    let per = ((max_payload as i64 - 512 - run.len() as i64 - agent.len() as i64) * 3 / 4).max(1)
+        as usize;
+    let n = data.len().div_ceil(per).max(1);
+    (0..n)
+        .map(|i| {
+            let lo = (i * per).min(data.len());
+            let hi = ((i + 1) * per).min(data.len());
+            ResultChunk {
+                run: run.into(),
+                agent: agent.into(),
+                chunk: i,
+                chunks: n,
+                data: base64::engine::general_purpose::STANDARD.encode(&data[lo..hi]),
+                error: String::new(),
+            }
+        })
+        .collect()
+}
+
+/// What a Spec asks this agent to run.
+pub enum Plan {
+    Bench(Kind, crate::Bench),
+    Latency(crate::latency::LatencyArgs),
+    Js(crate::js::JsPubArgs),
+}
+
+/// Where the clients connect: the Spec's target, or the agent's own when it names none.
+pub struct Target {
+    pub url: String,
+    pub conn: ConnArgs,
+}
+
+/// The clients a Spec's workload has (its group size).
+fn clients(w: &Value) -> usize {
+    match w.get("kind").and_then(Value::as_str) {
+        Some("latency") => 1,
+        _ => w.get("clients").and_then(Value::as_u64).unwrap_or(0).max(1) as usize,
+    }
+}
+
+/// Reads a Go duration string ("1.5s", "2m0s", "500ms").
+pub fn go_duration(v: Option<&Value>) -> Result<Duration, String> {
+    let Some(v) = v else {
+        return Ok(Duration::ZERO);
+    };
+    let s = v
+        .as_str()
+        .ok_or_else(|| format!("{v} is not a duration such as \"2s\""))?;
+    if s == "0" || s == "0s" {
+        return Ok(Duration::ZERO);
+    }
+    let mut total = 0.0f64;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let num_end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(|| format!("{s:?} is not a duration"))?;
+        let n: f64 = rest[..num_end]
+            .parse()
+            .map_err(|_| format!("{s:?} is not a duration"))?;
+        rest = &rest[num_end..];
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_end] {
+            "ns" => 1e-9,
+            "us" | "µs" | "μs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(format!("{s:?} is not a duration")),
+        };
+        total += n * scale;
+        rest = &rest[unit_end..];
+    }
+    Ok(Duration::from_secs_f64(total))
+}
+
+fn size(cfg: &Value, default: usize) -> Result<usize, String> {
+    match cfg.get("size") {
+        None => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .filter(|&n| n > 0)
+            .map(|n| n as usize)
+            .ok_or_else(|| format!("size {v}: natsperf-rust takes a whole number of bytes")),
+    }
+}
+
+/// Turns a Spec (natsperf.spec/v1 JSON) into what this agent runs, or says in one line why
+/// it cannot. `part`, `count` and `base` are the prepare's.
+pub fn plan(
+    spec: &Value,
+    secrets: &Secrets,
+    own: &Target,
+    base: u32,
+) -> Result<(Plan, Target, usize), String> {
+    let ws = spec
+        .get("workloads")
+        .and_then(Value::as_array)
+        .ok_or("the Spec has no workloads")?;
+    if ws.len() != 1 {
+        return Err(format!(
+            "natsperf-rust runs one workload per run, the Spec has {}",
+            ws.len()
+        ));
+    }
+    let w = &ws[0];
+    let kind = w.get("kind").and_then(Value::as_str).unwrap_or("");
+    if !matches!(
+        kind,
+        "pub" | "sub" | "service serve" | "service request" | "latency" | "js pub async"
+    ) {
+        return Err(format!(
+            "natsperf-rust runs {KINDS}, not {kind:?}: use --client go"
+        ));
+    }
+    if w.get("instances").and_then(Value::as_u64).unwrap_or(0) > 1 {
+        return Err("natsperf-rust runs no workload instances: use --client go".into());
+    }
+    for (key, what) in [
+        ("faults", "faults"),
+        ("verify", "--verify"),
+        ("no_latency", "--no-latency"),
+    ] {
+        if let Some(v) = spec.get(key) {
+            if !(v.is_null()
+                || v == &Value::Bool(false)
+                || v.as_object().is_some_and(|o| o.is_empty()))
+            {
+                return Err(format!(
+                    "natsperf-rust does not run {what}: use --client go"
+                ));
+            }
+        }
+    }
+    let cfg = w.get("config").cloned().unwrap_or(Value::Null);
+    let pacing = w.get("pacing").cloned().unwrap_or(Value::Null);
+    if !go_duration(pacing.get("sleep"))?.is_zero() {
+        return Err("natsperf-rust does not run --sleep: use --client go".into());
+    }
+    for key in ["multisubject", "queue", "dedup"] {
+        if cfg
+            .get(key)
+            .is_some_and(|v| v != &Value::Bool(false) && v != "")
+        {
+            return Err(format!(
+                "natsperf-rust does not run {kind} with {key}: use --client go"
+            ));
+        }
+    }
+    let msgs = pacing.get("msgs").and_then(Value::as_u64).unwrap_or(0);
+    let rate = pacing.get("rate").and_then(Value::as_f64).unwrap_or(0.0);
+    let duration = go_duration(pacing.get("duration"))?;
+    let warmup = go_duration(spec.get("warmup"))?;
+    let mut interval = go_duration(spec.get("interval"))?;
+    if interval.is_zero() {
+        interval = Duration::from_secs(1);
+    }
+    let subject = cfg
+        .get("subject")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let target = target(spec.get("target"), secrets, own)?;
+    let n = clients(w);
+    let default_msgs = match (kind, duration.is_zero()) {
+        ("service serve", _) | (_, false) => 0,
+        _ => 100_000,
+    };
+    let bench = crate::Bench {
+        subject,
+        clients: n,
+        msgs: Some(if msgs > 0 { msgs } else { default_msgs }),
+        size: size(&cfg, 128)?,
+        rate,
+        duration,
+        idle_timeout: match go_duration(cfg.get("idle_timeout"))? {
+            d if d.is_zero() => Duration::from_secs(5),
+            d => d,
+        },
+        timeout: match go_duration(cfg.get("timeout"))? {
+            d if d.is_zero() => Duration::from_secs(5),
+            d => d,
+        },
+        pending_msgs: match cfg.get("pending_msgs").and_then(Value::as_i64) {
+            Some(p) if p > 0 => p as usize,
+            _ => 1 << 20,
+        },
+        pub_id_base: (base != 0).then_some(base),
+        interval,
+        warmup,
+    };
+    let plan = match kind {
+        "pub" => Plan::Bench(Kind::Pub, bench),
+        "sub" => Plan::Bench(Kind::Sub, bench),
+        "service serve" => Plan::Bench(Kind::Serve, bench),
+        "service request" => Plan::Bench(Kind::Request, bench),
+        "latency" => {
+            let args = crate::latency::LatencyArgs {
+                server_b: cfg
+                    .get("server_b")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                subject: (!bench.subject.is_empty()).then(|| bench.subject.clone()),
+                size: size(&cfg, crate::stamp::SIZE)?,
+                rate: if rate > 0.0 { rate } else { 1000.0 },
+                duration: if duration.is_zero() {
+                    Duration::from_secs(5)
+                } else {
+                    duration
+                },
+                warmup,
+                json: true,
+                interval,
+            };
+            args.validate()?;
+            Plan::Latency(args)
+        }
+        _ => {
+            let setup_done = spec
+                .get("setup")
+                .and_then(|s| s.get("done"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let wants_stream = spec
+                .get("setup")
+                .and_then(|s| s.get("streams"))
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+            let args = crate::js::JsPubArgs {
+                bench,
+                stream: cfg
+                    .get("stream")
+                    .and_then(Value::as_str)
+                    .unwrap_or("benchstream")
+                    .to_string(),
+                create: wants_stream && !setup_done,
+                storage: "file".into(),
+                replicas: 1,
+                batch: cfg
+                    .get("batch")
+                    .and_then(Value::as_u64)
+                    .filter(|&b| b > 0)
+                    .unwrap_or(crate::js::DEFAULT_WINDOW as u64) as usize,
+                ack_timeout: match go_duration(cfg.get("ack_timeout"))? {
+                    d if d.is_zero() => Duration::from_secs(5),
+                    d => d,
+                },
+                force: false,
+            };
+            args.validate()?;
+            Plan::Js(args)
+        }
+    };
+    Ok((plan, target, n))
+}
+
+/// The Spec's target as this agent connects to it; none named: the agent's own.
+fn target(t: Option<&Value>, secrets: &Secrets, own: &Target) -> Result<Target, String> {
+    let t = t.cloned().unwrap_or(Value::Null);
+    if t.get("embedded").is_some_and(|e| !e.is_null()) {
+        return Err(
+            "an embedded server is private to one process: give the agents a server".into(),
+        );
+    }
+    if t.get("context")
+        .and_then(Value::as_str)
+        .is_some_and(|c| !c.is_empty())
+    {
+        return Err("natsperf-rust reads no nats contexts: give the servers (-s)".into());
+    }
+    let servers: Vec<String> = t
+        .get("servers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if servers.is_empty() {
+        return Ok(Target {
+            url: own.url.clone(),
+            conn: own.conn.clone(),
+        });
+    }
+    let s = |k: &str| {
+        t.get(k)
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let path = |k: &str| s(k).map(PathBuf::from);
+    let nonempty = |v: &str| (!v.is_empty()).then(|| v.to_string());
+    let timeout = go_duration(t.get("connect_timeout"))?;
+    let conn = ConnArgs {
+        creds: path("creds"),
+        user: s("user"),
+        password: nonempty(&secrets.password),
+        token: nonempty(&secrets.token),
+        nkey: path("nkey"),
+        tls_cert: path("tls_cert"),
+        tls_key: path("tls_key"),
+        tls_ca: path("tls_ca"),
+        tls_first: t.get("tls_first").and_then(Value::as_bool).unwrap_or(false),
+        connect_timeout: if timeout.is_zero() {
+            Duration::from_secs(5)
+        } else {
+            timeout
+        },
+    };
+    conn.validate()?;
+    Ok(Target {
+        url: servers.join(","),
+        conn,
+    })
+}
+
+/// One run on this agent.
+struct Job {
+    run: String,
+    start: Option<oneshot::Sender<i64>>,
+    stop: watch::Sender<bool>,
+    /// Set by start: the heartbeat's state.
+    running: Arc<std::sync::atomic::AtomicBool>,
+}
+
+struct Agent {
+    nc: async_nats::Client,
+    id: String,
+    name: String,
+    own: Target,
+    job: Mutex<Option<Job>>,
+}
+
+fn now_ns() -> i64 {
+    Clock::new().now()
+}
+
+fn log(msg: String) {
+    let secs = now_ns() / 1_000_000_000 % 86_400;
+    eprintln!(
+        "{:02}:{:02}:{:02} {msg}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
+}
+
+/// Serves runs until Ctrl-C (or SIGTERM); then stops its run and unregisters.
+pub async fn serve(args: AgentArgs, server: String, conn: ConnArgs) -> Result<(), String> {
+    let host = crate::result::Host::this().hostname;
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{host}-{}", std::process::id()));
+    let mut meta: HashMap<String, String> = HashMap::new();
+    for l in &args.labels {
+        for kv in l.split(',') {
+            let (k, v) = kv
+                .split_once('=')
+                .filter(|(k, _)| !k.is_empty())
+                .ok_or_else(|| format!("--label {kv:?}: want k=v"))?;
+            meta.insert(format!("label.{k}"), v.to_string());
+        }
+    }
+    let control = args.control.clone().unwrap_or_else(|| server.clone());
+    let nc = crate::conn::connect(
+        &control,
+        &conn,
+        Want {
+            name: format!("natsperf-agent-{name}"),
+            capacity: 4096,
+            request_timeout: Duration::from_secs(10),
+            slow: Arc::new(AtomicI64::new(0)),
+        },
+    )
+    .await
+    .map_err(|e| format!("control server: {e}"))?;
+    let version = env!("CARGO_PKG_VERSION");
+    for (k, v) in [
+        ("protocol", PROTOCOL.to_string()),
+        ("natsperf_version", format!("natsperf-rust {version}")),
+        ("name", name.clone()),
+        ("host", host),
+        ("cores", crate::result::Host::this().cpus.to_string()),
+        ("client", "rust".into()),
+        ("client_version", crate::ASYNC_NATS_VERSION.into()),
+    ] {
+        meta.insert(k.into(), v);
+    }
+    let svc = nc
+        .service_builder()
+        .description(
+            "natsperf agent (natsperf-rust, async-nats): runs parts of distributed benchmarks",
+        )
+        .metadata(meta)
+        .start(SERVICE, version)
+        .await
+        .map_err(|e| format!("register the agent service: {e}"))?;
+    let id = svc.info().await.id;
+    let group = svc.group(format!("natsperf.agent.{id}"));
+    let agent = Arc::new(Agent {
+        nc: nc.clone(),
+        id: id.clone(),
+        name: name.clone(),
+        own: Target { url: server, conn },
+        job: Mutex::new(None),
+    });
+    for ep in ["clock", "prepare", "start", "stop"] {
+        let mut endpoint = group
+            .endpoint(ep)
+            .await
+            .map_err(|e| format!("register the agent's {ep} endpoint: {e}"))?;
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            while let Some(req) = endpoint.next().await {
+                let agent = agent.clone();
+                match ep {
+                    "clock" => agent.clock(req).await,
+                    "prepare" => {
+                        tokio::spawn(async move { agent.prepare(req).await });
+                    }
+                    "start" => agent.start(req).await,
+                    _ => agent.stop(req).await,
+                }
+            }
+        });
+    }
+    nc.flush()
+        .await
+        .map_err(|e| format!("register the agent service: {e}"))?;
+    log(format!(
+        "natsperf-rust agent {name} (id {id}, async-nats {}) waiting for runs on {}",
+        crate::ASYNC_NATS_VERSION,
+        crate::conn::redact(&control)
+    ));
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| format!("signals: {e}"))?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term.recv() => {},
+    }
+    // Stop the run (its partial Result is published), then unregister.
+    let ended = {
+        let mut g = agent.job.lock().unwrap();
+        g.as_mut().map(|j| {
+            let _ = j.stop.send(true);
+            j.start.take();
+        })
+    };
+    if ended.is_some() {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while agent.job.lock().unwrap().is_some() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let _ = svc.stop().await;
+    let _ = nc.flush().await;
+    Ok(())
+}
+
+async fn reply<T: Serialize>(nc: &async_nats::Client, req: &async_nats::service::Request, v: &T) {
+    if let Some(r) = req.message.reply.clone() {
+        let _ = nc
+            .publish(
+                r,
+                Bytes::from(serde_json::to_vec(v).expect("replies serialise")),
+            )
+            .await;
+    }
+}
+
+/// A refusal: micro's error headers and the JSON body.
+async fn refuse(
+    nc: &async_nats::Client,
+    req: &async_nats::service::Request,
+    code: &str,
+    msg: &str,
+) {
+    let Some(r) = req.message.reply.clone() else {
+        return;
+    };
+    let mut h = async_nats::HeaderMap::new();
+    h.insert("Nats-Service-Error", msg);
+    h.insert("Nats-Service-Error-Code", code);
+    let body = ErrorReply {
+        error: msg.into(),
+        code: code.into(),
+    };
+    let body = serde_json::to_vec(&body).expect("replies serialise");
+    let _ = nc.publish_with_headers(r, h, Bytes::from(body)).await;
+}
+
+impl Agent {
+    async fn clock(&self, req: async_nats::service::Request) {
+        reply(&self.nc, &req, &ClockReply { now_ns: now_ns() }).await;
+    }
+
+    async fn prepare(self: Arc<Self>, req: async_nats::service::Request) {
+        let nc = &self.nc;
+        let p: Prepare = match serde_json::from_slice(&req.message.payload) {
+            Ok(p) => p,
+            Err(e) => return refuse(nc, &req, "400", &format!("prepare: {e}")).await,
+        };
+        if p.protocol != PROTOCOL {
+            let msg = format!(
+                "agent {} speaks {PROTOCOL}, the coordinator {:?}",
+                self.name, p.protocol
+            );
+            return refuse(nc, &req, "426", &msg).await;
+        }
+        if p.run.is_empty() || p.part.count < 1 || p.part.index < 0 || p.part.index >= p.part.count
+        {
+            let msg = format!(
+                "prepare: run {:?}, part {} of {}: not a run part",
+                p.run, p.part.index, p.part.count
+            );
+            return refuse(nc, &req, "400", &msg).await;
+        }
+        let (plan, target, n) = match plan(&p.spec, &p.secrets, &self.own, p.publisher_ids.base) {
+            Ok(x) => x,
+            Err(e) => return refuse(nc, &req, "400", &format!("agent {}: {e}", self.name)).await,
+        };
+        let (lo, hi) = range(n, p.part.index as usize, p.part.count as usize);
+        if hi <= lo {
+            let msg = format!(
+                "agent {}: part {} of {} has no clients",
+                self.name,
+                p.part.index + 1,
+                p.part.count
+            );
+            return refuse(nc, &req, "400", &msg).await;
+        }
+        let (start_tx, start_rx) = oneshot::channel();
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let (ready_tx, ready_rx) = oneshot::channel();
+        let (fail_tx, fail_rx) = oneshot::channel::<String>();
+        let (ended_tx, ended_rx) = watch::channel(false);
+        let running = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let busy = {
+            let mut g = self.job.lock().unwrap();
+            match g.as_ref() {
+                Some(j) => Some(format!("agent {} is busy with run {}", self.name, j.run)),
+                None => {
+                    *g = Some(Job {
+                        run: p.run.clone(),
+                        start: Some(start_tx),
+                        stop: stop_tx,
+                        running: running.clone(),
+                    });
+                    None
+                }
+            }
+        };
+        if let Some(msg) = busy {
+            return refuse(nc, &req, "409", &msg).await;
+        }
+        let run = p.run.clone();
+        // The coordinator's heartbeat: silent for LOSS_AFTER, the run stops.
+        let watch_sub = nc.subscribe(format!("natsperf.run.{run}.hb")).await;
+        match watch_sub {
+            Ok(mut sub) => {
+                let (agent, mut ended) = (self.clone(), ended_rx.clone());
+                let run = run.clone();
+                tokio::spawn(async move {
+                    loop {
+                        tokio::select! {
+                            _ = ended.changed() => break,
+                            m = tokio::time::timeout(LOSS_AFTER, sub.next()) => match m {
+                                Ok(Some(_)) => continue,
+                                _ => {
+                                    log(format!("run {run}: the coordinator is silent (no heartbeat for {LOSS_AFTER:?}): stopping"));
+                                    agent.end(&run);
+                                    break;
+                                }
+                            },
+                        }
+                    }
+                    let _ = sub.unsubscribe().await;
+                });
+            }
+            Err(e) => {
+                *self.job.lock().unwrap() = None;
+                let msg = format!("agent {}: watch the coordinator: {e}", self.name);
+                return refuse(nc, &req, "500", &msg).await;
+            }
+        }
+        // Heartbeats until the Result is out.
+        {
+            let (nc, id, run, running, mut ended) = (
+                nc.clone(),
+                self.id.clone(),
+                run.clone(),
+                running.clone(),
+                ended_rx.clone(),
+            );
+            tokio::spawn(async move {
+                let subject = format!("natsperf.run.{run}.{id}.hb");
+                loop {
+                    let hb = Heartbeat {
+                        run: run.clone(),
+                        agent: id.clone(),
+                        state: if running.load(Ordering::Relaxed) {
+                            "running"
+                        } else {
+                            "prepared"
+                        }
+                        .into(),
+                        msgs: 0,
+                        at_ns: now_ns(),
+                    };
+                    let _ = nc
+                        .publish(
+                            subject.clone(),
+                            Bytes::from(serde_json::to_vec(&hb).unwrap()),
+                        )
+                        .await;
+                    tokio::select! {
+                        _ = ended.changed() => return,
+                        _ = tokio::time::sleep(HEARTBEAT_EVERY) => {},
+                    }
+                }
+            });
+        }
+        // A coordinator that never starts the run does not hold the agent.
+        {
+            let (agent, run, mut ended) = (self.clone(), run.clone(), ended_rx.clone());
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = ended.changed() => {},
+                    _ = tokio::time::sleep(PREPARE_TIMEOUT) => {
+                        let prepared = agent.job.lock().unwrap().as_ref().is_some_and(|j| j.run == run && j.start.is_some());
+                        if prepared {
+                            log(format!("run {run}: not started within {PREPARE_TIMEOUT:?}, closed"));
+                            agent.end(&run);
+                        }
+                    }
+                }
+            });
+        }
+        // The run itself: prepared now, released by start, its Result published at the end.
+        {
+            let agent = self.clone();
+            let gate = Gate {
+                lo,
+                hi,
+                ready: ready_tx,
+                start: start_rx,
+                stop: stop_rx,
+            };
+            tokio::spawn(async move {
+                let out = match plan {
+                    Plan::Bench(kind, bench) => {
+                        crate::workload::run(kind, &target.url, &target.conn, bench, Some(gate))
+                            .await
+                    }
+                    Plan::Latency(args) => {
+                        crate::latency::run(&target.url, &target.conn, args, Some(gate))
+                            .await
+                            .map(|o| o.doc)
+                    }
+                    Plan::Js(args) => {
+                        crate::js::run(&target.url, &target.conn, args, Some(gate)).await
+                    }
+                };
+                let err = out.as_ref().err().cloned();
+                agent.publish(&run, out).await;
+                let _ = ended_tx.send(true);
+                {
+                    let mut g = agent.job.lock().unwrap();
+                    if g.as_ref().is_some_and(|j| j.run == run) {
+                        *g = None;
+                    }
+                }
+                if let Some(e) = err {
+                    let _ = fail_tx.send(e);
+                }
+            });
+        }
+        tokio::select! {
+            Ok(()) = ready_rx => {
+                log(format!("run {}: prepared part {} of {} (clients {}..{} of {n}) for natsperf {}", p.run, p.part.index + 1, p.part.count, lo + 1, hi, p.version));
+                reply(nc, &req, &OkReply { ok: true }).await
+            }
+            e = fail_rx => {
+                let msg = format!("agent {}: {}", self.name, e.unwrap_or_else(|_| "the run ended".into()));
+                refuse(nc, &req, "500", &msg).await
+            }
+        }
+    }
+
+    async fn start(&self, req: async_nats::service::Request) {
+        let st: Start = match serde_json::from_slice(&req.message.payload) {
+            Ok(s) => s,
+            Err(e) => return refuse(&self.nc, &req, "400", &format!("start: {e}")).await,
+        };
+        let sent = {
+            let mut g = self.job.lock().unwrap();
+            match g.as_mut().filter(|j| j.run == st.run) {
+                Some(j) => match j.start.take() {
+                    Some(tx) => {
+                        j.running.store(true, Ordering::Relaxed);
+                        tx.send(st.at_ns).is_ok()
+                    }
+                    None => false,
+                },
+                None => false,
+            }
+        };
+        if !sent {
+            let msg = format!(
+                "agent {}: no prepared run {} (not prepared, already started or stopped)",
+                self.name, st.run
+            );
+            return refuse(&self.nc, &req, "409", &msg).await;
+        }
+        log(format!(
+            "run {}: starting in {} ms",
+            st.run,
+            (st.at_ns - now_ns()) / 1_000_000
+        ));
+        reply(&self.nc, &req, &OkReply { ok: true }).await
+    }
+
+    async fn stop(&self, req: async_nats::service::Request) {
+        let st: StopMsg = match serde_json::from_slice(&req.message.payload) {
+            Ok(s) => s,
+            Err(e) => return refuse(&self.nc, &req, "400", &format!("stop: {e}")).await,
+        };
+        self.end(&st.run);
+        reply(&self.nc, &req, &OkReply { ok: true }).await
+    }
+
+    /// Cancels the run: a running one ends with its partial Result, a prepared one is closed.
+    fn end(&self, run: &str) {
+        let mut g = self.job.lock().unwrap();
+        if let Some(j) = g.as_mut().filter(|j| j.run == run) {
+            log(format!("run {run}: stopping"));
+            let _ = j.stop.send(true);
+            j.start.take();
+        }
+    }
+
+    /// Publishes the run's Result in chunks (or why there is none).
+    async fn publish(&self, run: &str, out: Result<crate::result::ResultDoc, String>) {
+        let subject = format!("natsperf.run.{run}.{}.result", self.id);
+        let chunks = match &out {
+            Ok(doc) => {
+                let data = serde_json::to_vec(doc).expect("a Result always serialises");
+                let max = self.nc.server_info().max_payload;
+                chunk(run, &self.id, &data, max)
+            }
+            Err(e) => vec![ResultChunk {
+                run: run.into(),
+                agent: self.id.clone(),
+                chunk: 0,
+                chunks: 1,
+                data: String::new(),
+                error: e.clone(),
+            }],
+        };
+        for c in &chunks {
+            let b = Bytes::from(serde_json::to_vec(c).expect("chunks serialise"));
+            if let Err(e) = self.nc.publish(subject.clone(), b).await {
+                log(format!("run {run}: publish result: {e}"));
+            }
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.nc.flush()).await;
+        match out {
+            Ok(doc) => log(format!(
+                "run {run}: ended ({}), Result sent in {} message(s)",
+                doc.stop.reason,
+                chunks.len()
+            )),
+            Err(e) => log(format!("run {run}: failed: {e}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vectors() -> Value {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/vectors/agent.json"
+        );
+        serde_json::from_str(&std::fs::read_to_string(path).expect("agent vectors")).unwrap()
+    }
+
+    fn s(v: &Value, k: &str) -> String {
+        v[k].as_str().unwrap_or_default().to_string()
+    }
+
+    /// Every message of testdata/vectors/agent.json decodes to its fields here as in Go, and
+    /// what this agent sends encodes to the same wire bytes.
+    #[test]
+    fn shared_message_vectors() {
+        let v = vectors();
+        let mut seen = std::collections::BTreeSet::new();
+        for m in v["messages"].as_array().unwrap() {
+            let (ty, wire, f) = (s(m, "type"), s(m, "wire"), &m["fields"]);
+            seen.insert(ty.clone());
+            match ty.as_str() {
+                "clock_reply" => {
+                    let c: ClockReply = serde_json::from_str(&wire).unwrap();
+                    assert_eq!(c.now_ns, f["now_ns"].as_i64().unwrap());
+                    assert_eq!(serde_json::to_string(&c).unwrap(), wire);
+                }
+                "prepare" => {
+                    let p: Prepare = serde_json::from_str(&wire).unwrap();
+                    assert_eq!(p.protocol, s(f, "protocol"));
+                    assert_eq!(p.protocol, PROTOCOL);
+                    assert_eq!(p.version, s(f, "version"));
+                    assert_eq!(p.run, s(f, "run"));
+                    let w = &p.spec["workloads"][0];
+                    assert_eq!(s(w, "kind"), s(f, "spec_kind"));
+                    assert_eq!(
+                        w["clients"].as_i64().unwrap_or(0),
+                        f["spec_clients"].as_i64().unwrap()
+                    );
+                    assert_eq!(p.secrets.password, s(f, "password"));
+                    assert_eq!(p.secrets.token, s(f, "token"));
+                    assert_eq!(p.part.index, f["part_index"].as_i64().unwrap());
+                    assert_eq!(p.part.count, f["part_count"].as_i64().unwrap());
+                    assert_eq!(
+                        p.publisher_ids.base as i64,
+                        f["publisher_ids_base"].as_i64().unwrap()
+                    );
+                    let offsets: Vec<String> =
+                        p.clock_offsets_ns.iter().map(|o| o.to_string()).collect();
+                    assert_eq!(offsets.join(","), s(f, "clock_offsets_ns"));
+                }
+                "start" => {
+                    let st: Start = serde_json::from_str(&wire).unwrap();
+                    assert_eq!(st.run, s(f, "run"));
+                    assert_eq!(st.at_ns, f["at_ns"].as_i64().unwrap());
+                    assert_eq!(serde_json::to_string(&st).unwrap(), wire);
+                }
+                "stop" => {
+                    let st: StopMsg = serde_json::from_str(&wire).unwrap();
+                    assert_eq!(st.run, s(f, "run"));
+                    assert_eq!(serde_json::to_string(&st).unwrap(), wire);
+                }
+                "ok" => {
+                    assert_eq!(serde_json::to_string(&OkReply { ok: true }).unwrap(), wire);
+                }
+                "error" => {
+                    let body = ErrorReply {
+                        error: s(f, "error"),
+                        code: s(f, "code"),
+                    };
+                    assert_eq!(serde_json::to_string(&body).unwrap(), wire);
+                }
+                "heartbeat" => {
+                    let hb: Heartbeat = serde_json::from_str(&wire).unwrap();
+                    assert_eq!(
+                        (hb.run.as_str(), hb.agent.as_str()),
+                        (&*s(f, "run"), &*s(f, "agent"))
+                    );
+                    assert_eq!(hb.state, s(f, "state"));
+                    assert_eq!(hb.msgs, f["msgs"].as_i64().unwrap());
+                    assert_eq!(hb.at_ns, f["at_ns"].as_i64().unwrap());
+                    assert_eq!(serde_json::to_string(&hb).unwrap(), wire);
+                }
+                "result_chunk" => {
+                    let c: ResultChunk = serde_json::from_str(&wire).unwrap();
+                    assert_eq!((c.chunk, c.chunks), (0, 1));
+                    let data = base64::engine::general_purpose::STANDARD
+                        .decode(&c.data)
+                        .unwrap();
+                    assert_eq!(String::from_utf8(data.clone()).unwrap(), s(f, "data_text"));
+                    assert_eq!(c.error, s(f, "error"));
+                    assert_eq!(serde_json::to_string(&c).unwrap(), wire);
+                    if c.error.is_empty() {
+                        // What this agent sends for that Result, byte for byte.
+                        let ours = chunk(&c.run, &c.agent, &data, 1 << 20);
+                        assert_eq!(serde_json::to_string(&ours[0]).unwrap(), wire);
+                    }
+                }
+                _ => {} // coordinator-side messages (its heartbeat, intervals)
+            }
+        }
+        for ty in [
+            "clock_reply",
+            "prepare",
+            "start",
+            "stop",
+            "heartbeat",
+            "result_chunk",
+        ] {
+            assert!(seen.contains(ty), "no {ty} vector");
+        }
+    }
+
+    #[test]
+    fn shared_range_vectors() {
+        for r in vectors()["ranges"].as_array().unwrap() {
+            let g = |k: &str| r[k].as_u64().unwrap() as usize;
+            assert_eq!(
+                range(g("n"), g("index"), g("count")),
+                (g("lo"), g("hi")),
+                "{r}"
+            );
+        }
+    }
+
+    #[test]
+    fn chunks_reassemble_under_the_limit() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let chunks = chunk("R1", "AGENT1", &data, 2048);
+        assert!(chunks.len() > 1);
+        let mut joined = Vec::new();
+        for (i, c) in chunks.iter().enumerate() {
+            assert_eq!((c.chunk, c.chunks), (i, chunks.len()));
+            assert!(serde_json::to_vec(c).unwrap().len() <= 2048);
+            joined.extend(
+                base64::engine::general_purpose::STANDARD
+                    .decode(&c.data)
+                    .unwrap(),
+            );
+        }
+        assert_eq!(joined, data);
+    }
+
+    #[test]
+    fn go_durations() {
+        let d = |s: &str| go_duration(Some(&Value::String(s.into())));
+        assert_eq!(d("2m0s").unwrap(), Duration::from_secs(120));
+        assert_eq!(d("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(d("1h2m3.5s").unwrap(), Duration::from_secs_f64(3723.5));
+        assert_eq!(d("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(d("300µs").unwrap(), Duration::from_micros(300));
+        assert!(d("10").is_err());
+        assert!(go_duration(Some(&Value::from(5))).is_err());
+    }
+
+    fn own() -> Target {
+        Target {
+            url: "nats://127.0.0.1:4222".into(),
+            conn: ConnArgs::default(),
+        }
+    }
+
+    #[test]
+    fn plans_supported_kinds_and_refuses_others() {
+        let spec = |kind: &str, extra: &str| -> Value {
+            serde_json::from_str(&format!(
+                r#"{{"version":"natsperf.spec/v1","workloads":[{{"kind":"{kind}","clients":4,"pacing":{{"msgs":1000,"rate":500,"duration":"2s"}},"config":{{"subject":"foo","size":64{extra}}}}}]}}"#
+            ))
+            .unwrap()
+        };
+        let none = Secrets::default();
+        match plan(&spec("pub", ""), &none, &own(), 8192).unwrap() {
+            (Plan::Bench(Kind::Pub, b), t, n) => {
+                assert_eq!((n, b.clients, b.msgs, b.size), (4, 4, Some(1000), 64));
+                assert_eq!((b.rate, b.duration), (500.0, Duration::from_secs(2)));
+                assert_eq!(b.pub_id_base, Some(8192));
+                assert_eq!(t.url, own().url);
+            }
+            _ => panic!("pub is not a core publisher plan"),
+        }
+        assert!(matches!(
+            plan(&spec("service request", r#","timeout":"2s""#), &none, &own(), 0).unwrap().0,
+            Plan::Bench(Kind::Request, ref b) if b.timeout == Duration::from_secs(2)
+        ));
+        assert!(matches!(
+            plan(&spec("latency", ""), &none, &own(), 0).unwrap(),
+            (Plan::Latency(_), _, 1)
+        ));
+        assert!(matches!(
+            plan(&spec("js pub async", r#","batch":100"#), &none, &own(), 0).unwrap().0,
+            Plan::Js(ref a) if a.batch == 100 && a.stream == "benchstream"
+        ));
+        let err = plan(&spec("kv put", ""), &none, &own(), 0).err().unwrap();
+        assert!(
+            err.contains("not \"kv put\"") && err.contains("--client go"),
+            "{err}"
+        );
+        let err = plan(&spec("pub", r#","multisubject":true"#), &none, &own(), 0)
+            .err()
+            .unwrap();
+        assert!(err.contains("multisubject"), "{err}");
+        // The Spec's servers and the prepare's secrets.
+        let mut s = spec("pub", "");
+        s["target"] = serde_json::json!({"servers": ["nats://127.0.0.1:4333", "nats://127.0.0.1:4334"], "user": "u"});
+        let secrets = Secrets {
+            password: "p".into(),
+            token: String::new(),
+        };
+        let (_, t, _) = plan(&s, &secrets, &own(), 0).unwrap();
+        assert_eq!(t.url, "nats://127.0.0.1:4333,nats://127.0.0.1:4334");
+        assert_eq!(
+            (t.conn.user.as_deref(), t.conn.password.as_deref()),
+            (Some("u"), Some("p"))
+        );
+        s["target"] = serde_json::json!({"embedded": {}});
+        assert!(plan(&s, &none, &own(), 0)
+            .err()
+            .unwrap()
+            .contains("embedded"));
+    }
+}
