@@ -102,6 +102,7 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 		app.benchCmd(), app.agentCmd(),
 	)
 	app.registerAgentsFlags(root)
+	app.registerClientFlags(root)
 	// Cobra's own completion command, with its help pointing at the shells it supports.
 	root.CompletionOptions.DisableDefaultCmd = false
 	root.SetOut(s.Out) // the completion command captures its writer when it is created
@@ -125,6 +126,7 @@ type app struct {
 	builders map[*cobra.Command]specBuilder
 	building specBuilder // made by specRunE, filed by specCommand
 	dist     distFlags   // --agents and friends (distributed.go)
+	client   clientFlags // --client go|rust (client.go)
 }
 
 // args checks positional arguments with a usage error.

@@ -162,6 +162,12 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 	if err := a.distributedCheck(); err != nil {
 		return err
 	}
+	if err := a.clientCheck(sr.spec); err != nil {
+		return err
+	}
+	if a.client.name == "rust" {
+		return a.runRust(cmd, sr)
+	}
 	if a.dist.agents != "" {
 		return a.runDistributed(cmd, sr.spec, sr.hist)
 	}

@@ -198,7 +198,16 @@ fn exit_code(reason: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    // natsperf hands a child agent its password or token in the environment, never in argv.
+    for (var, slot) in [
+        ("NATSPERF_RUST_PASSWORD", &mut cli.conn.password),
+        ("NATSPERF_RUST_TOKEN", &mut cli.conn.token),
+    ] {
+        if slot.is_none() {
+            *slot = std::env::var(var).ok().filter(|v| !v.is_empty());
+        }
+    }
     if let Err(e) = cli.conn.validate() {
         return usage_error(&e);
     }

@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nuid"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/natsperf/natsperf/internal/agentproto"
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/coord"
+	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/progress"
+	"github.com/natsperf/natsperf/internal/rustclient"
+	"github.com/natsperf/natsperf/internal/version"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// clientFlags choose the NATS client library a command's clients run on (--client).
+type clientFlags struct {
+	name string // go or rust
+	bin  string // --client-bin
+	fs   []*pflag.FlagSet
+}
+
+// rustCommands are the commands natsperf-rust runs, as their command paths (without the root)
+// and Spec kinds.
+var rustCommands = map[string]bool{
+	"pub": true, "sub": true, "service serve": true, "service request": true, "latency": true, "js pub async": true,
+}
+
+func (c *clientFlags) add(f *pflag.FlagSet) {
+	f.StringVar(&c.name, "client", "go", "the NATS client library the clients run on: go (nats.go, in this process) or rust (async-nats: a natsperf-rust agent started here, or with --agents the agents labelled client=rust)")
+	f.StringVar(&c.bin, "client-bin", "", "natsperf-rust's path for --client rust (default: next to natsperf, on PATH, or clients/rust/target/release)")
+	c.fs = append(c.fs, f)
+}
+
+func (c *clientFlags) changed(name string) bool {
+	for _, f := range c.fs {
+		if f.Changed(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// registerClientFlags puts --client on the commands natsperf-rust runs.
+func (a *app) registerClientFlags(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if path := strings.TrimPrefix(c.CommandPath(), root.Name()+" "); rustCommands[path] {
+			a.client.add(c.Flags())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// clientCheck refuses bad --client values, and Specs natsperf-rust does not run.
+func (a *app) clientCheck(s *spec.Spec) error {
+	switch a.client.name {
+	case "go", "":
+		if a.client.changed("client-bin") {
+			return usagef("--client-bin is for --client rust")
+		}
+		return nil
+	case "rust":
+	default:
+		return usagef("--client must be go or rust, got %q", a.client.name)
+	}
+	for _, w := range s.Workloads {
+		if !rustCommands[w.Kind()] {
+			return usagef("--client rust runs pub, sub, service serve, service request, latency and js pub async, not %s: use --client go", w.Kind())
+		}
+	}
+	return nil
+}
+
+// rustBinary is natsperf-rust: --client-bin, else found as rustclient.Find finds it.
+func (a *app) rustBinary() (string, error) {
+	if a.client.bin != "" {
+		if fi, err := os.Stat(a.client.bin); err != nil || fi.IsDir() {
+			return "", usagef("--client-bin %s: no such file", a.client.bin)
+		}
+		return a.client.bin, nil
+	}
+	bin, err := rustclient.Find(".")
+	if err != nil {
+		return "", fmt.Errorf("--client rust: %w", err)
+	}
+	return bin, nil
+}
+
+// runRust runs s through natsperf-rust: on the agents labelled client=rust (--agents), or on a
+// natsperf-rust agent started here for this run on the run's server (the embedded one when no
+// server is given), coordinated as a distributed run of one agent. The child agent is always
+// stopped at the end (also on Ctrl-C and failure).
+func (a *app) runRust(cmd *cobra.Command, sr *specRun) error {
+	if a.dist.agents != "" {
+		return a.runDistributed(cmd, sr.spec, sr.hist)
+	}
+	bin, err := a.rustBinary()
+	if err != nil {
+		return err
+	}
+	if err := sr.spec.Validate(); err != nil {
+		return usageError{err}
+	}
+	if err := checkOutputFile("-o", a.out.File); err != nil {
+		return err
+	}
+	if err := checkOutputFile("--csv", a.csvFile); err != nil {
+		return err
+	}
+	ctx := runCtx(cmd)
+	s := sr.spec
+	t, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: a.streams.Env, Warn: a.streams.Err, Connection: sr.conn})
+	if err != nil {
+		return a.engineError(ctx.Err(), err)
+	}
+	defer t.Close()
+	if engine.NeedsSetup(s) { // streams made here, once, as for a distributed scenario cell
+		_, teardown, err := engine.Setup(ctx, t, s)
+		defer teardown()
+		if err != nil {
+			return err
+		}
+		s = engine.WithoutSetup(s)
+	}
+	run := *s
+	run.Target = specTarget(t.Settings)
+	run.Target.Embedded = nil
+
+	label := "natsperf-run=" + nuid.Next()
+	agent, err := startRustAgent(bin, t.Settings, label)
+	if err != nil {
+		return err
+	}
+	defer agent.stop()
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { // an agent that dies ends the wait for it
+		select {
+		case <-agent.done:
+			cancel()
+		case <-runCtx.Done():
+		}
+	}()
+
+	cfg := coord.Config{
+		Control: t.Settings, Count: 1, Selector: map[string]string{"natsperf-run": strings.TrimPrefix(label, "natsperf-run=")},
+		Wait: 30 * time.Second, OnLoss: coord.OnLossStop, Version: version.String(),
+		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
+	}
+	if a.streams.IsTerminal && !a.out.NoProgress {
+		cfg.Progress = progress.Bars{W: a.streams.Err}
+	}
+	res, err := coord.Run(runCtx, &run, cfg)
+	if err != nil {
+		var in coord.InputError
+		switch {
+		case errors.As(err, &in):
+			return usageError{err}
+		case ctx.Err() != nil:
+			fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
+			return exitCode(exitInterrupted)
+		case agent.exited():
+			return fmt.Errorf("natsperf-rust agent (%s) exited: %s", bin, agent.lastLine())
+		}
+		return err
+	}
+	err = a.render(res, nil)
+	if herr := a.saveHist(sr.hist, res); herr != nil && err == nil {
+		err = herr
+	}
+	return err
+}
+
+// rustAgent is a natsperf-rust agent started for one run.
+type rustAgent struct {
+	cmd  *exec.Cmd
+	errs *lockedBuffer
+	done chan struct{}
+}
+
+// startRustAgent starts `natsperf-rust agent` on the run's server, labelled so this run's
+// coordinator picks it and no other. Passwords and tokens go in its environment, never in
+// its command line.
+func startRustAgent(bin string, c connect.Settings, label string) (*rustAgent, error) {
+	args := []string{"-s", c.Servers}
+	for flag, v := range map[string]string{"--creds": c.Creds, "--nkey": c.NKey, "--user": c.User, "--tls-cert": c.TLSCert, "--tls-key": c.TLSKey, "--tls-ca": c.TLSCA} {
+		if v != "" {
+			args = append(args, flag, v)
+		}
+	}
+	if c.TLSFirst {
+		args = append(args, "--tlsfirst")
+	}
+	args = append(args, "agent", "--label", label, "--label", "client=rust", "--name", fmt.Sprintf("rust-%d", os.Getpid()))
+	cmd := exec.Command(bin, args...)
+	cmd.Env = os.Environ()
+	if c.Password != "" {
+		cmd.Env = append(cmd.Env, "NATSPERF_RUST_PASSWORD="+c.Password)
+	}
+	if c.Token != "" {
+		cmd.Env = append(cmd.Env, "NATSPERF_RUST_TOKEN="+c.Token)
+	}
+	ra := &rustAgent{cmd: cmd, errs: &lockedBuffer{}, done: make(chan struct{})}
+	cmd.Stderr = ra.errs
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start natsperf-rust (%s): %w", bin, err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(ra.done)
+	}()
+	return ra, nil
+}
+
+func (r *rustAgent) exited() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// lastLine is the agent's last line on stderr (why it exited).
+func (r *rustAgent) lastLine() string {
+	lines := strings.Split(strings.TrimSpace(r.errs.String()), "\n")
+	return lines[len(lines)-1]
+}
+
+// stop ends the agent: SIGTERM (it stops its run and unregisters), then a kill.
+func (r *rustAgent) stop() {
+	if r.exited() {
+		return
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.done:
+	case <-time.After(10 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.done
+	}
+}
+
+// lockedBuffer keeps a child's stderr while the child writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
