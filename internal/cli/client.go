@@ -240,7 +240,10 @@ func (r *rustAgent) exited() bool {
 // lastLine is the agent's last line on stderr (why it exited).
 func (r *rustAgent) lastLine() string {
 	lines := strings.Split(strings.TrimSpace(r.errs.String()), "\n")
-	return lines[len(lines)-1]
+	if last := lines[len(lines)-1]; last != "" {
+		return last
+	}
+	return "it said nothing (is it natsperf-rust?)"
 }
 
 // stop ends the agent: SIGTERM (it stops its run and unregisters), then a kill.

@@ -1,0 +1,343 @@
+//go:build unix
+
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/agentproto"
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/coord"
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/rustclient"
+)
+
+// rustBinary is natsperf-rust built in this repository (or on PATH), or the test is skipped
+// with the reason.
+func rustBinary(t *testing.T) string {
+	t.Helper()
+	p, err := rustclient.Find(filepath.Join("..", ".."))
+	if err != nil {
+		t.Skipf("--client rust needs the Rust client: %v", err)
+	}
+	return p
+}
+
+// rustRun runs natsperf in process with --json and returns its Result.
+func rustRun(t *testing.T, args ...string) *result.Result {
+	t.Helper()
+	res, _ := runJSON(context.Background(), t, args...)
+	return res
+}
+
+func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", limit, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func serverIn(t *testing.T, s *server.Server) int64 {
+	t.Helper()
+	v, err := s.Varz(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.InMsgs
+}
+
+// rustClientCounts sums the server's counts over natsperf-rust's client connections (open or
+// closed): messages they published (in) and the server delivered to them (out).
+func rustClientCounts(t *testing.T, s *server.Server) (in, out int64) {
+	t.Helper()
+	cz, err := s.Connz(&server.ConnzOptions{State: server.ConnAll, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cz.Conns {
+		if strings.HasPrefix(c.Name, "natsperf-rust-") {
+			in += c.InMsgs
+			out += c.OutMsgs
+		}
+	}
+	return in, out
+}
+
+// subscribers counts the server's subscriptions on subject (natsperf-rust's receivers once
+// they are ready).
+func subscribers(t *testing.T, s *server.Server, subject string) int {
+	t.Helper()
+	cz, err := s.Connz(&server.ConnzOptions{Subscriptions: true, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range cz.Conns {
+		for _, sub := range c.Subs {
+			if sub == subject {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// checkRustClients fails unless every client of every group measured through async-nats.
+func checkRustClients(t *testing.T, res *result.Result) {
+	t.Helper()
+	if got := res.Libraries(); got != "async-nats" {
+		t.Fatalf("client libraries %q, want async-nats", got)
+	}
+	if res.Distributed == nil || len(res.Distributed.Agents) != 1 || res.Distributed.Agents[0].Client != "rust" {
+		t.Fatalf("distributed %+v: want one rust agent", res.Distributed)
+	}
+}
+
+// TestClientRustPubSubCountsMatchServer: `natsperf sub --client rust` (2 subscribers) and
+// `natsperf pub --client rust` (3 publishers) each start a natsperf-rust agent and run through
+// it; the counts agree with the server's own per-connection counts, nothing is lost or
+// duplicated, and the Results name async-nats.
+func TestClientRustPubSubCountsMatchServer(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	const n = 6000
+	url := s.ClientURL()
+	subRes := make(chan *result.Result, 1)
+	go func() {
+		subRes <- rustRun(t, "sub", "x.client", "-s", url, "--client", "rust", "--client-bin", bin,
+			"--clients", "2", "--msgs", strconv.Itoa(n), "--idle-timeout", "20s")
+	}()
+	waitFor(t, 60*time.Second, "2 Rust subscribers", func() bool { return subscribers(t, s, "x.client") == 2 })
+	pub := rustRun(t, "pub", "x.client", "-s", url, "--client", "rust", "--client-bin", bin,
+		"--clients", "3", "--msgs", strconv.Itoa(n), "--size", "64")
+	var sub *result.Result
+	select {
+	case sub = <-subRes:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the Rust subscribers did not end")
+	}
+	checkRustClients(t, pub)
+	checkRustClients(t, sub)
+	if pub.Stop.Reason != result.StopCompleted || sub.Stop.Reason != result.StopCompleted {
+		t.Fatalf("stop: pub %q, sub %q", pub.Stop.Reason, sub.Stop.Reason)
+	}
+	in, out := rustClientCounts(t, s)
+	if got := pub.Groups[0].Aggregate.Msgs; got != n || in != n {
+		t.Fatalf("pub counted %d, the server %d messages from natsperf-rust's clients, want %d", got, in, n)
+	}
+	if len(pub.Groups[0].Clients) != 3 {
+		t.Fatalf("pub: %d clients, want 3", len(pub.Groups[0].Clients))
+	}
+	sg := sub.Groups[0]
+	if sg.Aggregate.Msgs != 2*n || out != 2*n {
+		t.Fatalf("sub counted %d, the server delivered %d to natsperf-rust's clients, want %d", sg.Aggregate.Msgs, out, 2*n)
+	}
+	if c := sg.Aggregate.Correctness; c == nil || c.Lost != 0 || c.Duplicated != 0 || c.Publishers != 3 || c.Received != 2*n {
+		t.Fatalf("sub correctness %+v: want %d received from 3 publishers, nothing lost or duplicated", sg.Aggregate.Correctness, 2*n)
+	}
+}
+
+// rustChild is the pid of a natsperf-rust process this test process started (natsperf's
+// --client rust agent), 0 when there is none yet.
+func rustChild(t *testing.T) int {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		stat, err := os.ReadFile(filepath.Join(d, "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(stat)
+		end := strings.LastIndexByte(s, ')')
+		if end < 0 || !strings.Contains(s[:end], "natsperf-rust") {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			return pid
+		}
+	}
+	return 0
+}
+
+// TestClientRustLatencyStallShowsInCorrectedLatency: `natsperf latency --client rust` at a
+// fixed rate, its natsperf-rust agent frozen (SIGSTOP) for 300 ms mid-run: the corrected
+// latency exceeds the uncorrected one by the stall's lateness (the means-based check of
+// TestRustPublisherStallShowsInCorrectedLatency, which a loaded machine cannot fake).
+func TestClientRustLatencyStallShowsInCorrectedLatency(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	const rate, secs, stall = 1000, 3, 300 * time.Millisecond
+	in0 := serverIn(t, s)
+	done := make(chan *result.Result, 1)
+	go func() {
+		done <- rustRun(t, "latency", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
+			"--rate", strconv.Itoa(rate), "--duration", strconv.Itoa(secs)+"s", "--size", "64")
+	}()
+	waitFor(t, 60*time.Second, "300 latency messages", func() bool { return serverIn(t, s)-in0 >= 300 })
+	pid := rustChild(t)
+	if pid == 0 {
+		t.Fatal("no natsperf-rust child found")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(stall) // the injected fault, not a synchronisation
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	var res *result.Result
+	select {
+	case res = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("latency --client rust did not end")
+	}
+	checkRustClients(t, res)
+	var l *result.Latency
+	for _, g := range res.Groups {
+		if g.Aggregate.Latency != nil && g.Aggregate.Latency.Uncorrected != nil {
+			l = g.Aggregate.Latency
+		}
+	}
+	if l == nil {
+		t.Fatalf("no corrected latency with an uncorrected part in %+v", res.Groups)
+	}
+	lateness := time.Duration(l.Mean - l.Uncorrected.Mean)
+	want := time.Duration(rate * stall.Seconds() * float64(stall) / 2 / float64(l.Count))
+	if lateness < want*2/3 {
+		t.Fatalf("corrected mean %v exceeds the uncorrected %v by %v: the stall's lateness (about %v) is missing",
+			time.Duration(l.Mean), time.Duration(l.Uncorrected.Mean), lateness, want)
+	}
+	t.Logf("%d samples, corrected P99 %v max %v, mean lateness %v (stall alone: %v)", l.Count,
+		time.Duration(histo.At(l, 99)), time.Duration(l.Max), lateness, want)
+}
+
+// TestClientRustRefusals: a kind natsperf-rust does not run, a bad --client, --client-bin
+// without rust or naming nothing are bad input (exit 2, one line); no binary to be found
+// says how to build it.
+func TestClientRustRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"pub", "foo", "--client", "java"}, 2, "--client must be go or rust"},
+		{[]string{"pub", "foo", "--client-bin", "/x"}, 2, "--client-bin is for --client rust"},
+		{[]string{"pub", "foo", "--client", "rust", "--client-bin", filepath.Join(t.TempDir(), "none")}, 2, "no such file"},
+		{[]string{"js", "pub", "sync", "foo", "--client", "rust"}, 2, "unknown flag: --client"},
+	} {
+		r := run(context.Background(), t, nil, c.args...)
+		code, msg := r.code, strings.TrimSpace(r.err)
+		if code != c.code || !strings.Contains(msg, c.want) || strings.Count(msg, "\n") > 0 {
+			t.Errorf("natsperf %s: exit %d, stderr %q; want exit %d and one line with %q", strings.Join(c.args, " "), code, msg, c.code, c.want)
+		}
+	}
+}
+
+// TestClientRustMissingBinary: with no natsperf-rust next to natsperf, on PATH or under
+// clients/rust/target/release (the test's working directory has none), --client rust fails
+// before anything runs and says how to build it.
+func TestClientRustMissingBinary(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Chdir(t.TempDir())
+	r := run(context.Background(), t, nil, "pub", "foo", "--client", "rust", "--msgs", "10")
+	if r.code != 1 || !strings.Contains(r.err, "cargo build --release") {
+		t.Fatalf("exit %d, stderr %q: want exit 1 and how to build natsperf-rust", r.code, r.err)
+	}
+}
+
+// TestClientRustRefusesWhatItDoesNotRun: an option natsperf-rust does not implement is
+// refused by its agent before anything runs (the prepare's 400), as bad input in one line.
+func TestClientRustRefusesWhatItDoesNotRun(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	r := run(context.Background(), t, nil, "pub", "foo", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin, "--multisubject", "--msgs", "10")
+	if r.code != 2 || !strings.Contains(r.err, "multisubject") || !strings.Contains(r.err, "--client go") {
+		t.Fatalf("exit %d, stderr %q: want exit 2 naming multisubject and --client go", r.code, r.err)
+	}
+	if in := serverIn(t, s); in > 200 { // control traffic only: no benchmark message was sent
+		t.Fatalf("the server saw %d messages: the refused run published", in)
+	}
+}
+
+// TestRustAgentSpeaksTheProtocol: a natsperf-rust agent is found by the Go coordinator's
+// discovery (micro INFO) with client=rust and async-nats's version, answers micro PING and
+// STATS and the clock endpoint, refuses another protocol with 426 (micro's error headers and
+// the JSON body) and a part with no clients with 400, and a stop of a run it does not have is ok.
+func TestRustAgentSpeaksTheProtocol(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	agent, err := startRustAgent(bin, connect.Settings{Servers: s.ClientURL()}, "natsperf-run=proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.stop()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var found []coord.Agent
+	waitFor(t, 30*time.Second, "the Rust agent's INFO", func() bool {
+		found, err = coord.Discover(context.Background(), nc, 300*time.Millisecond)
+		return err == nil && len(found) == 1
+	})
+	a := found[0]
+	if a.Client != "rust" || a.Protocol != agentproto.Protocol || a.Labels["natsperf-run"] != "proto" || a.Labels["client"] != "rust" {
+		t.Fatalf("agent %+v: want client rust, protocol %s and its labels", a, agentproto.Protocol)
+	}
+	for _, verb := range []string{"PING", "STATS"} {
+		m, err := nc.Request("$SRV."+verb+"."+agentproto.ServiceName+"."+a.ID, nil, 5*time.Second)
+		if err != nil || !strings.Contains(string(m.Data), a.ID) {
+			t.Fatalf("$SRV.%s: %v %s", verb, err, m.Data)
+		}
+	}
+	subject := func(ep string) string { return "natsperf.agent." + a.ID + "." + ep }
+	before := time.Now().UnixNano()
+	m, err := nc.Request(subject("clock"), []byte("{}"), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clock agentproto.ClockReply
+	if err := json.Unmarshal(m.Data, &clock); err != nil || clock.NowNS < before || clock.NowNS > time.Now().UnixNano() {
+		t.Fatalf("clock %s (%v): not between the request and the reply", m.Data, err)
+	}
+	refused := func(body, code, want string) {
+		t.Helper()
+		m, err := nc.Request(subject("prepare"), []byte(body), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e agentproto.ErrorReply
+		_ = json.Unmarshal(m.Data, &e)
+		if m.Header.Get("Nats-Service-Error-Code") != code || e.Code != code || !strings.Contains(e.Error, want) || m.Header.Get("Nats-Service-Error") != e.Error {
+			t.Fatalf("prepare %s: headers %v, body %s; want code %s with %q", body, m.Header, m.Data, code, want)
+		}
+	}
+	spec := `{"version":"natsperf.spec/v1","workloads":[{"kind":"pub","clients":2,"config":{"subject":"foo"}}]}`
+	refused(`{"protocol":"natsperf.agent/v2","version":"x","run":"R1","spec":`+spec+`,"part":{"index":0,"count":1}}`, "426", "natsperf.agent/v1")
+	refused(`{"protocol":"natsperf.agent/v1","version":"x","run":"R1","spec":`+spec+`,"part":{"index":0,"count":3}}`, "400", "no clients")
+	m, err = nc.Request(subject("stop"), []byte(`{"run":"nothing"}`), 5*time.Second)
+	if err != nil || string(m.Data) != `{"ok":true}` {
+		t.Fatalf("stop of an unknown run: %v %s", err, m.Data)
+	}
+}
