@@ -341,3 +341,31 @@ func TestRustAgentSpeaksTheProtocol(t *testing.T) {
 		t.Fatalf("stop of an unknown run: %v %s", err, m.Data)
 	}
 }
+
+// TestClientRustJSPubAsync: `natsperf js pub async --client rust` makes the stream here (the
+// Spec's setup), the Rust agent publishes into it, and the acknowledged count is what the
+// stream holds.
+func TestClientRustJSPubAsync(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	const n = 4000
+	res := rustRun(t, "js", "pub", "async", "jsc.async", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
+		"--stream", "RUSTCLIENT", "--storage", "memory", "--msgs", strconv.Itoa(n), "--clients", "2", "--batch", "100", "--size", "64")
+	checkRustClients(t, res)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := nc.JetStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := js.StreamInfo("RUSTCLIENT")
+	if err != nil {
+		t.Fatalf("the stream natsperf made for the run: %v", err)
+	}
+	if g := res.Groups[0]; res.Stop.Reason != result.StopCompleted || g.Aggregate.Msgs != n || info.State.Msgs != n {
+		t.Fatalf("stop %q, acked %d, stream holds %d: want %d each", res.Stop.Reason, g.Aggregate.Msgs, info.State.Msgs, n)
+	}
+}
