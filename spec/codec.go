@@ -186,6 +186,7 @@ type workloadJSON struct {
 	Clients   int             `json:"clients,omitempty"`
 	Pacing    Pacing          `json:"pacing,omitzero"`
 	Config    json.RawMessage `json:"config,omitempty"`
+	Client    string          `json:"client,omitempty"`
 }
 
 // MarshalJSON writes the kind next to the config.
@@ -197,7 +198,7 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshal(workloadJSON{Kind: w.Config.Kind(), Name: w.Name, Instances: w.Instances, Clients: w.Clients, Pacing: w.Pacing, Config: cfg})
+	return marshal(workloadJSON{Kind: w.Config.Kind(), Name: w.Name, Instances: w.Instances, Clients: w.Clients, Pacing: w.Pacing, Config: cfg, Client: w.Client})
 }
 
 // marshal is json.Marshal without escaping '>' (wildcard subjects).
@@ -230,7 +231,7 @@ func (w *Workload) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("config (%s): %w", aux.Kind, err)
 		}
 	}
-	*w = Workload{Name: aux.Name, Instances: aux.Instances, Clients: aux.Clients, Pacing: aux.Pacing, Config: cfg}
+	*w = Workload{Name: aux.Name, Instances: aux.Instances, Clients: aux.Clients, Pacing: aux.Pacing, Config: cfg, Client: aux.Client}
 	return nil
 }
 

@@ -127,6 +127,9 @@ type Workload struct {
 	Clients int    `json:"clients,omitempty"`
 	Pacing  Pacing `json:"pacing,omitzero"`
 	Config  Config `json:"config"`
+	// Client is the NATS client library the clients run on (--client): "" or go (nats.go, in
+	// natsperf's engine), rust (async-nats, through natsperf-rust agents: docs/clients.md).
+	Client string `json:"client,omitempty"`
 }
 
 // Kind is the workload's kind, from its config ("" when it has none).

@@ -158,7 +158,7 @@ func TestUnknownFieldRefused(t *testing.T) {
 		{"top yaml", "version: natsperf.spec/v1\ncolour: 1\nworkloads: []\n", `unknown field "colour"`},
 		{"target", "version: natsperf.spec/v1\ntarget: {servers: [nats://a:4222], passwd: x}\nworkloads: []\n", `target: unknown field "passwd"`},
 		{"stream", "version: natsperf.spec/v1\nsetup: {streams: [{name: s, replica: 3}]}\nworkloads: []\n", `setup.streams[0]: unknown field "replica"`},
-		{"workload", "version: natsperf.spec/v1\nworkloads: [{kind: pub, client: 2, config: {subject: foo}}]\n", `workloads[0]: unknown field "client"`},
+		{"workload", "version: natsperf.spec/v1\nworkloads: [{kind: pub, clent: 2, config: {subject: foo}}]\n", `workloads[0]: unknown field "clent"`},
 		{"config json", `{"version":"natsperf.spec/v1","workloads":[{"kind":"pub","config":{"subject":"foo","sizee":16}}]}`, `workloads[0].config: unknown field "sizee"`},
 		{"config yaml", "version: natsperf.spec/v1\nworkloads:\n  - kind: js pub async\n    config: {subject: foo, window: 10}\n", `workloads[0].config: unknown field "window"`},
 		{"embedded field of another kind", "version: natsperf.spec/v1\nworkloads: [{kind: js ordered, config: {consumer: x}}]\n", `workloads[0].config: unknown field "consumer"`},

@@ -172,6 +172,9 @@ func (w *Workload) check(c *checker, p string, warmup Duration) {
 	if w.Instances < 0 {
 		c.failf(p+".instances", "must not be negative")
 	}
+	if w.Client != "" && w.Client != "go" && w.Client != "rust" {
+		c.failf(p+".client", "must be go or rust, got %q", w.Client)
+	}
 	if w.Clients < 0 || w.Clients > maxClients {
 		c.failf(p+".clients", "must be 1 to %d, got %d", maxClients, w.Clients)
 	}

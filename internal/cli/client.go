@@ -67,19 +67,43 @@ func (a *app) registerClientFlags(root *cobra.Command) {
 	walk(root)
 }
 
-// clientCheck refuses bad --client values, and Specs natsperf-rust does not run.
-func (a *app) clientCheck(s *spec.Spec) error {
+// withClient records --client in the Spec a command line built (its workloads' client).
+func (a *app) withClient(s *spec.Spec) error {
 	switch a.client.name {
 	case "go", "":
 		if a.client.changed("client-bin") {
 			return usagef("--client-bin is for --client rust")
 		}
-		return nil
 	case "rust":
+		for i := range s.Workloads {
+			s.Workloads[i].Client = "rust"
+		}
 	default:
 		return usagef("--client must be go or rust, got %q", a.client.name)
 	}
+	return nil
+}
+
+// usesRust says whether s runs through natsperf-rust (its workloads' client is rust).
+func usesRust(s *spec.Spec) bool {
 	for _, w := range s.Workloads {
+		if w.Client == "rust" {
+			return true
+		}
+	}
+	return false
+}
+
+// clientCheck refuses Specs natsperf-rust does not run: other kinds, and Go and Rust
+// workloads in one run (one run is one engine).
+func clientCheck(s *spec.Spec) error {
+	if !usesRust(s) {
+		return nil
+	}
+	for _, w := range s.Workloads {
+		if w.Client != "rust" {
+			return usagef("a run's workloads use one client library: %s is go, others rust", w.Kind())
+		}
 		if !rustCommands[w.Kind()] {
 			return usagef("--client rust runs pub, sub, service serve, service request, latency and js pub async, not %s: use --client go", w.Kind())
 		}

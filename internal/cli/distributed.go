@@ -131,7 +131,7 @@ func (a *app) coordConfig(s *spec.Spec, bars bool) (coord.Config, error) {
 		Version: version.String(), Log: a.streams.Err,
 		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
 	}
-	if a.client.name == "rust" { // --client rust --agents ...: only the Rust agents
+	if usesRust(s) { // --client rust --agents ...: only the Rust agents
 		if cfg.Selector == nil {
 			cfg.Selector = map[string]string{}
 		}

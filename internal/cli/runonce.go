@@ -50,6 +50,9 @@ func (a *app) workloadSpec(args []string) (*spec.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := wa.withClient(sr.spec); err != nil {
+		return nil, err
+	}
 	return sr.spec, nil
 }
 

@@ -153,6 +153,9 @@ func (a *app) specRunE(build specBuilder) func(*cobra.Command, []string) error {
 		if err != nil {
 			return err
 		}
+		if err := a.withClient(r.spec); err != nil {
+			return err
+		}
 		return a.runSpec(cmd, r)
 	}
 }
@@ -162,10 +165,10 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 	if err := a.distributedCheck(); err != nil {
 		return err
 	}
-	if err := a.clientCheck(sr.spec); err != nil {
+	if err := clientCheck(sr.spec); err != nil {
 		return err
 	}
-	if a.client.name == "rust" {
+	if usesRust(sr.spec) {
 		return a.runRust(cmd, sr)
 	}
 	if a.dist.agents != "" {
@@ -317,6 +320,9 @@ js ordered|consume|fetch|push, js get sync|batch, kv put|get and latency.`,
 			}
 			sr, err := a.builders[target](target, target.Flags().Args())
 			if err != nil {
+				return err
+			}
+			if err := a.withClient(sr.spec); err != nil {
 				return err
 			}
 			return a.printSpec(sr.spec)

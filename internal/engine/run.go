@@ -101,6 +101,11 @@ type settingsEcho struct {
 // the registry and connects and sets up every client. Bad input is an InputError. The Run
 // must be started (Start, then Wait) or closed.
 func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
+	for _, w := range s.Workloads { // this engine is nats.go's: rust runs in natsperf-rust agents
+		if w.Client == "rust" {
+			return nil, InputError{fmt.Errorf("%s with client rust runs through natsperf-rust agents (natsperf --client rust), not in this engine", w.Kind())}
+		}
+	}
 	r, err := Plan(ctx, s, o)
 	if err != nil {
 		return nil, err
