@@ -234,25 +234,81 @@ fn size(cfg: &Value, default: usize) -> Result<usize, String> {
     }
 }
 
+/// One workload of a Spec as this agent runs it: its plan, target, client count, and the
+/// prefix of its groups in a run of several workloads (Go's `instancePrefix`: `pub1`,
+/// `w2-1`), None when it is the only one.
+pub struct Unit {
+    pub plan: Plan,
+    pub target: Target,
+    pub clients: usize,
+    pub prefix: Option<String>,
+}
+
 /// Turns a Spec (natsperf.spec/v1 JSON) into what this agent runs, or says in one line why
-/// it cannot. `part`, `count` and `base` are the prepare's.
-pub fn plan(
+/// it cannot. `base` is the prepare's publisher-id base: workload k gets the block
+/// `base + k*4096`, as the Go engine hands them out.
+pub fn plan(spec: &Value, secrets: &Secrets, own: &Target, base: u32) -> Result<Vec<Unit>, String> {
+    let ws = spec
+        .get("workloads")
+        .and_then(Value::as_array)
+        .filter(|ws| !ws.is_empty())
+        .ok_or("the Spec has no workloads")?;
+    let kinds: Vec<&str> = ws
+        .iter()
+        .map(|w| w.get("kind").and_then(Value::as_str).unwrap_or(""))
+        .collect();
+    if ws.len() > 1 && kinds.contains(&"latency") {
+        return Err(
+            "latency runs alone (one publisher and one subscriber): give it its own run".into(),
+        );
+    }
+    let mut numbered: HashMap<String, usize> = HashMap::new();
+    let mut units = Vec::new();
+    for (k, w) in ws.iter().enumerate() {
+        let block = if base == 0 {
+            0
+        } else {
+            base.wrapping_add(k as u32 * 4096)
+        };
+        let (plan, target, clients) = plan_workload(spec, w, secrets, own, block)?;
+        let prefix = (ws.len() > 1).then(|| {
+            let name = w.get("name").and_then(Value::as_str).unwrap_or("");
+            let n = if name.is_empty() {
+                1
+            } else {
+                let c = numbered.entry(name.to_string()).or_insert(0);
+                *c += 1;
+                *c
+            };
+            let name = if name.is_empty() {
+                format!("w{}-", k + 1)
+            } else {
+                name.to_string()
+            };
+            if name.ends_with(|c: char| c.is_ascii_digit()) {
+                format!("{name}-{n}")
+            } else {
+                format!("{name}{n}")
+            }
+        });
+        units.push(Unit {
+            plan,
+            target,
+            clients,
+            prefix,
+        });
+    }
+    Ok(units)
+}
+
+/// One workload of the Spec.
+fn plan_workload(
     spec: &Value,
+    w: &Value,
     secrets: &Secrets,
     own: &Target,
     base: u32,
 ) -> Result<(Plan, Target, usize), String> {
-    let ws = spec
-        .get("workloads")
-        .and_then(Value::as_array)
-        .ok_or("the Spec has no workloads")?;
-    if ws.len() != 1 {
-        return Err(format!(
-            "natsperf-rust runs one workload per run, the Spec has {}",
-            ws.len()
-        ));
-    }
-    let w = &ws[0];
     let kind = w.get("kind").and_then(Value::as_str).unwrap_or("");
     if !matches!(
         kind,
@@ -464,6 +520,70 @@ fn target(t: Option<&Value>, secrets: &Secrets, own: &Target) -> Result<Target, 
     })
 }
 
+/// Runs one workload of a Spec held at its gate.
+fn run_unit(
+    plan: Plan,
+    target: Target,
+    gate: Gate,
+) -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<crate::result::ResultDoc, String>> + Send>,
+> {
+    Box::pin(async move {
+        match plan {
+            Plan::Bench(kind, bench) => {
+                crate::workload::run(kind, &target.url, &target.conn, bench, Some(gate)).await
+            }
+            Plan::Latency(args) => crate::latency::run(&target.url, &target.conn, args, Some(gate))
+                .await
+                .map(|o| o.doc),
+            Plan::Js(args) => crate::js::run(&target.url, &target.conn, args, Some(gate)).await,
+        }
+    })
+}
+
+/// One Result of a run's workloads, as the Go engine joins them: a single workload's as it
+/// is; several under command `run`, each group named after its workload (`pub1/pub`), the
+/// run spanning them all, the first failure (else interruption, idle end) its stop.
+fn combine(
+    outs: Vec<Result<crate::result::ResultDoc, String>>,
+    prefixes: Vec<Option<String>>,
+) -> Result<crate::result::ResultDoc, String> {
+    let mut docs = Vec::new();
+    for (out, prefix) in outs.into_iter().zip(prefixes) {
+        let mut doc = out?;
+        if let Some(p) = prefix {
+            for g in &mut doc.groups {
+                g.name = format!("{p}/{}", g.name);
+            }
+        }
+        docs.push(doc);
+    }
+    let mut it = docs.into_iter();
+    let mut first = it.next().ok_or("no workload ran")?;
+    let mut several = false;
+    for d in it {
+        several = true;
+        first.start = first.start.min(d.start);
+        first.end = first.end.max(d.end);
+        let rank = |r: &str| match r {
+            "failed" => 3,
+            "interrupted" => 2,
+            "idle" => 1,
+            _ => 0,
+        };
+        if rank(d.stop.reason) > rank(first.stop.reason) {
+            first.stop = d.stop;
+        }
+        first.groups.extend(d.groups);
+        first.streams.extend(d.streams);
+        first.warnings.extend(d.warnings);
+    }
+    if several {
+        first.command = "run".into();
+    }
+    Ok(first)
+}
+
 /// One run on this agent.
 struct Job {
     run: String,
@@ -666,12 +786,20 @@ impl Agent {
             );
             return refuse(nc, &req, "400", &msg).await;
         }
-        let (plan, target, n) = match plan(&p.spec, &p.secrets, &self.own, p.publisher_ids.base) {
+        let units = match plan(&p.spec, &p.secrets, &self.own, p.publisher_ids.base) {
             Ok(x) => x,
             Err(e) => return refuse(nc, &req, "400", &format!("agent {}: {e}", self.name)).await,
         };
-        let (lo, hi) = range(n, p.part.index as usize, p.part.count as usize);
-        if hi <= lo {
+        // Each workload's clients of this part; a workload without any here is not run.
+        let units: Vec<(Unit, usize, usize)> = units
+            .into_iter()
+            .map(|u| {
+                let (lo, hi) = range(u.clients, p.part.index as usize, p.part.count as usize);
+                (u, lo, hi)
+            })
+            .filter(|(_, lo, hi)| hi > lo)
+            .collect();
+        if units.is_empty() {
             let msg = format!(
                 "agent {}: part {} of {} has no clients",
                 self.name,
@@ -680,6 +808,10 @@ impl Agent {
             );
             return refuse(nc, &req, "400", &msg).await;
         }
+        let shares: Vec<String> = units
+            .iter()
+            .map(|(u, lo, hi)| format!("clients {}..{} of {}", lo + 1, hi, u.clients))
+            .collect();
         let (start_tx, start_rx) = oneshot::channel();
         let (stop_tx, stop_rx) = watch::channel(false);
         let (ready_tx, ready_rx) = oneshot::channel();
@@ -787,31 +919,48 @@ impl Agent {
                 }
             });
         }
-        // The run itself: prepared now, released by start, its Result published at the end.
+        // The run itself: every workload prepared now, released together by start, one
+        // Result published at the end.
         {
             let agent = self.clone();
-            let gate = Gate {
-                lo,
-                hi,
-                ready: ready_tx,
-                start: start_rx,
-                stop: stop_rx,
-            };
-            tokio::spawn(async move {
-                let out = match plan {
-                    Plan::Bench(kind, bench) => {
-                        crate::workload::run(kind, &target.url, &target.conn, bench, Some(gate))
-                            .await
-                    }
-                    Plan::Latency(args) => {
-                        crate::latency::run(&target.url, &target.conn, args, Some(gate))
-                            .await
-                            .map(|o| o.doc)
-                    }
-                    Plan::Js(args) => {
-                        crate::js::run(&target.url, &target.conn, args, Some(gate)).await
-                    }
+            let mut runs = Vec::new();
+            let mut starts = Vec::new();
+            let mut readies = Vec::new();
+            let mut prefixes = Vec::new();
+            for (unit, lo, hi) in units {
+                let (s_tx, s_rx) = oneshot::channel();
+                let (r_tx, r_rx) = oneshot::channel();
+                starts.push(s_tx);
+                readies.push(r_rx);
+                prefixes.push(unit.prefix.clone());
+                let gate = Gate {
+                    lo,
+                    hi,
+                    ready: r_tx,
+                    start: s_rx,
+                    stop: stop_rx.clone(),
                 };
+                runs.push(run_unit(unit.plan, unit.target, gate));
+            }
+            tokio::spawn(async move {
+                // start reaches every workload; a run stopped before it drops them all.
+                if let Ok(at) = start_rx.await {
+                    for s in starts {
+                        let _ = s.send(at);
+                    }
+                }
+            });
+            tokio::spawn(async move {
+                for r in readies {
+                    if r.await.is_err() {
+                        return; // that workload failed: its error answers the prepare
+                    }
+                }
+                let _ = ready_tx.send(());
+            });
+            tokio::spawn(async move {
+                let outs = futures::future::join_all(runs).await;
+                let out = combine(outs, prefixes);
                 let err = out.as_ref().err().cloned();
                 agent.publish(&run, out).await;
                 let _ = ended_tx.send(true);
@@ -828,7 +977,7 @@ impl Agent {
         }
         tokio::select! {
             Ok(()) = ready_rx => {
-                log(format!("run {}: prepared part {} of {} (clients {}..{} of {n}) for natsperf {}", p.run, p.part.index + 1, p.part.count, lo + 1, hi, p.version));
+                log(format!("run {}: prepared part {} of {} ({}) for natsperf {}", p.run, p.part.index + 1, p.part.count, shares.join("; "), p.version));
                 reply(nc, &req, &OkReply { ok: true }).await
             }
             e = fail_rx => {
@@ -1092,6 +1241,50 @@ mod tests {
         }
     }
 
+    /// The plan of a Spec's only workload.
+    fn one(
+        spec: &Value,
+        secrets: &Secrets,
+        own: &Target,
+        base: u32,
+    ) -> Result<(Plan, Target, usize), String> {
+        let mut units = plan(spec, secrets, own, base)?;
+        assert_eq!(units.len(), 1);
+        let u = units.remove(0);
+        assert!(u.prefix.is_none());
+        Ok((u.plan, u.target, u.clients))
+    }
+
+    /// A Spec of two workloads (a scenario cell's sub and pub) runs both, named and
+    /// numbered as the Go engine names them, each with its own publisher-id block.
+    #[test]
+    fn plans_several_workloads() {
+        let spec: Value = serde_json::from_str(
+            r#"{"version":"natsperf.spec/v1","workloads":[
+                {"kind":"sub","name":"sub","clients":2,"config":{"subject":"foo"}},
+                {"kind":"pub","clients":1,"pacing":{"rate":1000},"config":{"subject":"foo"}}]}"#,
+        )
+        .unwrap();
+        let units = plan(&spec, &Secrets::default(), &own(), 8192).unwrap();
+        let prefixes: Vec<_> = units.iter().map(|u| u.prefix.clone().unwrap()).collect();
+        assert_eq!(prefixes, ["sub1", "w2-1"]);
+        match (&units[0].plan, &units[1].plan) {
+            (Plan::Bench(Kind::Sub, s), Plan::Bench(Kind::Pub, p)) => {
+                assert_eq!(
+                    (s.pub_id_base, p.pub_id_base),
+                    (Some(8192), Some(8192 + 4096))
+                );
+            }
+            _ => panic!("want a sub and a pub"),
+        }
+        let mut with_latency = spec.clone();
+        with_latency["workloads"][1]["kind"] = "latency".into();
+        assert!(plan(&with_latency, &Secrets::default(), &own(), 0)
+            .err()
+            .unwrap()
+            .contains("latency runs alone"));
+    }
+
     #[test]
     fn plans_supported_kinds_and_refuses_others() {
         let spec = |kind: &str, extra: &str| -> Value {
@@ -1101,7 +1294,7 @@ mod tests {
             .unwrap()
         };
         let none = Secrets::default();
-        match plan(&spec("pub", ""), &none, &own(), 8192).unwrap() {
+        match one(&spec("pub", ""), &none, &own(), 8192).unwrap() {
             (Plan::Bench(Kind::Pub, b), t, n) => {
                 assert_eq!((n, b.clients, b.msgs, b.size), (4, 4, Some(1000), 64));
                 assert_eq!((b.rate, b.duration), (500.0, Duration::from_secs(2)));
@@ -1111,23 +1304,23 @@ mod tests {
             _ => panic!("pub is not a core publisher plan"),
         }
         assert!(matches!(
-            plan(&spec("service request", r#","timeout":"2s""#), &none, &own(), 0).unwrap().0,
+            one(&spec("service request", r#","timeout":"2s""#), &none, &own(), 0).unwrap().0,
             Plan::Bench(Kind::Request, ref b) if b.timeout == Duration::from_secs(2)
         ));
         assert!(matches!(
-            plan(&spec("latency", ""), &none, &own(), 0).unwrap(),
+            one(&spec("latency", ""), &none, &own(), 0).unwrap(),
             (Plan::Latency(_), _, 1)
         ));
         assert!(matches!(
-            plan(&spec("js pub async", r#","batch":100"#), &none, &own(), 0).unwrap().0,
+            one(&spec("js pub async", r#","batch":100"#), &none, &own(), 0).unwrap().0,
             Plan::Js(ref a) if a.batch == 100 && a.stream == "benchstream"
         ));
-        let err = plan(&spec("kv put", ""), &none, &own(), 0).err().unwrap();
+        let err = one(&spec("kv put", ""), &none, &own(), 0).err().unwrap();
         assert!(
             err.contains("not \"kv put\"") && err.contains("--client go"),
             "{err}"
         );
-        let err = plan(&spec("pub", r#","multisubject":true"#), &none, &own(), 0)
+        let err = one(&spec("pub", r#","multisubject":true"#), &none, &own(), 0)
             .err()
             .unwrap();
         assert!(err.contains("multisubject"), "{err}");
@@ -1138,14 +1331,14 @@ mod tests {
             password: "p".into(),
             token: String::new(),
         };
-        let (_, t, _) = plan(&s, &secrets, &own(), 0).unwrap();
+        let (_, t, _) = one(&s, &secrets, &own(), 0).unwrap();
         assert_eq!(t.url, "nats://127.0.0.1:4333,nats://127.0.0.1:4334");
         assert_eq!(
             (t.conn.user.as_deref(), t.conn.password.as_deref()),
             (Some("u"), Some("p"))
         );
         s["target"] = serde_json::json!({"embedded": {}});
-        assert!(plan(&s, &none, &own(), 0)
+        assert!(one(&s, &none, &own(), 0)
             .err()
             .unwrap()
             .contains("embedded"));
