@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,7 +22,10 @@ import (
 	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/progress"
+	"github.com/natsperf/natsperf/internal/report"
+	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/rustclient"
+	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/internal/version"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -166,31 +171,7 @@ func (a *app) runRust(cmd *cobra.Command, sr *specRun) error {
 	run.Target = specTarget(t.Settings)
 	run.Target.Embedded = nil
 
-	label := "natsperf-run=" + nuid.Next()
-	agent, err := startRustAgent(bin, t.Settings, label)
-	if err != nil {
-		return err
-	}
-	defer agent.stop()
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { // an agent that dies ends the wait for it
-		select {
-		case <-agent.done:
-			cancel()
-		case <-runCtx.Done():
-		}
-	}()
-
-	cfg := coord.Config{
-		Control: t.Settings, Count: 1, Selector: map[string]string{"natsperf-run": strings.TrimPrefix(label, "natsperf-run=")},
-		Wait: 30 * time.Second, OnLoss: coord.OnLossStop, Version: version.String(),
-		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
-	}
-	if a.streams.IsTerminal && !a.out.NoProgress {
-		cfg.Progress = progress.Bars{W: a.streams.Err}
-	}
-	res, err := coord.Run(runCtx, &run, cfg)
+	res, err := a.coordinateRust(ctx, bin, t.Settings, &run, true)
 	if err != nil {
 		var in coord.InputError
 		switch {
@@ -199,8 +180,6 @@ func (a *app) runRust(cmd *cobra.Command, sr *specRun) error {
 		case ctx.Err() != nil:
 			fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
 			return exitCode(exitInterrupted)
-		case agent.exited():
-			return fmt.Errorf("natsperf-rust agent (%s) exited: %s", bin, agent.lastLine())
 		}
 		return err
 	}
@@ -209,6 +188,100 @@ func (a *app) runRust(cmd *cobra.Command, sr *specRun) error {
 		err = herr
 	}
 	return err
+}
+
+// runCellRust runs one repetition of a scenario cell whose workloads say client rust: on
+// the cell's target (the scenario's shared one), its setup made here, through a
+// natsperf-rust agent started for it; the Result saved as runOnce saves one. With --agents
+// runOnce takes runCellDistributed instead (only client=rust agents).
+func (a *app) runCellRust(ctx context.Context, tg *scenarioTargets, sc *scenario.Scenario, c scenario.Cell, rep int, dir string,
+	s *spec.Spec, conn *connect.Settings, ir scenario.IndexRun, fail func(error) scenario.IndexRun,
+) scenario.IndexRun {
+	name := scenario.RunName(c, rep)
+	if err := clientCheck(s); err != nil {
+		return fail(err)
+	}
+	bin, err := a.rustBinary()
+	if err != nil {
+		return fail(err)
+	}
+	t, release, err := tg.get(ctx, s, conn)
+	if err != nil {
+		return fail(err)
+	}
+	defer release()
+	var warnings []string
+	if engine.NeedsSetup(s) {
+		w, teardown, err := engine.Setup(ctx, t, s)
+		defer teardown()
+		if err != nil {
+			return fail(err)
+		}
+		warnings, s = w, engine.WithoutSetup(s)
+	}
+	run := *s
+	run.Target = specTarget(t.Settings)
+	run.Target.Embedded = nil
+	res, err := a.coordinateRust(ctx, bin, t.Settings, &run, false)
+	if err != nil {
+		return fail(err)
+	}
+	res.Warnings = append(warnings, res.Warnings...)
+	var settings map[string]any // the part's settings, with the scenario's as a run's has them
+	if json.Unmarshal(res.Settings, &settings) != nil || settings == nil {
+		settings = map[string]any{}
+	}
+	settings["scenario"] = scenarioInfo(sc, c, rep)
+	res.Settings, _ = json.Marshal(settings)
+	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
+	ir.Lost = res.Loss()
+	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
+		ir.Stop = ""
+		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)
+		return ir
+	}
+	line := report.OneLine(res) + " (natsperf-rust)"
+	if res.Stop.Reason != result.StopCompleted && res.Stop.Error != "" && res.Stop.Error != res.Stop.Reason {
+		line += ": " + oneLine(res.Stop.Error)
+	}
+	fmt.Fprintf(a.streams.Out, "  %s (%s)\n", line, name)
+	return ir
+}
+
+// coordinateRust runs spec s on a natsperf-rust agent started for it on the server c, as a
+// one-agent distributed run, and stops the agent after.
+func (a *app) coordinateRust(ctx context.Context, bin string, c connect.Settings, s *spec.Spec, bars bool) (*result.Result, error) {
+	id := nuid.Next()
+	agent, err := startRustAgent(bin, c, "natsperf-run="+id)
+	if err != nil {
+		return nil, err
+	}
+	defer agent.stop()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { // an agent that dies ends the wait for it
+		select {
+		case <-agent.done:
+			cancel()
+		case <-rctx.Done():
+		}
+	}()
+	cfg := coord.Config{
+		Control: c, Count: 1, Selector: map[string]string{"natsperf-run": id},
+		Wait: 30 * time.Second, OnLoss: coord.OnLossStop, Version: version.String(),
+		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
+	}
+	if bars && a.streams.IsTerminal && !a.out.NoProgress {
+		cfg.Progress = progress.Bars{W: a.streams.Err}
+	}
+	res, err := coord.Run(rctx, s, cfg)
+	if err != nil && ctx.Err() == nil && agent.exited() {
+		var in coord.InputError
+		if !errors.As(err, &in) {
+			return nil, fmt.Errorf("natsperf-rust agent (%s) exited: %s", bin, agent.lastLine())
+		}
+	}
+	return res, err
 }
 
 // rustAgent is a natsperf-rust agent started for one run.

@@ -166,6 +166,9 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 	if a.dist.agents != "" {
 		return a.runCellDistributed(ctx, sc, c, rep, dir, s, conn, ir, fail, metrics)
 	}
+	if usesRust(s) {
+		return a.runCellRust(ctx, tg, sc, c, rep, dir, s, conn, ir, fail)
+	}
 	t, release, err := tg.get(ctx, s, conn)
 	if err != nil {
 		return fail(err)
