@@ -369,3 +369,60 @@ func TestClientRustJSPubAsync(t *testing.T) {
 		t.Fatalf("stop %q, acked %d, stream holds %d: want %d each", res.Stop.Reason, g.Aggregate.Msgs, info.State.Msgs, n)
 	}
 }
+
+// TestScenarioClientAxis: `client: [go, rust]` as a matrix axis, substituted into the
+// workloads' --client: the go cell measures through nats.go, the rust cell through
+// async-nats (a natsperf-rust agent), both count every message, and the Results name their
+// library.
+func TestScenarioClientAxis(t *testing.T) {
+	bin := rustBinary(t)
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s := natstest.Server(t, nil)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "clients.yaml")
+	const n = 600
+	yaml := `name: clients
+matrix:
+  client: [go, rust]
+workloads:
+  - name: sub
+    command: sub axis.${client}
+    flags: {client: "${client}", msgs: 600, size: 64, idle-timeout: 20s}
+  - name: pub
+    command: pub axis.${client}
+    flags: {client: "${client}", msgs: 600, rate: 1000, size: 64}
+`
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := run(context.Background(), t, nil, "run", file, "-o", out, "-s", s.ClientURL())
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	for client, lib := range map[string]string{"go": "nats.go", "rust": "async-nats"} {
+		f, err := os.Open(filepath.Join(out, "00"+map[string]string{"go": "1", "rust": "2"}[client]+"-client-"+client+"-r1.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := result.Read(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Libraries() != lib || res.Stop.Reason != result.StopCompleted {
+			t.Fatalf("client %s: libraries %q, stop %q; want %s, completed", client, res.Libraries(), res.Stop.Reason, lib)
+		}
+		for _, g := range res.Groups {
+			if g.Aggregate.Msgs != n {
+				t.Fatalf("client %s: group %s counted %d, want %d", client, g.Name, g.Aggregate.Msgs, n)
+			}
+		}
+		if len(res.Groups) != 2 {
+			t.Fatalf("client %s: groups %d, want sub and pub", client, len(res.Groups))
+		}
+	}
+	if in, out := rustClientCounts(t, s); in != n || out != n {
+		t.Fatalf("the server counted %d published and %d delivered by natsperf-rust's clients, want %d each", in, out, n)
+	}
+}
