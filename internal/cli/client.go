@@ -24,7 +24,7 @@ import (
 	"github.com/natsperf/natsperf/internal/progress"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
-	"github.com/natsperf/natsperf/internal/rustclient"
+	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/internal/version"
 	"github.com/natsperf/natsperf/spec"
@@ -116,7 +116,7 @@ func clientCheck(s *spec.Spec) error {
 	return nil
 }
 
-// rustBinary is natsperf-rust: --client-bin, else found as rustclient.Find finds it.
+// rustBinary is natsperf-rust: --client-bin, else found as rustbin.Find finds it.
 func (a *app) rustBinary() (string, error) {
 	if a.client.bin != "" {
 		if fi, err := os.Stat(a.client.bin); err != nil || fi.IsDir() {
@@ -124,7 +124,7 @@ func (a *app) rustBinary() (string, error) {
 		}
 		return a.client.bin, nil
 	}
-	bin, err := rustclient.Find(".")
+	bin, err := rustbin.Find(".")
 	if err != nil {
 		return "", fmt.Errorf("--client rust: %w", err)
 	}

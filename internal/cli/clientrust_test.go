@@ -22,14 +22,14 @@ import (
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
-	"github.com/natsperf/natsperf/internal/rustclient"
+	"github.com/natsperf/natsperf/internal/rustbin"
 )
 
 // rustBinary is natsperf-rust built in this repository (or on PATH), or the test is skipped
 // with the reason.
 func rustBinary(t *testing.T) string {
 	t.Helper()
-	p, err := rustclient.Find(filepath.Join("..", ".."))
+	p, err := rustbin.Find(filepath.Join("..", ".."))
 	if err != nil {
 		t.Skipf("--client rust needs the Rust client: %v", err)
 	}

@@ -1,49 +1,16 @@
-// Package rustclient finds natsperf-rust, the async-nats client built from clients/rust, which
-// measures natsperf's core workloads through the Rust NATS client with the same stamp bytes,
-// schedule and accounting as the Go engine and writes a natsperf Result. Running it as a client
-// of a natsperf run (`--client rust`) comes with the agent protocol; today the cross-language
-// tests and a user run it by hand (docs/clients.md).
+// Package rustclient holds the cross-language tests of natsperf-rust, the async-nats client
+// built from clients/rust, which measures natsperf's core workloads through the Rust NATS
+// client with the same stamp bytes, schedule and accounting as the Go engine and writes a
+// natsperf Result; natsperf runs it with --client rust (internal/cli, docs/clients.md).
 package rustclient
 
-import (
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-)
+import "github.com/natsperf/natsperf/internal/rustbin"
 
 // Binary is the executable's name.
-const Binary = "natsperf-rust"
+const Binary = rustbin.Binary
 
 // ErrNotBuilt says where natsperf-rust was looked for.
-var ErrNotBuilt = errors.New("natsperf-rust not found next to natsperf, on PATH or under clients/rust/target/release (build it: cd clients/rust && cargo build --release)")
+var ErrNotBuilt = rustbin.ErrNotBuilt
 
-// Find returns the path of natsperf-rust: next to the running executable, on PATH, or built in
-// the repository rooted at repoRoot (clients/rust/target/release; "" skips that place).
-func Find(repoRoot string) (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(exe), Binary); isExecutable(p) {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(Binary); err == nil {
-		return p, nil
-	}
-	if repoRoot != "" {
-		p := filepath.Join(repoRoot, "clients", "rust", "target", "release", Binary)
-		if isExecutable(p) {
-			abs, err := filepath.Abs(p)
-			if err != nil {
-				return "", fmt.Errorf("find %s: %w", Binary, err)
-			}
-			return abs, nil
-		}
-	}
-	return "", ErrNotBuilt
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
-}
+// Find returns the path of natsperf-rust (rustbin.Find).
+func Find(repoRoot string) (string, error) { return rustbin.Find(repoRoot) }
