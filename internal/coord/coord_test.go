@@ -45,8 +45,11 @@ func TestCheckSplit(t *testing.T) {
 		t.Fatalf("faults: %v", err)
 	}
 	lat := &spec.Spec{Version: spec.Version, Workloads: []spec.Workload{{Config: &spec.Latency{}}}}
-	if err := Check(lat, 1); err == nil || !strings.Contains(err.Error(), "latency") {
-		t.Fatalf("latency: %v", err)
+	if err := Check(lat, 2); err == nil || !strings.Contains(err.Error(), "latency") {
+		t.Fatalf("latency on 2 agents: %v", err)
+	}
+	if err := Check(lat, 1); err != nil { // one agent keeps one clock (--client rust)
+		t.Fatalf("latency on one agent: %v", err)
 	}
 	ps := &spec.Spec{Version: spec.Version, Workloads: []spec.Workload{{Config: &spec.PubSub{Subject: "x", Pubs: 1, Subs: 3}}}}
 	if err := Check(ps, 3); err != nil {
