@@ -267,7 +267,7 @@ func (a *app) coordinateRust(ctx context.Context, bin string, c connect.Settings
 		}
 	}()
 	cfg := coord.Config{
-		Control: c, Count: 1, Selector: map[string]string{"natsperf-run": id},
+		Control: c, Count: 1, Selector: map[string]string{"natsperf-run": id}, Client: "rust",
 		Wait: 30 * time.Second, OnLoss: coord.OnLossStop, Version: version.String(),
 		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/agentproto"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/coord"
@@ -23,6 +24,7 @@ import (
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/rustbin"
+	"github.com/natsperf/natsperf/internal/version"
 )
 
 // rustBinary is natsperf-rust built in this repository (or on PATH), or the test is skipped
@@ -424,5 +426,48 @@ workloads:
 	}
 	if in, out := rustClientCounts(t, s); in != n || out != n {
 		t.Fatalf("the server counted %d published and %d delivered by natsperf-rust's clients, want %d each", in, out, n)
+	}
+}
+
+// TestAgentsChosenByClient: with a natsperf agent and a natsperf-rust agent on one control
+// server, `--agents 1` runs a Go Spec on the Go agent and `--client rust --agents 1` on the
+// Rust one: neither library's run lands on the other's agent (the Go agent sorts after the
+// Rust one, so a run choosing by name alone would take the wrong one).
+func TestAgentsChosenByClient(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	goAgent, err := agent.Start(ctx, agent.Config{
+		Control: connect.Settings{Servers: s.ClientURL()}, Target: connect.Settings{Servers: s.ClientURL()},
+		Name: "zz-go", Version: version.String(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer goAgent.Close()
+	rust, err := startRustAgent(bin, connect.Settings{Servers: s.ClientURL()}, "natsperf-run=choose")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rust.stop()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	waitFor(t, 30*time.Second, "both agents", func() bool {
+		found, err := coord.Discover(context.Background(), nc, 300*time.Millisecond)
+		return err == nil && len(found) == 2
+	})
+	for _, client := range []string{"go", "rust"} {
+		lib := map[string]string{"go": "nats.go", "rust": "async-nats"}[client]
+		res := rustRun(t, "pub", "choose."+client, "-s", s.ClientURL(), "--client", client, "--agents", "1", "--msgs", "500", "--agents-wait", "20s")
+		if res.Libraries() != lib || res.Stop.Reason != result.StopCompleted || res.Groups[0].Aggregate.Msgs != 500 {
+			t.Fatalf("--client %s --agents 1: libraries %q, stop %q, %d msgs; want %s, completed, 500", client, res.Libraries(), res.Stop.Reason, res.Groups[0].Aggregate.Msgs, lib)
+		}
+		if a := res.Distributed.Agents[0]; a.Client != client {
+			t.Fatalf("--client %s ran on agent %+v", client, a)
+		}
 	}
 }

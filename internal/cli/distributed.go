@@ -131,11 +131,9 @@ func (a *app) coordConfig(s *spec.Spec, bars bool) (coord.Config, error) {
 		Version: version.String(), Log: a.streams.Err,
 		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
 	}
-	if usesRust(s) { // --client rust --agents ...: only the Rust agents
-		if cfg.Selector == nil {
-			cfg.Selector = map[string]string{}
-		}
-		cfg.Selector["client"] = "rust"
+	cfg.Client = "go" // a Go Spec to natsperf agents, a --client rust one to natsperf-rust agents
+	if usesRust(s) {
+		cfg.Client = "rust"
 	}
 	if bars && a.streams.IsTerminal && !a.out.NoProgress {
 		cfg.Progress = progress.Bars{W: a.streams.Err}

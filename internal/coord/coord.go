@@ -44,6 +44,9 @@ type Config struct {
 	// labels match (at least one).
 	Count    int
 	Selector map[string]string
+	// Client keeps the agents whose client library is this one ("go": natsperf agents,
+	// "rust": natsperf-rust agents); "": any.
+	Client string
 	// Wait bounds the discovery (--agents-wait; 0: 30s).
 	Wait time.Duration
 	// OnLoss is OnLossStop (default) or OnLossContinue.
@@ -267,6 +270,14 @@ func Discover(ctx context.Context, nc *nats.Conn, wait time.Duration) ([]Agent, 
 	return out, nil
 }
 
+// clientOf is an agent's client library: its metadata's, go when it names none.
+func clientOf(a Agent) string {
+	if a.Client == "" {
+		return "go"
+	}
+	return a.Client
+}
+
 func matches(a Agent, sel map[string]string) bool {
 	for k, v := range sel {
 		if a.Labels[k] != v {
@@ -287,7 +298,7 @@ func (c *coordinator) discover(ctx context.Context) ([]Agent, error) {
 		}
 		found = found[:0]
 		for _, a := range all {
-			if matches(a, c.cfg.Selector) {
+			if matches(a, c.cfg.Selector) && (c.cfg.Client == "" || clientOf(a) == c.cfg.Client) {
 				found = append(found, a)
 			}
 		}
@@ -342,12 +353,16 @@ func (c *coordinator) missing(found, all []Agent) error {
 		}
 		return strings.Join(s, ", ")
 	}
-	if len(c.cfg.Selector) > 0 {
-		return fmt.Errorf("no agent with labels %s answered within %v (agents seen: %s); start one with 'natsperf agent --control URL --label k=v'",
-			labelString(c.cfg.Selector), c.cfg.Wait, list(all))
+	start, kind := "natsperf agent", ""
+	if c.cfg.Client == "rust" {
+		start, kind = "natsperf-rust agent", "natsperf-rust "
 	}
-	return fmt.Errorf("%d of %d agents missing after %v (found: %s); start more with 'natsperf agent --control URL'",
-		c.cfg.Count-len(found), c.cfg.Count, c.cfg.Wait, list(found))
+	if len(c.cfg.Selector) > 0 {
+		return fmt.Errorf("no %sagent with labels %s answered within %v (agents seen: %s); start one with '%s --control URL --label k=v'",
+			kind, labelString(c.cfg.Selector), c.cfg.Wait, list(all), start)
+	}
+	return fmt.Errorf("%d of %d %sagents missing after %v (found: %s); start more with '%s --control URL'",
+		c.cfg.Count-len(found), c.cfg.Count, kind, c.cfg.Wait, list(found), start)
 }
 
 func labelString(l map[string]string) string {
