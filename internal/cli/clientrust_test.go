@@ -471,3 +471,36 @@ func TestAgentsChosenByClient(t *testing.T) {
 		}
 	}
 }
+
+// TestClientRustInterrupted: Ctrl-C during `pub --client rust` stops the run with its partial
+// Result (exit 130, stop interrupted, the messages sent so far counted as the server counted
+// them) and leaves no natsperf-rust process behind.
+func TestClientRustInterrupted(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan cliRun, 1)
+	go func() {
+		done <- run(ctx, t, nil, "pub", "int.rust", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
+			"--rate", "1000", "--duration", "60s", "--size", "64", "--json")
+	}()
+	waitFor(t, 60*time.Second, "200 messages", func() bool { in, _ := rustClientCounts(t, s); return in >= 200 })
+	cancel()
+	var r cliRun
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("natsperf did not end after the interrupt")
+	}
+	res, err := result.Read(strings.NewReader(r.out))
+	if err != nil {
+		t.Fatalf("exit %d, no Result: %v\n%s", r.code, err, r.err)
+	}
+	in, _ := rustClientCounts(t, s)
+	if r.code != exitInterrupted || res.Stop.Reason != result.StopInterrupted || res.Groups[0].Aggregate.Msgs != in {
+		t.Fatalf("exit %d, stop %q, %d msgs counted, the server %d: want 130, interrupted, equal counts", r.code, res.Stop.Reason, res.Groups[0].Aggregate.Msgs, in)
+	}
+	if pid := rustChild(t); pid != 0 {
+		t.Fatalf("natsperf-rust (pid %d) still runs after the run", pid)
+	}
+}
