@@ -135,17 +135,28 @@ func varz(t *testing.T, s *server.Server) (in, out int64) {
 // messages they published (in) and messages the server delivered to them (out).
 func rustConns(t *testing.T, s *server.Server) (in, out int64) {
 	t.Helper()
-	cz, err := s.Connz(&server.ConnzOptions{State: server.ConnAll, Limit: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cz.Conns {
-		if strings.HasPrefix(c.Name, "natsperf-rust-") {
-			in += c.InMsgs
-			out += c.OutMsgs
+	// A connection whose process just exited is, for a moment, in neither the open nor the
+	// closed list (the server is still tearing it down): ask again until the Rust ones show.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		cz, err := s.Connz(&server.ConnzOptions{State: server.ConnAll, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
 		}
+		found := 0
+		in, out = 0, 0
+		for _, c := range cz.Conns {
+			if strings.HasPrefix(c.Name, "natsperf-rust-") {
+				found++
+				in += c.InMsgs
+				out += c.OutMsgs
+			}
+		}
+		if found > 0 || time.Now().After(deadline) {
+			return in, out
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return in, out
 }
 
 // checkSchema validates a Rust Result against schema/result.schema.json.
