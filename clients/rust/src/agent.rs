@@ -76,16 +76,26 @@ pub struct Prepare {
     pub part: Part,
     #[serde(default)]
     pub publisher_ids: PublisherIds,
-    /// Read, not yet applied: the Rust agent's receivers correct no other part's clock (on one
-    /// machine, as `--client rust` runs them, the offsets are within the noise).
+    /// Every part's clock minus the coordinator's: receivers subtract the difference from
+    /// another part's publishers' latencies (`live::PartClocks`).
     #[serde(default)]
-    #[allow(dead_code)]
     pub clock_offsets_ns: Vec<i64>,
-    /// Read, not yet honoured: the Rust agent sends no live interval records (its Result
-    /// carries the series).
+    /// Send each client's closed intervals as they close (`interval` records).
     #[serde(default)]
-    #[allow(dead_code)]
     pub intervals: bool,
+}
+
+/// A closed interval of one client, published live (Go's `agentproto.Interval`).
+#[derive(Serialize, Deserialize, Debug)]
+pub struct Interval {
+    pub run: String,
+    pub agent: String,
+    pub t: i64,
+    pub src: String,
+    pub msgs: i64,
+    pub bytes: i64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lat: String,
 }
 
 #[derive(Deserialize, Serialize, Debug)]
@@ -790,6 +800,8 @@ impl Agent {
             Ok(x) => x,
             Err(e) => return refuse(nc, &req, "400", &format!("agent {}: {e}", self.name)).await,
         };
+        // Each workload's clients in the whole run (its publisher-id block's size).
+        let all_clients: Vec<usize> = units.iter().map(|u| u.clients).collect();
         // Each workload's clients of this part; a workload without any here is not run.
         let units: Vec<(Unit, usize, usize)> = units
             .into_iter()
@@ -866,14 +878,35 @@ impl Agent {
                 return refuse(nc, &req, "500", &msg).await;
             }
         }
+        // What the clients report while they run: their counts, their intervals (asked
+        // for), and the clock skew of another part's publishers (offsets for every part).
+        let (series_tx, series_rx) = match p.intervals {
+            true => {
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                (Some(tx), Some(rx))
+            }
+            false => (None, None),
+        };
+        let clocks = (p.publisher_ids.base != 0
+            && p.clock_offsets_ns.len() == p.part.count as usize)
+            .then(|| {
+                Arc::new(crate::live::PartClocks {
+                    base: p.publisher_ids.base,
+                    blocks: all_clients.clone(),
+                    index: p.part.index as usize,
+                    offsets: p.clock_offsets_ns.clone(),
+                })
+            });
+        let probe = crate::live::Probe::new(series_tx, clocks);
         // Heartbeats until the Result is out.
         {
-            let (nc, id, run, running, mut ended) = (
+            let (nc, id, run, running, mut ended, probe) = (
                 nc.clone(),
                 self.id.clone(),
                 run.clone(),
                 running.clone(),
                 ended_rx.clone(),
+                probe.without_series(),
             );
             tokio::spawn(async move {
                 let subject = format!("natsperf.run.{run}.{id}.hb");
@@ -887,7 +920,7 @@ impl Agent {
                             "prepared"
                         }
                         .into(),
-                        msgs: 0,
+                        msgs: probe.total(),
                         at_ns: now_ns(),
                     };
                     let _ = nc
@@ -939,9 +972,37 @@ impl Agent {
                     ready: r_tx,
                     start: s_rx,
                     stop: stop_rx.clone(),
+                    probe: probe.for_unit(unit.prefix.clone()),
                 };
                 runs.push(run_unit(unit.plan, unit.target, gate));
             }
+            // The intervals go out as they close; the forwarder ends once every client's
+            // recorder (each holding a sender) is gone, so all are out before the Result.
+            let forwarder = series_rx.map(|mut rx| {
+                let (nc, subject, run, id) = (
+                    self.nc.clone(),
+                    format!("natsperf.run.{run}.{}.interval", self.id),
+                    run.clone(),
+                    self.id.clone(),
+                );
+                tokio::spawn(async move {
+                    while let Some(sl) = rx.recv().await {
+                        let iv = Interval {
+                            run: run.clone(),
+                            agent: id.clone(),
+                            t: sl.start,
+                            src: sl.src,
+                            msgs: sl.msgs,
+                            bytes: sl.bytes,
+                            lat: sl.lat.unwrap_or_default(),
+                        };
+                        let b = Bytes::from(serde_json::to_vec(&iv).expect("intervals serialise"));
+                        let _ = nc.publish(subject.clone(), b).await;
+                    }
+                })
+            });
+            let last_beat = probe.without_series();
+            drop(probe);
             tokio::spawn(async move {
                 // start reaches every workload; a run stopped before it drops them all.
                 if let Ok(at) = start_rx.await {
@@ -960,6 +1021,24 @@ impl Agent {
             });
             tokio::spawn(async move {
                 let outs = futures::future::join_all(runs).await;
+                if let Some(f) = forwarder {
+                    let _ = f.await;
+                }
+                // A last heartbeat with the final count, so progress ends at the run's total.
+                let hb = Heartbeat {
+                    run: run.clone(),
+                    agent: agent.id.clone(),
+                    state: "running".into(),
+                    msgs: last_beat.total(),
+                    at_ns: now_ns(),
+                };
+                let _ = agent
+                    .nc
+                    .publish(
+                        format!("natsperf.run.{run}.{}.hb", agent.id),
+                        Bytes::from(serde_json::to_vec(&hb).unwrap()),
+                    )
+                    .await;
                 let out = combine(outs, prefixes);
                 let err = out.as_ref().err().cloned();
                 agent.publish(&run, out).await;
