@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/natsperf/natsperf/internal/agentproto"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/coord"
+	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/version"
@@ -262,5 +265,58 @@ func TestRustAgentsCorrectLatencyByClockOffset(t *testing.T) {
 	// the two subscribers' own delivery times (generous: the machine is loaded).
 	if d := mins[0] - skew - mins[1]; d < -20*int64(time.Millisecond) || d > 20*int64(time.Millisecond) {
 		t.Fatalf("min latencies %d and %d ns: differ by %d ns beyond the 50 ms offset", mins[0], mins[1], d)
+	}
+}
+
+// TestScenarioRustSeriesFileLive: a scenario cell run with client rust and `stream: always`
+// gets its series file from the natsperf-rust agent's live interval records: lines named
+// after the agent and the workload's client (`rust-PID/pub1/pub/1`), the publisher's and
+// the subscriber's each adding up to the server's counts. Before, a local rust cell opened
+// no series file at all (and the agent sent no interval records).
+func TestScenarioRustSeriesFileLive(t *testing.T) {
+	bin := rustBinary(t)
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s := natstest.Server(t, nil)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "rust.yaml")
+	const n = 2000
+	yaml := `name: rustseries
+stream: always
+workloads:
+  - name: sub
+    command: sub series.rust
+    flags: {client: rust, msgs: 2000, size: 32, idle-timeout: 20s}
+  - name: pub
+    command: pub series.rust
+    flags: {client: rust, msgs: 2000, rate: 1000, size: 32}
+`
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := run(context.Background(), t, nil, "run", file, "-o", out, "-s", s.ClientURL())
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	series, _ := filepath.Glob(filepath.Join(out, "001-*.series.jsonl"))
+	if len(series) != 1 {
+		all, _ := filepath.Glob(filepath.Join(out, "*"))
+		t.Fatalf("series files %v (in %v)\n%s", series, all, r.err)
+	}
+	lines, err := live.Read(series[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]int64{} // by client, the agent's name (rust-PID) cut off
+	for _, l := range lines {
+		agent, src, _ := strings.Cut(l.Src, "/")
+		if !strings.HasPrefix(agent, "rust-") {
+			t.Fatalf("series line %+v: not named after the natsperf-rust agent", l)
+		}
+		by[src] += l.Msgs
+	}
+	in, delivered := rustClientCounts(t, s)
+	if len(by) != 2 || by["pub1/pub/1"] != n || by["sub1/sub/1"] != n || in != n || delivered != n {
+		t.Fatalf("series by source %v (want pub1/pub/1 and sub1/sub/1 with %d each); server: %d in, %d out", by, n, in, delivered)
 	}
 }
