@@ -320,3 +320,34 @@ workloads:
 		t.Fatalf("series by source %v (want pub1/pub/1 and sub1/sub/1 with %d each); server: %d in, %d out", by, n, in, delivered)
 	}
 }
+
+// TestRustAgentsRunInstancesWhole: a Spec workload with instances, on two natsperf-rust
+// agents, runs each instance whole on one agent as the Go engine splits them (pod1 on part 0,
+// pod2 and pod3 on part 1), each its own group with every message it sent, which is what the
+// server counted. Before, the agent refused instances ("use --client go").
+func TestRustAgentsRunInstancesWhole(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	agents := startRustAgents(t, bin, s.ClientURL(), 2)
+	spec := `{"version":"natsperf.spec/v1","workloads":[{"kind":"pub","name":"pod","instances":3,"clients":2,"pacing":{"msgs":600},"config":{"subject":"live.pods","size":32}}]}`
+	live := runRustAgents(t, s.ClientURL(), agents, spec, nil)
+	want := [][]string{{"pod1/pub"}, {"pod2/pub", "pod3/pub"}}
+	var total int64
+	for p, a := range agents {
+		res := live.results[a.ID]
+		var got []string
+		for _, g := range res.Groups {
+			got = append(got, g.Name)
+			if len(g.Clients) != 2 || g.Aggregate.Msgs != 600 {
+				t.Fatalf("part %d: group %s: %d clients, %d msgs; want an instance whole: 2 clients, 600 msgs", p, g.Name, len(g.Clients), g.Aggregate.Msgs)
+			}
+			total += g.Aggregate.Msgs
+		}
+		if res.Stop.Reason != "completed" || fmt.Sprint(got) != fmt.Sprint(want[p]) {
+			t.Fatalf("part %d ran %v (%s), want %v", p, got, res.Stop.Reason, want[p])
+		}
+	}
+	if in, _ := rustClientCounts(t, s); in != total || total != 1800 {
+		t.Fatalf("the agents counted %d, the server %d: want 1800", total, in)
+	}
+}

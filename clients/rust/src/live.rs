@@ -17,13 +17,20 @@ pub struct LiveSlice {
     pub lat: Option<String>,
 }
 
+/// One id block (a workload instance): run whole by one part, or its clients (this many in
+/// the whole run) split across the parts by client range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Block {
+    Whole(usize),
+    Split(usize),
+}
+
 /// Which part publishes with a publisher id, and so how far its clock is from this part's:
-/// the Go engine's `partClocks` for the Rust agent's split (every workload's clients split
-/// by client range, workload k holding the id block `base + k*4096`).
+/// the Go engine's `partClocks` (unit k, in Spec order, holding the id block `base + k*4096`).
 pub struct PartClocks {
     pub base: u32,
-    /// By id block (workload, in Spec order): its clients in the whole run.
-    pub blocks: Vec<usize>,
+    /// By id block.
+    pub blocks: Vec<Block>,
     pub index: usize,
     pub offsets: Vec<i64>,
 }
@@ -35,16 +42,20 @@ impl PartClocks {
         let off = id.wrapping_sub(self.base) & crate::stamp::MAX_PUBLISHER;
         let (blk, idx) = ((off / 4096) as usize, (off % 4096) as i64 - 1);
         let count = self.offsets.len();
-        let Some(&n) = self.blocks.get(blk) else {
+        let Some(&b) = self.blocks.get(blk) else {
             return 0;
         };
-        if idx < 0 || idx as usize >= n || self.index >= count {
+        if idx < 0 || self.index >= count {
             return 0;
         }
-        let owner = (0..count).find(|&p| {
-            let (lo, hi) = crate::agent::range(n, p, count);
-            (lo..hi).contains(&(idx as usize))
-        });
+        let owner = match b {
+            Block::Whole(q) => (q < count).then_some(q),
+            Block::Split(n) if (idx as usize) < n => (0..count).find(|&p| {
+                let (lo, hi) = crate::agent::range(n, p, count);
+                (lo..hi).contains(&(idx as usize))
+            }),
+            Block::Split(_) => None,
+        };
         owner.map_or(0, |q| self.offsets[self.index] - self.offsets[q])
     }
 }
@@ -128,7 +139,7 @@ mod tests {
     fn skew_by_publisher_part() {
         let c = PartClocks {
             base: 8192,
-            blocks: vec![3, 4],
+            blocks: vec![Block::Split(3), Block::Split(4), Block::Whole(2)],
             index: 1,
             offsets: vec![-1_000, 5_000_000, 70],
         };
@@ -138,6 +149,7 @@ mod tests {
         assert_eq!(c.skew(8192 + 4096 + 1), 5_000_000 - -1_000); // block 1 client 0 of 4: part 0
         assert_eq!(c.skew(8192 + 4096 + 4), 5_000_000 - 70); // client 3 of 4: part 2
         assert_eq!(c.skew(8192 + 4096 + 5), 0); // beyond the block's clients
+        assert_eq!(c.skew(8192 + 2 * 4096 + 3), 5_000_000 - 70); // a whole instance: its part
         assert_eq!(c.skew(8192 + 3 * 4096 + 1), 0); // no such block
         assert_eq!(c.skew(7), 0); // another base
     }

@@ -446,7 +446,7 @@ mod tests {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let clocks = crate::live::PartClocks {
             base: 4096,
-            blocks: vec![2],
+            blocks: vec![crate::live::Block::Split(2)],
             index: 1,
             offsets: vec![0, 5_000_000],
         };
