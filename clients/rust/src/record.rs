@@ -212,14 +212,20 @@ impl Recorder {
         }
         self.iv_msgs = 0;
         self.iv_bytes = 0;
+        // Streamed, a slice is not kept (as Go's Recorder with a Sink): memory stays flat
+        // over a long run, and the series lives where it was sent.
         if let Some((src, tx)) = self.tap.as_ref().and_then(|t| t.series.as_ref()) {
-            let _ = tx.send(crate::live::LiveSlice {
+            let sent = tx.send(crate::live::LiveSlice {
                 src: src.clone(),
                 start: s.start,
                 msgs: s.msgs,
                 bytes: s.bytes,
-                lat: s.lat.clone(),
+                lat: s.lat.take(),
             });
+            match sent {
+                Ok(()) => return,
+                Err(e) => s.lat = e.0.lat, // nobody listens: keep it
+            }
         }
         self.intervals.push(s);
     }
@@ -483,6 +489,7 @@ mod tests {
         );
         r.finish();
         let second = rx.try_recv().expect("the last interval, at finish");
+        assert!(r.intervals.is_empty(), "streamed slices are not kept");
         assert_eq!((second.start, second.msgs), (s, 1));
         let h = crate::result::decode_histogram(second.lat.as_ref().unwrap());
         assert!(
