@@ -21,7 +21,9 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/progress"
+	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/rustbin"
@@ -171,7 +173,7 @@ func (a *app) runRust(cmd *cobra.Command, sr *specRun) error {
 	run.Target = specTarget(t.Settings)
 	run.Target.Embedded = nil
 
-	res, err := a.coordinateRust(ctx, bin, t.Settings, &run, true)
+	res, err := a.coordinateRust(ctx, bin, t.Settings, &run, true, nil)
 	if err != nil {
 		var in coord.InputError
 		switch {
@@ -195,7 +197,7 @@ func (a *app) runRust(cmd *cobra.Command, sr *specRun) error {
 // natsperf-rust agent started for it; the Result saved as runOnce saves one. With --agents
 // runOnce takes runCellDistributed instead (only client=rust agents).
 func (a *app) runCellRust(ctx context.Context, tg *scenarioTargets, sc *scenario.Scenario, c scenario.Cell, rep int, dir string,
-	s *spec.Spec, conn *connect.Settings, ir scenario.IndexRun, fail func(error) scenario.IndexRun,
+	s *spec.Spec, conn *connect.Settings, ir scenario.IndexRun, fail func(error) scenario.IndexRun, metrics *live.Metrics,
 ) scenario.IndexRun {
 	name := scenario.RunName(c, rep)
 	if err := clientCheck(s); err != nil {
@@ -222,7 +224,28 @@ func (a *app) runCellRust(ctx context.Context, tg *scenarioTargets, sc *scenario
 	run := *s
 	run.Target = specTarget(t.Settings)
 	run.Target.Embedded = nil
-	res, err := a.coordinateRust(ctx, bin, t.Settings, &run, false)
+	// The agent's intervals, live: the series file and --metrics-addr, as a local cell's.
+	sink, err := openCellSeries(c.File, s, dir, name, metrics, &ir)
+	if err != nil {
+		return fail(err)
+	}
+	var series chan<- record.Slice
+	if sink != nil {
+		series = sink.C()
+	}
+	if metrics != nil {
+		interval := s.Interval.D()
+		if interval == 0 {
+			interval = engine.DefaultInterval
+		}
+		metrics.StartRun(c.Name, name, interval)
+	}
+	res, err := a.coordinateRust(ctx, bin, t.Settings, &run, false, series)
+	if sink != nil {
+		if serr := sink.Close(); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -250,7 +273,7 @@ func (a *app) runCellRust(ctx context.Context, tg *scenarioTargets, sc *scenario
 
 // coordinateRust runs spec s on a natsperf-rust agent started for it on the server c, as a
 // one-agent distributed run, and stops the agent after.
-func (a *app) coordinateRust(ctx context.Context, bin string, c connect.Settings, s *spec.Spec, bars bool) (*result.Result, error) {
+func (a *app) coordinateRust(ctx context.Context, bin string, c connect.Settings, s *spec.Spec, bars bool, series chan<- record.Slice) (*result.Result, error) {
 	id := nuid.Next()
 	agent, err := startRustAgent(bin, c, "natsperf-run="+id)
 	if err != nil {
@@ -270,6 +293,7 @@ func (a *app) coordinateRust(ctx context.Context, bin string, c connect.Settings
 		Control: c, Count: 1, Selector: map[string]string{"natsperf-run": id}, Client: "rust",
 		Wait: 30 * time.Second, OnLoss: coord.OnLossStop, Version: version.String(),
 		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
+		Series:  series,
 	}
 	if bars && a.streams.IsTerminal && !a.out.NoProgress {
 		cfg.Progress = progress.Bars{W: a.streams.Err}

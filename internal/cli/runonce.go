@@ -167,7 +167,7 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 		return a.runCellDistributed(ctx, sc, c, rep, dir, s, conn, ir, fail, metrics)
 	}
 	if usesRust(s) {
-		return a.runCellRust(ctx, tg, sc, c, rep, dir, s, conn, ir, fail)
+		return a.runCellRust(ctx, tg, sc, c, rep, dir, s, conn, ir, fail, metrics)
 	}
 	t, release, err := tg.get(ctx, s, conn)
 	if err != nil {

@@ -76,16 +76,26 @@ pub struct Prepare {
     pub part: Part,
     #[serde(default)]
     pub publisher_ids: PublisherIds,
-    /// Read, not yet applied: the Rust agent's receivers correct no other part's clock (on one
-    /// machine, as `--client rust` runs them, the offsets are within the noise).
+    /// Every part's clock minus the coordinator's: receivers subtract the difference from
+    /// another part's publishers' latencies (`live::PartClocks`).
     #[serde(default)]
-    #[allow(dead_code)]
     pub clock_offsets_ns: Vec<i64>,
-    /// Read, not yet honoured: the Rust agent sends no live interval records (its Result
-    /// carries the series).
+    /// Send each client's closed intervals as they close (`interval` records).
     #[serde(default)]
-    #[allow(dead_code)]
     pub intervals: bool,
+}
+
+/// A closed interval of one client, published live (Go's `agentproto.Interval`).
+#[derive(Serialize, Deserialize, Debug)]
+pub struct Interval {
+    pub run: String,
+    pub agent: String,
+    pub t: i64,
+    pub src: String,
+    pub msgs: i64,
+    pub bytes: i64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lat: String,
 }
 
 #[derive(Deserialize, Serialize, Debug)]
@@ -242,11 +252,46 @@ pub struct Unit {
     pub target: Target,
     pub clients: usize,
     pub prefix: Option<String>,
+    /// Run whole by one part, as item `.0` of `.1` (a workload instance, or one of the
+    /// workloads sharing a name: Go's `engine.Unit`); None: split by client.
+    pub whole: Option<(usize, usize)>,
+}
+
+impl Unit {
+    /// This part's clients `lo..hi` of the unit (empty when another part runs it).
+    pub fn clients_of(&self, index: usize, count: usize) -> (usize, usize) {
+        match self.whole {
+            Some((i, m)) => {
+                let (lo, hi) = range(m, index, count);
+                if (lo..hi).contains(&i) {
+                    (0, self.clients)
+                } else {
+                    (0, 0)
+                }
+            }
+            None => range(self.clients, index, count),
+        }
+    }
+
+    /// Its publisher-id block as `live::PartClocks` reads it.
+    pub fn block(&self, count: usize) -> crate::live::Block {
+        match self.whole {
+            Some((i, m)) => crate::live::Block::Whole(
+                (0..count)
+                    .find(|&p| {
+                        let (lo, hi) = range(m, p, count);
+                        (lo..hi).contains(&i)
+                    })
+                    .unwrap_or(0),
+            ),
+            None => crate::live::Block::Split(self.clients),
+        }
+    }
 }
 
 /// Turns a Spec (natsperf.spec/v1 JSON) into what this agent runs, or says in one line why
-/// it cannot. `base` is the prepare's publisher-id base: workload k gets the block
-/// `base + k*4096`, as the Go engine hands them out.
+/// it cannot. A workload with `instances` > 1 is that many units. `base` is the prepare's
+/// publisher-id base: unit k gets the block `base + k*4096`, as the Go engine hands them out.
 pub fn plan(spec: &Value, secrets: &Secrets, own: &Target, base: u32) -> Result<Vec<Unit>, String> {
     let ws = spec
         .get("workloads")
@@ -262,41 +307,63 @@ pub fn plan(spec: &Value, secrets: &Secrets, own: &Target, base: u32) -> Result<
             "latency runs alone (one publisher and one subscriber): give it its own run".into(),
         );
     }
+    let instances = |w: &Value| w.get("instances").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let name_of = |w: &Value| {
+        w.get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let single = ws.len() == 1 && instances(&ws[0]) <= 1;
     let mut numbered: HashMap<String, usize> = HashMap::new();
     let mut units = Vec::new();
+    let mut next_block = 0u32;
     for (k, w) in ws.iter().enumerate() {
-        let block = if base == 0 {
-            0
-        } else {
-            base.wrapping_add(k as u32 * 4096)
-        };
-        let (plan, target, clients) = plan_workload(spec, w, secrets, own, block)?;
-        let prefix = (ws.len() > 1).then(|| {
-            let name = w.get("name").and_then(Value::as_str).unwrap_or("");
-            let n = if name.is_empty() {
-                1
+        let m = instances(w).max(1);
+        for i in 1..=m {
+            let block = if base == 0 {
+                0
             } else {
-                let c = numbered.entry(name.to_string()).or_insert(0);
+                base.wrapping_add(next_block * 4096)
+            };
+            next_block += 1;
+            let (plan, target, clients) = plan_workload(spec, w, secrets, own, block)?;
+            let name = name_of(w);
+            // As engine.Unit: instances whole, and the workloads sharing a name (without
+            // instances) as the instances of that name.
+            let whole = if m > 1 {
+                Some((i - 1, m))
+            } else if !name.is_empty() {
+                let same: Vec<usize> = (0..ws.len())
+                    .filter(|&j| name_of(&ws[j]) == name && instances(&ws[j]) <= 1)
+                    .collect();
+                Some((same.iter().filter(|&&j| j < k).count(), same.len()))
+            } else {
+                None
+            };
+            let prefix = (!single).then(|| {
+                let c = numbered.entry(name.clone()).or_insert(0);
                 *c += 1;
-                *c
-            };
-            let name = if name.is_empty() {
-                format!("w{}-", k + 1)
-            } else {
-                name.to_string()
-            };
-            if name.ends_with(|c: char| c.is_ascii_digit()) {
-                format!("{name}-{n}")
-            } else {
-                format!("{name}{n}")
-            }
-        });
-        units.push(Unit {
-            plan,
-            target,
-            clients,
-            prefix,
-        });
+                let n = if name.is_empty() { i } else { *c };
+                let name = if name.is_empty() {
+                    format!("w{}-", k + 1)
+                } else {
+                    name.to_string()
+                };
+                if name.ends_with(|c: char| c.is_ascii_digit()) {
+                    format!("{name}-{n}")
+                } else {
+                    format!("{name}{n}")
+                }
+            });
+            units.push(Unit {
+                plan,
+                target,
+                clients,
+                prefix,
+                whole,
+            });
+        }
     }
     Ok(units)
 }
@@ -317,9 +384,6 @@ fn plan_workload(
         return Err(format!(
             "natsperf-rust runs {KINDS}, not {kind:?}: use --client go"
         ));
-    }
-    if w.get("instances").and_then(Value::as_u64).unwrap_or(0) > 1 {
-        return Err("natsperf-rust runs no workload instances: use --client go".into());
     }
     for (key, what) in [
         ("faults", "faults"),
@@ -790,11 +854,16 @@ impl Agent {
             Ok(x) => x,
             Err(e) => return refuse(nc, &req, "400", &format!("agent {}: {e}", self.name)).await,
         };
+        // Each unit's publisher-id block: which part publishes with its ids.
+        let blocks: Vec<crate::live::Block> = units
+            .iter()
+            .map(|u| u.block(p.part.count as usize))
+            .collect();
         // Each workload's clients of this part; a workload without any here is not run.
         let units: Vec<(Unit, usize, usize)> = units
             .into_iter()
             .map(|u| {
-                let (lo, hi) = range(u.clients, p.part.index as usize, p.part.count as usize);
+                let (lo, hi) = u.clients_of(p.part.index as usize, p.part.count as usize);
                 (u, lo, hi)
             })
             .filter(|(_, lo, hi)| hi > lo)
@@ -866,14 +935,35 @@ impl Agent {
                 return refuse(nc, &req, "500", &msg).await;
             }
         }
+        // What the clients report while they run: their counts, their intervals (asked
+        // for), and the clock skew of another part's publishers (offsets for every part).
+        let (series_tx, series_rx) = match p.intervals {
+            true => {
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                (Some(tx), Some(rx))
+            }
+            false => (None, None),
+        };
+        let clocks = (p.publisher_ids.base != 0
+            && p.clock_offsets_ns.len() == p.part.count as usize)
+            .then(|| {
+                Arc::new(crate::live::PartClocks {
+                    base: p.publisher_ids.base,
+                    blocks: blocks.clone(),
+                    index: p.part.index as usize,
+                    offsets: p.clock_offsets_ns.clone(),
+                })
+            });
+        let probe = crate::live::Probe::new(series_tx, clocks);
         // Heartbeats until the Result is out.
         {
-            let (nc, id, run, running, mut ended) = (
+            let (nc, id, run, running, mut ended, probe) = (
                 nc.clone(),
                 self.id.clone(),
                 run.clone(),
                 running.clone(),
                 ended_rx.clone(),
+                probe.without_series(),
             );
             tokio::spawn(async move {
                 let subject = format!("natsperf.run.{run}.{id}.hb");
@@ -887,7 +977,7 @@ impl Agent {
                             "prepared"
                         }
                         .into(),
-                        msgs: 0,
+                        msgs: probe.total(),
                         at_ns: now_ns(),
                     };
                     let _ = nc
@@ -939,9 +1029,37 @@ impl Agent {
                     ready: r_tx,
                     start: s_rx,
                     stop: stop_rx.clone(),
+                    probe: probe.for_unit(unit.prefix.clone()),
                 };
                 runs.push(run_unit(unit.plan, unit.target, gate));
             }
+            // The intervals go out as they close; the forwarder ends once every client's
+            // recorder (each holding a sender) is gone, so all are out before the Result.
+            let forwarder = series_rx.map(|mut rx| {
+                let (nc, subject, run, id) = (
+                    self.nc.clone(),
+                    format!("natsperf.run.{run}.{}.interval", self.id),
+                    run.clone(),
+                    self.id.clone(),
+                );
+                tokio::spawn(async move {
+                    while let Some(sl) = rx.recv().await {
+                        let iv = Interval {
+                            run: run.clone(),
+                            agent: id.clone(),
+                            t: sl.start,
+                            src: sl.src,
+                            msgs: sl.msgs,
+                            bytes: sl.bytes,
+                            lat: sl.lat.unwrap_or_default(),
+                        };
+                        let b = Bytes::from(serde_json::to_vec(&iv).expect("intervals serialise"));
+                        let _ = nc.publish(subject.clone(), b).await;
+                    }
+                })
+            });
+            let last_beat = probe.without_series();
+            drop(probe);
             tokio::spawn(async move {
                 // start reaches every workload; a run stopped before it drops them all.
                 if let Ok(at) = start_rx.await {
@@ -960,6 +1078,24 @@ impl Agent {
             });
             tokio::spawn(async move {
                 let outs = futures::future::join_all(runs).await;
+                if let Some(f) = forwarder {
+                    let _ = f.await;
+                }
+                // A last heartbeat with the final count, so progress ends at the run's total.
+                let hb = Heartbeat {
+                    run: run.clone(),
+                    agent: agent.id.clone(),
+                    state: "running".into(),
+                    msgs: last_beat.total(),
+                    at_ns: now_ns(),
+                };
+                let _ = agent
+                    .nc
+                    .publish(
+                        format!("natsperf.run.{run}.{}.hb", agent.id),
+                        Bytes::from(serde_json::to_vec(&hb).unwrap()),
+                    )
+                    .await;
                 let out = combine(outs, prefixes);
                 let err = out.as_ref().err().cloned();
                 agent.publish(&run, out).await;
@@ -1257,6 +1393,73 @@ mod tests {
 
     /// A Spec of two workloads (a scenario cell's sub and pub) runs both, named and
     /// numbered as the Go engine names them, each with its own publisher-id block.
+    // As TestPartInstancesWhole and engine.Unit: each instance a unit of its own id block,
+    // named pod1..pod3, run whole by the part whose range holds it; an unnamed workload beside
+    // them split by client.
+    #[test]
+    fn plans_instances_whole() {
+        let spec: Value = serde_json::from_str(
+            r#"{"version":"natsperf.spec/v1","workloads":[
+                {"kind":"pub","name":"pod","instances":3,"clients":2,"pacing":{"msgs":100},"config":{"subject":"foo"}},
+                {"kind":"sub","clients":2,"config":{"subject":"foo"}}]}"#,
+        )
+        .unwrap();
+        let units = plan(&spec, &Secrets::default(), &own(), 8192).unwrap();
+        let prefixes: Vec<_> = units.iter().map(|u| u.prefix.clone().unwrap()).collect();
+        assert_eq!(prefixes, ["pod1", "pod2", "pod3", "w2-1"]);
+        let bases: Vec<_> = units
+            .iter()
+            .map(|u| match &u.plan {
+                Plan::Bench(_, b) => b.pub_id_base.unwrap(),
+                _ => 0,
+            })
+            .collect();
+        assert_eq!(bases, [8192, 8192 + 4096, 8192 + 2 * 4096, 8192 + 3 * 4096]);
+        let parts = |count: usize| -> Vec<Vec<(usize, usize)>> {
+            (0..count)
+                .map(|p| units.iter().map(|u| u.clients_of(p, count)).collect())
+                .collect()
+        };
+        // 2 parts: pod1 on part 0, pod2 and pod3 on part 1, whole; the sub's 2 clients split.
+        assert_eq!(
+            parts(2),
+            [
+                vec![(0, 2), (0, 0), (0, 0), (0, 1)],
+                vec![(0, 0), (0, 2), (0, 2), (1, 2)]
+            ]
+        );
+        let blocks: Vec<_> = units.iter().map(|u| u.block(2)).collect();
+        use crate::live::Block;
+        assert_eq!(
+            blocks,
+            [
+                Block::Whole(0),
+                Block::Whole(1),
+                Block::Whole(1),
+                Block::Split(2)
+            ]
+        );
+        // Workloads sharing a name are its instances: whole, numbered on.
+        let named: Value = serde_json::from_str(
+            r#"{"version":"natsperf.spec/v1","workloads":[
+                {"kind":"pub","name":"pod","clients":1,"config":{"subject":"a"}},
+                {"kind":"pub","name":"pod","clients":1,"config":{"subject":"b"}}]}"#,
+        )
+        .unwrap();
+        let units = plan(&named, &Secrets::default(), &own(), 0).unwrap();
+        let got: Vec<_> = units
+            .iter()
+            .map(|u| (u.prefix.clone().unwrap(), u.whole))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("pod1".to_string(), Some((0, 2))),
+                ("pod2".to_string(), Some((1, 2)))
+            ]
+        );
+    }
+
     #[test]
     fn plans_several_workloads() {
         let spec: Value = serde_json::from_str(

@@ -17,6 +17,8 @@ pub struct Gate {
     pub start: oneshot::Receiver<i64>,
     /// Becomes true when the coordinator stops the run (or the agent ends).
     pub stop: watch::Receiver<bool>,
+    /// What the agent reads while the run runs (progress, intervals, clock skew).
+    pub probe: crate::live::Probe,
 }
 
 /// The part of a run a Gate leaves to the clients once they are released.
@@ -26,8 +28,15 @@ pub struct Hold {
 }
 
 impl Gate {
-    /// Splits the gate: the clients' range, the barrier, and the stop signal.
-    pub fn split(self) -> (std::ops::Range<usize>, Hold, watch::Receiver<bool>) {
+    /// Splits the gate: the clients' range, the barrier, the stop signal and the probe.
+    pub fn split(
+        self,
+    ) -> (
+        std::ops::Range<usize>,
+        Hold,
+        watch::Receiver<bool>,
+        crate::live::Probe,
+    ) {
         (
             self.lo..self.hi,
             Hold {
@@ -35,6 +44,7 @@ impl Gate {
                 start: self.start,
             },
             self.stop,
+            self.probe,
         )
     }
 }

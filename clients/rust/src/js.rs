@@ -160,12 +160,12 @@ pub async fn run(
     gate: Option<crate::gate::Gate>,
 ) -> Result<ResultDoc, String> {
     let bench = args.bench.clone();
-    let (range, hold, agent_stop) = match gate {
+    let (range, hold, agent_stop, probe) = match gate {
         Some(g) => {
-            let (r, h, s) = g.split();
-            (r, Some(h), Some(s))
+            let (r, h, s, p) = g.split();
+            (r, Some(h), Some(s), p)
         }
-        None => (0..bench.clients, None, None),
+        None => (0..bench.clients, None, None, Default::default()),
     };
     let lo = range.start;
     let setup_slow = Arc::new(AtomicI64::new(0));
@@ -218,6 +218,7 @@ pub async fn run(
             stop: stop_rx.clone(),
             stopped: interrupted.clone(),
             slow: slows[k].clone(),
+            probe: probe.clone(),
         };
         tasks.push(tokio::spawn(publish_async(
             ctx,
@@ -356,7 +357,8 @@ async fn publish_async(
     ack_timeout: Duration,
 ) -> Outcome {
     let mut rec = Recorder::new(true, ctx.bench.interval, epoch)
-        .with_warmup(crate::workload::warmup_end(&ctx.bench, epoch));
+        .with_warmup(crate::workload::warmup_end(&ctx.bench, epoch))
+        .with_probe(&ctx.probe, "pub", ctx.index);
     let mut sched = Schedule::new(&ctx, epoch);
     let size = ctx.bench.size;
     let mut buf = stamp::payload(size);

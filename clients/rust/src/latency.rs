@@ -119,12 +119,12 @@ pub async fn run(
     args: LatencyArgs,
     gate: Option<crate::gate::Gate>,
 ) -> Result<Outcome, String> {
-    let (hold, agent_stop) = match gate {
+    let (hold, agent_stop, live) = match gate {
         Some(g) => {
-            let (_, h, s) = g.split(); // one publisher and one subscriber: never split
-            (Some(h), Some(s))
+            let (_, h, s, p) = g.split(); // one publisher and one subscriber: never split
+            (Some(h), Some(s), p)
         }
-        None => (None, None),
+        None => (None, None, crate::live::Probe::default()),
     };
     let clock = Clock::new();
     let started = clock.now();
@@ -206,15 +206,17 @@ pub async fn run(
         stop: stop_rx.clone(),
         stopped: interrupted.clone(),
         slow: pub_slow,
+        probe: live.clone(),
     };
     let mut publisher = tokio::spawn(workload::publish(ctx, ids.for_index(0), epoch));
 
     // The subscriber: every message, or the drain bound once the publisher is done.
-    let mut rec =
-        Recorder::new(true, args.interval, epoch).with_warmup(match args.warmup.is_zero() {
+    let mut rec = Recorder::new(true, args.interval, epoch)
+        .with_warmup(match args.warmup.is_zero() {
             true => 0,
             false => epoch + args.warmup.as_nanos() as i64,
-        });
+        })
+        .with_probe(&live, "sub", 0);
     let mut stop = stop_rx;
     let share = msgs as i64;
     let mut pub_rec: Option<Recorder> = None;

@@ -7,6 +7,7 @@ mod conn;
 mod gate;
 mod js;
 mod latency;
+mod live;
 mod pace;
 mod record;
 mod result;

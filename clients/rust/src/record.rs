@@ -6,6 +6,7 @@
 
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 
 pub const LOWEST: u64 = 1;
 pub const HIGHEST: u64 = 3_600_000_000_000;
@@ -30,6 +31,9 @@ pub struct SeqTracker {
     pub distinct: i64,
     pub duplicated: i64,
     pub out_of_order: i64,
+    /// This part's clock minus the publisher's part's (`live::PartClocks::skew`): subtracted
+    /// from its messages' latencies.
+    pub skew: i64,
     seen: Box<[u64; (WINDOW / 64) as usize]>,
 }
 
@@ -40,6 +44,7 @@ impl Default for SeqTracker {
             distinct: 0,
             duplicated: 0,
             out_of_order: 0,
+            skew: 0,
             seen: Box::new([0; (WINDOW / 64) as usize]),
         }
     }
@@ -139,6 +144,8 @@ pub struct Recorder {
     iv_bytes: i64,
     iv_lat: Option<Histogram<u64>>,
     pub intervals: Vec<Slice>,
+    /// An agent's view of this client (None on the command line).
+    tap: Option<crate::live::Tap>,
 }
 
 impl Recorder {
@@ -168,7 +175,15 @@ impl Recorder {
             iv_bytes: 0,
             iv_lat: latency.then(new_histogram),
             intervals: Vec::new(),
+            tap: None,
         }
+    }
+
+    /// Reports to an agent's probe as client `index` (global, 0-based) of group `group`:
+    /// its count, its closed intervals, its publishers' clock skew.
+    pub fn with_probe(mut self, probe: &crate::live::Probe, group: &str, index: usize) -> Recorder {
+        self.tap = Some(probe.tap(group, index));
+        self
     }
 
     /// Closes the open interval and opens the one holding `now`: once per interval.
@@ -197,6 +212,21 @@ impl Recorder {
         }
         self.iv_msgs = 0;
         self.iv_bytes = 0;
+        // Streamed, a slice is not kept (as Go's Recorder with a Sink): memory stays flat
+        // over a long run, and the series lives where it was sent.
+        if let Some((src, tx)) = self.tap.as_ref().and_then(|t| t.series.as_ref()) {
+            let sent = tx.send(crate::live::LiveSlice {
+                src: src.clone(),
+                start: s.start,
+                msgs: s.msgs,
+                bytes: s.bytes,
+                lat: s.lat.take(),
+            });
+            match sent {
+                Ok(()) => return,
+                Err(e) => s.lat = e.0.lat, // nobody listens: keep it
+            }
+        }
         self.intervals.push(s);
     }
 
@@ -204,6 +234,9 @@ impl Recorder {
     /// before reading the histograms and trackers.
     pub fn finish(&mut self) {
         self.close_interval();
+        if let Some(t) = &self.tap {
+            t.count.store(self.msgs, Ordering::Relaxed);
+        }
         if let Some((id, t)) = self.cur.take() {
             self.trackers.insert(id, t);
         }
@@ -215,7 +248,13 @@ impl Recorder {
             if let Some((old, t)) = self.cur.take() {
                 self.trackers.insert(old, t);
             }
-            let t = self.trackers.remove(&id).unwrap_or_default();
+            let t = self.trackers.remove(&id).unwrap_or_else(|| {
+                let mut t = SeqTracker::default();
+                if let Some(c) = self.tap.as_ref().and_then(|t| t.clocks.as_ref()) {
+                    t.skew = c.skew(id);
+                }
+                t
+            });
             self.cur = Some((id, t));
         }
         &mut self.cur.as_mut().expect("just set").1
@@ -230,6 +269,9 @@ impl Recorder {
         }
         self.prev = now;
         self.msgs += 1;
+        if let Some(t) = &self.tap {
+            t.count.store(self.msgs, Ordering::Relaxed); // this client's own counter
+        }
         if now < self.warmup_end {
             self.warmup += 1;
             return false;
@@ -289,16 +331,17 @@ impl Recorder {
                 let t = self.tracker(s.publisher);
                 let before = t.distinct;
                 t.observe(s.seq);
+                let skew = t.skew;
                 self.unique += t.distinct - before;
                 if !measured {
                     return;
                 }
                 if let Some(h) = self.iv_lat.as_mut() {
-                    record_ns(h, now - s.send_nanos);
+                    record_ns(h, now - s.send_nanos - skew);
                     if s.actual_nanos > 0 {
                         record_ns(
                             self.uncorr.get_or_insert_with(new_histogram),
-                            now - s.actual_nanos,
+                            now - s.actual_nanos - skew,
                         );
                     }
                 }
@@ -398,6 +441,63 @@ mod tests {
         assert!((999_000..=1_001_000).contains(&max(&r.intervals[0].lat)));
         assert!((4_990_000..=5_010_000).contains(&max(&r.intervals[1].lat)));
         assert_eq!(r.lat.as_ref().unwrap().len(), 5);
+    }
+
+    // An agent's probe: the client's count as it goes, each closed interval sent as it
+    // closes, and another part's publishers' latencies corrected by the offsets' difference
+    // (this part's clock 5 ms ahead of part 0's: 5 ms less than the clocks say).
+    #[test]
+    fn probe_counts_series_and_skew() {
+        let s = 1_000_000_000i64;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let clocks = crate::live::PartClocks {
+            base: 4096,
+            blocks: vec![crate::live::Block::Split(2)],
+            index: 1,
+            offsets: vec![0, 5_000_000],
+        };
+        let probe = crate::live::Probe::new(Some(tx), Some(std::sync::Arc::new(clocks)));
+        let mut r =
+            Recorder::new(true, std::time::Duration::from_secs(1), 0).with_probe(&probe, "sub", 1);
+        let mut buf = vec![0u8; 16];
+        // Publisher 4097 is client 0 of 2: part 0. 4098 is client 1: this part, no correction.
+        crate::stamp::put(&mut buf, 4097, 1, s / 10 - 7_000_000);
+        r.received(s / 10, &buf);
+        crate::stamp::put(&mut buf, 4098, 1, s / 10 - 1_000_000);
+        r.received(s / 10, &buf);
+        assert_eq!(probe.total(), 2);
+        assert!(rx.try_recv().is_err(), "no interval closed yet");
+        crate::stamp::put(&mut buf, 4097, 2, s + s / 10 - 9_000_000);
+        r.received(s + s / 10, &buf);
+        let first = rx
+            .try_recv()
+            .expect("the first interval, sent as the second opened");
+        assert_eq!(
+            (first.src.as_str(), first.start, first.msgs, first.bytes),
+            ("sub/2", 0, 2, 32)
+        );
+        let h = crate::result::decode_histogram(first.lat.as_ref().unwrap());
+        assert!(
+            (1_999_000..=2_001_000).contains(&h.max()),
+            "7 ms - 5 ms: {}",
+            h.max()
+        );
+        assert!(
+            (999_000..=1_001_000).contains(&h.min()),
+            "same part: {}",
+            h.min()
+        );
+        r.finish();
+        let second = rx.try_recv().expect("the last interval, at finish");
+        assert!(r.intervals.is_empty(), "streamed slices are not kept");
+        assert_eq!((second.start, second.msgs), (s, 1));
+        let h = crate::result::decode_histogram(second.lat.as_ref().unwrap());
+        assert!(
+            (3_990_000..=4_010_000).contains(&h.max()),
+            "9 ms - 5 ms: {}",
+            h.max()
+        );
+        assert_eq!(probe.total(), 3);
     }
 
     // Publishers interleaved: the current tracker swaps in and out of the map.

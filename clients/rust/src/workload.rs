@@ -62,6 +62,8 @@ pub(crate) struct Ctx {
     /// channel's borrow would take a lock per message).
     pub stopped: Arc<AtomicBool>,
     pub slow: Arc<AtomicI64>,
+    /// The agent's probe (the command line's watches nothing).
+    pub probe: crate::live::Probe,
 }
 
 /// Each client's share of `total`, as nats bench splits it: the remainder goes to the first ones.
@@ -79,12 +81,12 @@ pub async fn run(
 ) -> Result<ResultDoc, String> {
     // An agent's part runs clients lo..hi of the whole run's, each at its global index (its
     // share, its place in the schedule, its publisher id); the command line runs them all.
-    let (range, hold, agent_stop) = match gate {
+    let (range, hold, agent_stop, probe) = match gate {
         Some(g) => {
-            let (r, h, s) = g.split();
-            (r, Some(h), Some(s))
+            let (r, h, s, p) = g.split();
+            (r, Some(h), Some(s), p)
         }
-        None => (0..bench.clients, None, None),
+        None => (0..bench.clients, None, None, Default::default()),
     };
     let lo = range.start;
     let mut clients = Vec::with_capacity(range.len());
@@ -144,6 +146,7 @@ pub async fn run(
             stop: stop_rx.clone(),
             stopped: interrupted.clone(),
             slow: slows[k].clone(),
+            probe: probe.clone(),
         };
         let id = ids.for_index(index);
         tasks.push(match kind {
@@ -383,8 +386,9 @@ impl Schedule {
 }
 
 pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
-    let mut rec =
-        Recorder::new(false, ctx.bench.interval, epoch).with_warmup(warmup_end(&ctx.bench, epoch));
+    let mut rec = Recorder::new(false, ctx.bench.interval, epoch)
+        .with_warmup(warmup_end(&ctx.bench, epoch))
+        .with_probe(&ctx.probe, "pub", ctx.index);
     let mut sched = Schedule::new(&ctx, epoch);
     sched.coarse = true;
     let size = ctx.bench.size;
@@ -416,8 +420,9 @@ pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
 }
 
 async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
-    let mut rec =
-        Recorder::new(true, ctx.bench.interval, epoch).with_warmup(warmup_end(&ctx.bench, epoch));
+    let mut rec = Recorder::new(true, ctx.bench.interval, epoch)
+        .with_warmup(warmup_end(&ctx.bench, epoch))
+        .with_probe(&ctx.probe, "request", ctx.index);
     let mut sched = Schedule::new(&ctx, epoch);
     let size = ctx.bench.size;
     let mut buf = stamp::payload(size);
@@ -453,7 +458,8 @@ async fn receive(
     epoch: i64,
 ) -> Outcome {
     let mut rec = Recorder::new(!respond, ctx.bench.interval, epoch)
-        .with_warmup(warmup_end(&ctx.bench, epoch));
+        .with_warmup(warmup_end(&ctx.bench, epoch))
+        .with_probe(&ctx.probe, if respond { "serve" } else { "sub" }, ctx.index);
     let b = &ctx.bench;
     let share = match respond {
         true => share(b.msgs(), b.clients, ctx.index) as i64,
