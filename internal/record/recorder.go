@@ -189,9 +189,14 @@ func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
 
 // count adds one message (fresh: not a duplicate) and reports whether it is past the warm-up.
 func (r *Recorder) count(now int64, n int, fresh bool) bool {
-	r.msgs.Add(1)
+	return r.countN(now, 1, n, fresh)
+}
+
+// countN is count for k messages of n bytes each, at one clock reading.
+func (r *Recorder) countN(now int64, k, n int, fresh bool) bool {
+	r.msgs.Add(int64(k))
 	if fresh {
-		r.unique.Add(1)
+		r.unique.Add(int64(k))
 	}
 	if g := now - r.prev; g > r.gap && r.prev != 0 {
 		r.gap, r.gapEnd = g, now
@@ -199,19 +204,19 @@ func (r *Recorder) count(now int64, n int, fresh bool) bool {
 	r.prev = now
 	warmupEnd := r.warmupEnd.Load()
 	if now < warmupEnd {
-		r.warmup++
+		r.warmup += int64(k)
 		return false
 	}
 	if r.begin == 0 || r.begin < warmupEnd {
 		r.begin = now
 	}
 	r.last = now
-	r.bytes += int64(n)
+	r.bytes += int64(k * n)
 	if now-r.ivStart >= r.interval {
 		r.roll(now)
 	}
-	r.ivMsgs++
-	r.ivBytes += int64(n)
+	r.ivMsgs += int64(k)
+	r.ivBytes += int64(k * n)
 	return true
 }
 
