@@ -94,9 +94,6 @@ func (w *Waiter) Until(ctx context.Context, at int64) (int64, error) {
 	if w.last != 0 && at-w.last < int64(MinGap) {
 		target, spin = w.last+int64(MinGap), false // late by design: no need to spin for it
 	}
-	if now >= target {
-		return now, ctx.Err()
-	}
 	if !w.spin {
 		// One of many: the process's pacer wakes it with the others due at the same tick.
 		tick := (target + int64(MinGap) - 1) / int64(MinGap) * int64(MinGap)
