@@ -20,10 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/proctest"
 	"github.com/natsperf/natsperf/internal/result"
@@ -187,15 +185,6 @@ func (c *cluster) coordinator(t *testing.T, args ...string) *proc {
 	return start(t, "coordinator", append(args, "--control", c.control.url, "--no-progress")...)
 }
 
-func readResult(t *testing.T, path string) *result.Result {
-	t.Helper()
-	r, err := result.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // The merged counts are what the benchmark's server saw, the merged histogram is the one of
 // every client's samples, and the publishers of the three agents have three distinct ids.
 func TestAgentsMergedCountsMatchServer(t *testing.T) {
@@ -209,7 +198,7 @@ func TestAgentsMergedCountsMatchServer(t *testing.T) {
 		t.Fatalf("coordinator exit %d:\n%s", code, co.Out.String())
 	}
 	in1, out1 := c.target.varz(t)
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	if res.Stop.Reason != result.StopCompleted || res.Distributed == nil || len(res.Distributed.Agents) != 3 || len(res.Parts) != 3 {
 		t.Fatalf("stop %+v, distributed %+v, %d parts", res.Stop, res.Distributed, len(res.Parts))
 	}
@@ -247,40 +236,9 @@ func TestAgentsMergedCountsMatchServer(t *testing.T) {
 		t.Fatalf("subscribers' correctness %+v", cor)
 	}
 	// The merged histogram is the histogram of every subscriber's samples.
-	var hs []*hdrhistogram.Histogram
-	for _, cl := range sub.Clients {
-		if cl.Latency == nil || cl.Latency.Histogram == "" {
-			t.Fatalf("client %d (%s) has no histogram", cl.ID, cl.Part)
-		}
-		h, err := histo.Decode(cl.Latency.Histogram)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs = append(hs, h)
-	}
-	all := histo.Merge(hs...)
-	agg := sub.Aggregate.Latency
-	if all.TotalCount() != 3*msgs || agg.Count != all.TotalCount() || agg.Max != all.Max() || agg.Min != all.Min() {
-		t.Fatalf("aggregate count %d min %d max %d, clients' samples count %d min %d max %d", agg.Count, agg.Min, agg.Max, all.TotalCount(), all.Min(), all.Max())
-	}
-	for _, p := range agg.Percentiles {
-		if want := all.ValueAtQuantile(p.P); p.Ns != want {
-			t.Fatalf("P%v: aggregate %d, clients' samples %d", p.P, p.Ns, want)
-		}
-	}
+	proctest.CheckMergedHistogram(t, sub, 3*msgs)
 	// Clock offsets on one machine are small and their uncertainty is stated.
-	for _, a := range res.Distributed.Agents {
-		if a.ClockUncertaintyNS <= 0 || abs(a.ClockOffsetNS) > a.ClockUncertaintyNS+int64(50*time.Millisecond) {
-			t.Fatalf("agent %s: clock offset %d ± %d ns on one machine", a.Name, a.ClockOffsetNS, a.ClockUncertaintyNS)
-		}
-	}
-}
-
-func abs(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
+	proctest.CheckClockOffsets(t, res.Distributed)
 }
 
 // longRun is a paced pub/sub run that lasts long enough to be cut short.
@@ -316,26 +274,7 @@ func TestAgentsKilledAgentEndsRunPartial(t *testing.T) {
 	if took > 20*time.Second {
 		t.Fatalf("the run ended %v after the kill", took)
 	}
-	res := readResult(t, file)
-	d := res.Distributed
-	if d == nil || len(d.Lost) != 1 || d.Lost[0] != "a2" || !d.Agents[1].Lost {
-		t.Fatalf("distributed %+v", d)
-	}
-	if res.Stop.Reason != result.StopFailed || !strings.Contains(res.Stop.Error, "a2 lost") {
-		t.Fatalf("stop %+v", res.Stop)
-	}
-	for _, g := range res.Groups {
-		got := map[string]int64{}
-		for _, cl := range g.Clients {
-			got[cl.Part] += cl.Msgs
-		}
-		if got["a1"] == 0 || got["a3"] == 0 || len(got) != 2 {
-			t.Fatalf("group %s: msgs by agent %v, want a1's and a3's data only", g.Name, got)
-		}
-	}
-	if !strings.Contains(co.Out.String(), "LOST") {
-		t.Fatalf("text output does not name the lost agent:\n%s", co.Out.String())
-	}
+	proctest.CheckLost(t, proctest.ReadResult(t, file), co.Out.String(), "a2", "a1", "a3")
 }
 
 // Ctrl-C on the coordinator stops every agent and still saves the merged partial Result; the
@@ -360,7 +299,7 @@ func TestAgentsCoordinatorInterrupted(t *testing.T) {
 	if code := co.Wait(t, 20*time.Second); code != 130 {
 		t.Fatalf("coordinator exit %d after Ctrl-C, want 130:\n%s", code, co.Out.String())
 	}
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	if res.Stop.Reason != result.StopInterrupted || res.Distributed == nil || len(res.Distributed.Lost) != 0 || len(res.Parts) != 3 {
 		t.Fatalf("stop %+v, distributed %+v, %d parts", res.Stop, res.Distributed, len(res.Parts))
 	}
@@ -426,7 +365,7 @@ func TestAgentsSilentAgentContinue(t *testing.T) {
 	if code := co.Wait(t, 40*time.Second); code != 1 {
 		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.Out.String())
 	}
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	d := res.Distributed
 	if d == nil || len(d.Lost) != 1 || d.Lost[0] != "a3" || d.OnAgentLoss != "continue" {
 		t.Fatalf("distributed %+v", d)
@@ -463,7 +402,7 @@ func TestAgentsAgentInterrupted(t *testing.T) {
 	if code := co.Wait(t, 20*time.Second); code != 1 {
 		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.Out.String())
 	}
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	if res.Stop.Reason != result.StopFailed || len(res.Parts) != 3 || len(res.Distributed.Lost) != 0 {
 		t.Fatalf("stop %+v, %d parts, lost %v", res.Stop, len(res.Parts), res.Distributed.Lost)
 	}
@@ -530,7 +469,7 @@ workloads:
 	if len(files) != 1 {
 		t.Fatalf("run files %v", files)
 	}
-	res := readResult(t, files[0])
+	res := proctest.ReadResult(t, files[0])
 	if res.Stop.Reason != result.StopCompleted || res.Distributed == nil || len(res.Distributed.Agents) != 3 {
 		t.Fatalf("stop %+v, distributed %+v", res.Stop, res.Distributed)
 	}
