@@ -23,6 +23,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/natsperf/natsperf/internal/live"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/proctest"
 	"github.com/natsperf/natsperf/internal/result"
 )
@@ -185,6 +186,35 @@ func (c *cluster) coordinator(t *testing.T, args ...string) *proc {
 	return start(t, "coordinator", append(args, "--control", c.control.url, "--no-progress")...)
 }
 
+// waitStarted waits until every agent has started its part of the run.
+func (c *cluster) waitStarted(t *testing.T) {
+	t.Helper()
+	for _, a := range c.agents {
+		a.WaitFor(t, "starting at", 30*time.Second)
+	}
+}
+
+// waitReceived waits until the target server has taken in n messages more than in0 (its
+// in_msgs before the run): the run's publishers are sending, whatever the machine's load.
+func (c *cluster) waitReceived(t *testing.T, in0, n int64) {
+	t.Helper()
+	natstest.Eventually(t, 30*time.Second, 50*time.Millisecond, func() error {
+		if in, _ := c.target.varz(t); in-in0 < n {
+			return fmt.Errorf("the server took in %d messages of the run, waiting for %d", in-in0, n)
+		}
+		return nil
+	})
+}
+
+// runNext runs a short run on the cluster's agents: they are free for it.
+func (c *cluster) runNext(t *testing.T, subject string) {
+	t.Helper()
+	next := c.coordinator(t, "pub", subject, "--clients", "3", "--agents", "3", "--msgs", "3000")
+	if code := next.Wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("the next run exit %d:\n%s", code, next.Out.String())
+	}
+}
+
 // The merged counts are what the benchmark's server saw, the merged histogram is the one of
 // every client's samples, and the publishers of the three agents have three distinct ids.
 func TestAgentsMergedCountsMatchServer(t *testing.T) {
@@ -255,11 +285,10 @@ func TestAgentsKilledAgentEndsRunPartial(t *testing.T) {
 	}
 	c := newCluster(t, 3)
 	file := filepath.Join(t.TempDir(), "partial.json")
+	in0, _ := c.target.varz(t)
 	co := c.coordinator(t, longRun(file, 3)...)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
-	time.Sleep(1500 * time.Millisecond) // let every agent's clients record a little first
+	c.waitStarted(t)
+	c.waitReceived(t, in0, 900) // every agent's clients record a little first (1.5 s at 600/s)
 	victim := c.agents[1]
 	killed := time.Now()
 	if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -285,16 +314,15 @@ func TestAgentsCoordinatorInterrupted(t *testing.T) {
 	}
 	c := newCluster(t, 3)
 	file := filepath.Join(t.TempDir(), "interrupted.json")
+	in0, _ := c.target.varz(t)
 	co := c.coordinator(t, longRun(file, 3)...)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
+	c.waitStarted(t)
 	// A run on a busy agent is refused before it starts.
 	busy := c.coordinator(t, "pub", "agents.busy", "--agents", "1", "--msgs", "10")
 	if code := busy.Wait(t, 30*time.Second); code != 1 || !strings.Contains(busy.Out.String(), "busy with run") {
 		t.Fatalf("second coordinator exit %d:\n%s", code, busy.Out.String())
 	}
-	time.Sleep(time.Second)
+	c.waitReceived(t, in0, 600) // the run has data to keep
 	co.Signal(syscall.SIGINT)
 	if code := co.Wait(t, 20*time.Second); code != 130 {
 		t.Fatalf("coordinator exit %d after Ctrl-C, want 130:\n%s", code, co.Out.String())
@@ -309,10 +337,7 @@ func TestAgentsCoordinatorInterrupted(t *testing.T) {
 	for _, a := range c.agents {
 		a.WaitFor(t, "stop asked", 10*time.Second)
 	}
-	next := c.coordinator(t, "pub", "agents.next", "--clients", "3", "--agents", "3", "--msgs", "3000")
-	if code := next.Wait(t, 30*time.Second); code != 0 {
-		t.Fatalf("the next run exit %d:\n%s", code, next.Out.String())
-	}
+	c.runNext(t, "agents.next")
 }
 
 // An agent of another natsperf version is refused before anything runs, naming both versions.
@@ -354,9 +379,7 @@ func TestAgentsSilentAgentContinue(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "continue.json")
 	co := c.coordinator(t, "pubsub", "agents.continue", "--pub", "3", "--sub", "3", "--rate", "600",
 		"--duration", "8s", "--agents", "3", "--on-agent-loss", "continue", "-o", file)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
+	c.waitStarted(t)
 	victim := c.agents[2]
 	if err := victim.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -390,11 +413,10 @@ func TestAgentsAgentInterrupted(t *testing.T) {
 	}
 	c := newCluster(t, 3)
 	file := filepath.Join(t.TempDir(), "agent-int.json")
+	in0, _ := c.target.varz(t)
 	co := c.coordinator(t, longRun(file, 3)...)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
-	time.Sleep(time.Second)
+	c.waitStarted(t)
+	c.waitReceived(t, in0, 600) // the run has data to keep
 	c.agents[0].Signal(syscall.SIGINT)
 	if code := c.agents[0].Wait(t, 20*time.Second); code != 0 {
 		t.Fatalf("agent exit %d after Ctrl-C", code)
@@ -419,9 +441,7 @@ func TestAgentsCoordinatorKilled(t *testing.T) {
 	}
 	c := newCluster(t, 3)
 	co := c.coordinator(t, longRun(filepath.Join(t.TempDir(), "never.json"), 3)...)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
+	c.waitStarted(t)
 	if err := co.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -429,10 +449,7 @@ func TestAgentsCoordinatorKilled(t *testing.T) {
 		a.WaitFor(t, "the coordinator is silent", 15*time.Second)
 		a.WaitFor(t, "ended (interrupted)", 15*time.Second)
 	}
-	next := c.coordinator(t, "pub", "agents.after", "--clients", "3", "--agents", "3", "--msgs", "3000")
-	if code := next.Wait(t, 30*time.Second); code != 0 {
-		t.Fatalf("the next run exit %d:\n%s", code, next.Out.String())
-	}
+	c.runNext(t, "agents.after")
 }
 
 // A scenario across agents: each instance of a cell runs whole on one agent (pod1, pod2, pod3
