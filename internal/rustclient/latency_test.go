@@ -49,7 +49,7 @@ func TestRustLatencyStallShowsInCorrectedLatency(t *testing.T) {
 	const n, stall = 3000, 300 * time.Millisecond
 	seen := countSubject(t, s.ClientURL(), "x.lat.stall")
 	p := startRust(t, bin, "latency", "-s", s.ClientURL(), "--subject", "x.lat.stall", "--rate", "1000", "--duration", "3s", "--size", "64")
-	eventually(t, 30*time.Second, "500 messages published", func() bool { return seen.Load() >= 500 })
+	natstest.WaitFor(t, 30*time.Second, "500 messages published", func() bool { return seen.Load() >= 500 })
 	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestRustLatencyStallShowsInCorrectedLatency(t *testing.T) {
 	if len(res.Groups) != 2 || res.Groups[0].Aggregate.Msgs != n || res.Groups[1].Aggregate.Msgs != n {
 		t.Fatalf("groups %d: want pub and sub with %d messages each", len(res.Groups), n)
 	}
-	eventually(t, 10*time.Second, "the reference count", func() bool { return seen.Load() == n })
+	natstest.WaitFor(t, 10*time.Second, "the reference count", func() bool { return seen.Load() == n })
 	l := res.Groups[1].Aggregate.Latency
 	if l == nil || l.Uncorrected == nil || l.Count != n || l.Uncorrected.Count != n {
 		t.Fatalf("latency %+v: want %d samples with an uncorrected part", l, n)
@@ -105,7 +105,7 @@ func TestRustAndGoLatencyReceiveEverything(t *testing.T) {
 	if cli != 0 || code != 0 {
 		t.Fatalf("Go latency exit %d (stderr %s), Rust latency exit %d (stderr %s)", cli, errs.String(), code, rp.stderr.String())
 	}
-	eventually(t, 10*time.Second, "the reference counts", func() bool { return goSeen.Load() == n && rustSeen.Load() == n })
+	natstest.WaitFor(t, 10*time.Second, "the reference counts", func() bool { return goSeen.Load() == n && rustSeen.Load() == n })
 	if g := res.Groups; g[0].Aggregate.Msgs != n || g[1].Aggregate.Msgs != n || g[1].Aggregate.Correctness.Lost != 0 {
 		t.Fatalf("Rust: sent %d received %d lost %d, want %d %d 0", g[0].Aggregate.Msgs, g[1].Aggregate.Msgs, g[1].Aggregate.Correctness.Lost, n, n)
 	}

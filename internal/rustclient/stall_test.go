@@ -28,10 +28,10 @@ func TestRustPublisherStallShowsInCorrectedLatency(t *testing.T) {
 	go func() {
 		goRes <- runGo(context.Background(), t, "sub", "x.stall", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--idle-timeout", "20s")
 	}()
-	eventually(t, 30*time.Second, "the Go subscriber", func() bool { return s.NumSubscriptions() > subs0 })
+	natstest.WaitFor(t, 30*time.Second, "the Go subscriber", func() bool { return s.NumSubscriptions() > subs0 })
 	in0, _ := varz(t, s)
 	pub := startRust(t, bin, "pub", "x.stall", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--size", "64", "--rate", "1000")
-	eventually(t, 30*time.Second, "300 messages published", func() bool { in, _ := varz(t, s); return in-in0 >= 300 })
+	natstest.WaitFor(t, 30*time.Second, "300 messages published", func() bool { in, _ := varz(t, s); return in-in0 >= 300 })
 	if err := pub.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
