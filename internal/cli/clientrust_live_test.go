@@ -54,7 +54,7 @@ func startRustAgents(t *testing.T, bin, url string, n int) []coord.Agent {
 	}
 	defer nc.Close()
 	var found []coord.Agent
-	waitFor(t, 30*time.Second, "the Rust agents' INFO", func() bool {
+	natstest.WaitFor(t, 30*time.Second, "the Rust agents' INFO", func() bool {
 		found, err = coord.Discover(context.Background(), nc, 300*time.Millisecond)
 		return err == nil && len(found) == n
 	})
@@ -146,7 +146,7 @@ func runRustAgents(t *testing.T, url string, agents []coord.Agent, spec string, 
 			t.Fatalf("start: %v", err)
 		}
 	}
-	waitFor(t, 90*time.Second, "every agent's Result", func() bool {
+	natstest.WaitFor(t, 90*time.Second, "every agent's Result", func() bool {
 		live.mu.Lock()
 		defer live.mu.Unlock()
 		return len(live.results) == len(agents)

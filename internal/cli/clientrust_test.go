@@ -45,17 +45,6 @@ func rustRun(t *testing.T, args ...string) *result.Result {
 	return res
 }
 
-func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func serverIn(t *testing.T, s *server.Server) int64 {
 	t.Helper()
 	v, err := s.Varz(nil)
@@ -126,7 +115,7 @@ func TestClientRustPubSubCountsMatchServer(t *testing.T) {
 		subRes <- rustRun(t, "sub", "x.client", "-s", url, "--client", "rust", "--client-bin", bin,
 			"--clients", "2", "--msgs", strconv.Itoa(n), "--idle-timeout", "20s")
 	}()
-	waitFor(t, 60*time.Second, "2 Rust subscribers", func() bool { return subscribers(t, s, "x.client") == 2 })
+	natstest.WaitFor(t, 60*time.Second, "2 Rust subscribers", func() bool { return subscribers(t, s, "x.client") == 2 })
 	pub := rustRun(t, "pub", "x.client", "-s", url, "--client", "rust", "--client-bin", bin,
 		"--clients", "3", "--msgs", strconv.Itoa(n), "--size", "64")
 	var sub *result.Result
@@ -195,7 +184,7 @@ func TestClientRustLatencyStallShowsInCorrectedLatency(t *testing.T) {
 		done <- rustRun(t, "latency", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
 			"--rate", strconv.Itoa(rate), "--duration", strconv.Itoa(secs)+"s", "--size", "64")
 	}()
-	waitFor(t, 60*time.Second, "300 latency messages", func() bool { return serverIn(t, s)-in0 >= 300 })
+	natstest.WaitFor(t, 60*time.Second, "300 latency messages", func() bool { return serverIn(t, s)-in0 >= 300 })
 	pid := rustChild(t)
 	if pid == 0 {
 		t.Fatal("no natsperf-rust child found")
@@ -299,7 +288,7 @@ func TestRustAgentSpeaksTheProtocol(t *testing.T) {
 	}
 	defer nc.Close()
 	var found []coord.Agent
-	waitFor(t, 30*time.Second, "the Rust agent's INFO", func() bool {
+	natstest.WaitFor(t, 30*time.Second, "the Rust agent's INFO", func() bool {
 		found, err = coord.Discover(context.Background(), nc, 300*time.Millisecond)
 		return err == nil && len(found) == 1
 	})
@@ -456,7 +445,7 @@ func TestAgentsChosenByClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	waitFor(t, 30*time.Second, "both agents", func() bool {
+	natstest.WaitFor(t, 30*time.Second, "both agents", func() bool {
 		found, err := coord.Discover(context.Background(), nc, 300*time.Millisecond)
 		return err == nil && len(found) == 2
 	})
@@ -484,7 +473,7 @@ func TestClientRustInterrupted(t *testing.T) {
 		done <- run(ctx, t, nil, "pub", "int.rust", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
 			"--rate", "1000", "--duration", "60s", "--size", "64", "--json")
 	}()
-	waitFor(t, 60*time.Second, "200 messages", func() bool { in, _ := rustClientCounts(t, s); return in >= 200 })
+	natstest.WaitFor(t, 60*time.Second, "200 messages", func() bool { in, _ := rustClientCounts(t, s); return in >= 200 })
 	cancel()
 	var r cliRun
 	select {

@@ -23,6 +23,9 @@ func TestJSConsumerRateFromStart(t *testing.T) {
 				t.Fatalf("exit %d, stop %+v, stderr %s", r.code, res.Stop, r.err)
 			}
 			sub := group(t, res, "sub")
+			if sub.Aggregate.Msgs < 1000 { // every published message at least once, or the bounds below hold vacuously
+				t.Fatalf("subscribers received %d messages of 1000", sub.Aggregate.Msgs)
+			}
 			for _, c := range sub.Clients {
 				if c.Msgs == 0 {
 					continue

@@ -8,9 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nkeys"
 	"github.com/natsperf/natsperf/internal/natstest"
 )
 
@@ -111,40 +109,10 @@ func tlsServer(t *testing.T, p pki, verify, handshakeFirst bool) *server.Server 
 // valid creds file for one of its users.
 func operatorServer(t *testing.T) (*server.Server, string) {
 	t.Helper()
-	okp := must(t, nkeys.CreateOperator)
-	opub := must(t, okp.PublicKey)
-	ojwt, err := jwt.NewOperatorClaims(opub).Encode(okp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oc, err := jwt.DecodeOperatorClaims(ojwt)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	akp := must(t, nkeys.CreateAccount)
-	apub := must(t, akp.PublicKey)
-	ajwt, err := jwt.NewAccountClaims(apub).Encode(okp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver := &server.MemAccResolver{}
-	if err := resolver.Store(apub, ajwt); err != nil {
-		t.Fatal(err)
-	}
-
-	ukp := must(t, nkeys.CreateUser)
-	ujwt, err := jwt.NewUserClaims(must(t, ukp.PublicKey)).Encode(akp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed := must(t, ukp.Seed)
-	creds, err := jwt.FormatUserConfig(ujwt, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := startServer(t, &server.Options{TrustedOperators: []*jwt.OperatorClaims{oc}, AccountResolver: resolver})
-	return s, writeFile(t, filepath.Join(t.TempDir(), "user.creds"), creds)
+	configure, creds := natstest.Operator(t)
+	opts := &server.Options{}
+	configure(opts)
+	return startServer(t, opts), creds
 }
 
 func must[T any](t *testing.T, f func() (T, error)) T {

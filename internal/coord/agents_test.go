@@ -20,11 +20,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/live"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/proctest"
 	"github.com/natsperf/natsperf/internal/result"
 )
@@ -187,13 +186,33 @@ func (c *cluster) coordinator(t *testing.T, args ...string) *proc {
 	return start(t, "coordinator", append(args, "--control", c.control.url, "--no-progress")...)
 }
 
-func readResult(t *testing.T, path string) *result.Result {
+// waitStarted waits until every agent has started its part of the run.
+func (c *cluster) waitStarted(t *testing.T) {
 	t.Helper()
-	r, err := result.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	for _, a := range c.agents {
+		a.WaitFor(t, "starting at", 30*time.Second)
 	}
-	return r
+}
+
+// waitReceived waits until the target server has taken in n messages more than in0 (its
+// in_msgs before the run): the run's publishers are sending, whatever the machine's load.
+func (c *cluster) waitReceived(t *testing.T, in0, n int64) {
+	t.Helper()
+	natstest.Eventually(t, 30*time.Second, 50*time.Millisecond, func() error {
+		if in, _ := c.target.varz(t); in-in0 < n {
+			return fmt.Errorf("the server took in %d messages of the run, waiting for %d", in-in0, n)
+		}
+		return nil
+	})
+}
+
+// runNext runs a short run on the cluster's agents: they are free for it.
+func (c *cluster) runNext(t *testing.T, subject string) {
+	t.Helper()
+	next := c.coordinator(t, "pub", subject, "--clients", "3", "--agents", "3", "--msgs", "3000")
+	if code := next.Wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("the next run exit %d:\n%s", code, next.Out.String())
+	}
 }
 
 // The merged counts are what the benchmark's server saw, the merged histogram is the one of
@@ -209,7 +228,7 @@ func TestAgentsMergedCountsMatchServer(t *testing.T) {
 		t.Fatalf("coordinator exit %d:\n%s", code, co.Out.String())
 	}
 	in1, out1 := c.target.varz(t)
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	if res.Stop.Reason != result.StopCompleted || res.Distributed == nil || len(res.Distributed.Agents) != 3 || len(res.Parts) != 3 {
 		t.Fatalf("stop %+v, distributed %+v, %d parts", res.Stop, res.Distributed, len(res.Parts))
 	}
@@ -247,40 +266,9 @@ func TestAgentsMergedCountsMatchServer(t *testing.T) {
 		t.Fatalf("subscribers' correctness %+v", cor)
 	}
 	// The merged histogram is the histogram of every subscriber's samples.
-	var hs []*hdrhistogram.Histogram
-	for _, cl := range sub.Clients {
-		if cl.Latency == nil || cl.Latency.Histogram == "" {
-			t.Fatalf("client %d (%s) has no histogram", cl.ID, cl.Part)
-		}
-		h, err := histo.Decode(cl.Latency.Histogram)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs = append(hs, h)
-	}
-	all := histo.Merge(hs...)
-	agg := sub.Aggregate.Latency
-	if all.TotalCount() != 3*msgs || agg.Count != all.TotalCount() || agg.Max != all.Max() || agg.Min != all.Min() {
-		t.Fatalf("aggregate count %d min %d max %d, clients' samples count %d min %d max %d", agg.Count, agg.Min, agg.Max, all.TotalCount(), all.Min(), all.Max())
-	}
-	for _, p := range agg.Percentiles {
-		if want := all.ValueAtQuantile(p.P); p.Ns != want {
-			t.Fatalf("P%v: aggregate %d, clients' samples %d", p.P, p.Ns, want)
-		}
-	}
+	proctest.CheckMergedHistogram(t, sub, 3*msgs)
 	// Clock offsets on one machine are small and their uncertainty is stated.
-	for _, a := range res.Distributed.Agents {
-		if a.ClockUncertaintyNS <= 0 || abs(a.ClockOffsetNS) > a.ClockUncertaintyNS+int64(50*time.Millisecond) {
-			t.Fatalf("agent %s: clock offset %d ± %d ns on one machine", a.Name, a.ClockOffsetNS, a.ClockUncertaintyNS)
-		}
-	}
-}
-
-func abs(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
+	proctest.CheckClockOffsets(t, res.Distributed)
 }
 
 // longRun is a paced pub/sub run that lasts long enough to be cut short.
@@ -297,11 +285,10 @@ func TestAgentsKilledAgentEndsRunPartial(t *testing.T) {
 	}
 	c := newCluster(t, 3)
 	file := filepath.Join(t.TempDir(), "partial.json")
+	in0, _ := c.target.varz(t)
 	co := c.coordinator(t, longRun(file, 3)...)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
-	time.Sleep(1500 * time.Millisecond) // let every agent's clients record a little first
+	c.waitStarted(t)
+	c.waitReceived(t, in0, 900) // every agent's clients record a little first (1.5 s at 600/s)
 	victim := c.agents[1]
 	killed := time.Now()
 	if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -316,26 +303,7 @@ func TestAgentsKilledAgentEndsRunPartial(t *testing.T) {
 	if took > 20*time.Second {
 		t.Fatalf("the run ended %v after the kill", took)
 	}
-	res := readResult(t, file)
-	d := res.Distributed
-	if d == nil || len(d.Lost) != 1 || d.Lost[0] != "a2" || !d.Agents[1].Lost {
-		t.Fatalf("distributed %+v", d)
-	}
-	if res.Stop.Reason != result.StopFailed || !strings.Contains(res.Stop.Error, "a2 lost") {
-		t.Fatalf("stop %+v", res.Stop)
-	}
-	for _, g := range res.Groups {
-		got := map[string]int64{}
-		for _, cl := range g.Clients {
-			got[cl.Part] += cl.Msgs
-		}
-		if got["a1"] == 0 || got["a3"] == 0 || len(got) != 2 {
-			t.Fatalf("group %s: msgs by agent %v, want a1's and a3's data only", g.Name, got)
-		}
-	}
-	if !strings.Contains(co.Out.String(), "LOST") {
-		t.Fatalf("text output does not name the lost agent:\n%s", co.Out.String())
-	}
+	proctest.CheckLost(t, proctest.ReadResult(t, file), co.Out.String(), "a2", "a1", "a3")
 }
 
 // Ctrl-C on the coordinator stops every agent and still saves the merged partial Result; the
@@ -346,21 +314,20 @@ func TestAgentsCoordinatorInterrupted(t *testing.T) {
 	}
 	c := newCluster(t, 3)
 	file := filepath.Join(t.TempDir(), "interrupted.json")
+	in0, _ := c.target.varz(t)
 	co := c.coordinator(t, longRun(file, 3)...)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
+	c.waitStarted(t)
 	// A run on a busy agent is refused before it starts.
 	busy := c.coordinator(t, "pub", "agents.busy", "--agents", "1", "--msgs", "10")
 	if code := busy.Wait(t, 30*time.Second); code != 1 || !strings.Contains(busy.Out.String(), "busy with run") {
 		t.Fatalf("second coordinator exit %d:\n%s", code, busy.Out.String())
 	}
-	time.Sleep(time.Second)
+	c.waitReceived(t, in0, 600) // the run has data to keep
 	co.Signal(syscall.SIGINT)
 	if code := co.Wait(t, 20*time.Second); code != 130 {
 		t.Fatalf("coordinator exit %d after Ctrl-C, want 130:\n%s", code, co.Out.String())
 	}
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	if res.Stop.Reason != result.StopInterrupted || res.Distributed == nil || len(res.Distributed.Lost) != 0 || len(res.Parts) != 3 {
 		t.Fatalf("stop %+v, distributed %+v, %d parts", res.Stop, res.Distributed, len(res.Parts))
 	}
@@ -370,10 +337,7 @@ func TestAgentsCoordinatorInterrupted(t *testing.T) {
 	for _, a := range c.agents {
 		a.WaitFor(t, "stop asked", 10*time.Second)
 	}
-	next := c.coordinator(t, "pub", "agents.next", "--clients", "3", "--agents", "3", "--msgs", "3000")
-	if code := next.Wait(t, 30*time.Second); code != 0 {
-		t.Fatalf("the next run exit %d:\n%s", code, next.Out.String())
-	}
+	c.runNext(t, "agents.next")
 }
 
 // An agent of another natsperf version is refused before anything runs, naming both versions.
@@ -415,9 +379,7 @@ func TestAgentsSilentAgentContinue(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "continue.json")
 	co := c.coordinator(t, "pubsub", "agents.continue", "--pub", "3", "--sub", "3", "--rate", "600",
 		"--duration", "8s", "--agents", "3", "--on-agent-loss", "continue", "-o", file)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
+	c.waitStarted(t)
 	victim := c.agents[2]
 	if err := victim.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -426,7 +388,7 @@ func TestAgentsSilentAgentContinue(t *testing.T) {
 	if code := co.Wait(t, 40*time.Second); code != 1 {
 		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.Out.String())
 	}
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	d := res.Distributed
 	if d == nil || len(d.Lost) != 1 || d.Lost[0] != "a3" || d.OnAgentLoss != "continue" {
 		t.Fatalf("distributed %+v", d)
@@ -451,11 +413,10 @@ func TestAgentsAgentInterrupted(t *testing.T) {
 	}
 	c := newCluster(t, 3)
 	file := filepath.Join(t.TempDir(), "agent-int.json")
+	in0, _ := c.target.varz(t)
 	co := c.coordinator(t, longRun(file, 3)...)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
-	time.Sleep(time.Second)
+	c.waitStarted(t)
+	c.waitReceived(t, in0, 600) // the run has data to keep
 	c.agents[0].Signal(syscall.SIGINT)
 	if code := c.agents[0].Wait(t, 20*time.Second); code != 0 {
 		t.Fatalf("agent exit %d after Ctrl-C", code)
@@ -463,7 +424,7 @@ func TestAgentsAgentInterrupted(t *testing.T) {
 	if code := co.Wait(t, 20*time.Second); code != 1 {
 		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.Out.String())
 	}
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	if res.Stop.Reason != result.StopFailed || len(res.Parts) != 3 || len(res.Distributed.Lost) != 0 {
 		t.Fatalf("stop %+v, %d parts, lost %v", res.Stop, len(res.Parts), res.Distributed.Lost)
 	}
@@ -480,9 +441,7 @@ func TestAgentsCoordinatorKilled(t *testing.T) {
 	}
 	c := newCluster(t, 3)
 	co := c.coordinator(t, longRun(filepath.Join(t.TempDir(), "never.json"), 3)...)
-	for _, a := range c.agents {
-		a.WaitFor(t, "starting at", 30*time.Second)
-	}
+	c.waitStarted(t)
 	if err := co.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -490,10 +449,7 @@ func TestAgentsCoordinatorKilled(t *testing.T) {
 		a.WaitFor(t, "the coordinator is silent", 15*time.Second)
 		a.WaitFor(t, "ended (interrupted)", 15*time.Second)
 	}
-	next := c.coordinator(t, "pub", "agents.after", "--clients", "3", "--agents", "3", "--msgs", "3000")
-	if code := next.Wait(t, 30*time.Second); code != 0 {
-		t.Fatalf("the next run exit %d:\n%s", code, next.Out.String())
-	}
+	c.runNext(t, "agents.after")
 }
 
 // A scenario across agents: each instance of a cell runs whole on one agent (pod1, pod2, pod3
@@ -530,7 +486,7 @@ workloads:
 	if len(files) != 1 {
 		t.Fatalf("run files %v", files)
 	}
-	res := readResult(t, files[0])
+	res := proctest.ReadResult(t, files[0])
 	if res.Stop.Reason != result.StopCompleted || res.Distributed == nil || len(res.Distributed.Agents) != 3 {
 		t.Fatalf("stop %+v, distributed %+v", res.Stop, res.Distributed)
 	}

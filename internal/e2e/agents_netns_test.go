@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/netns"
 	"github.com/natsperf/natsperf/internal/proctest"
@@ -178,15 +175,6 @@ func (n *testNet) coordinator(t *testing.T, args ...string) *proc {
 	return n.start(t, "coord", "coordinator", append(args, "--control", n.control, "--no-progress")...)
 }
 
-func readResult(t *testing.T, path string) *result.Result {
-	t.Helper()
-	r, err := result.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // A natsperf server, three agents and a coordinator, each in a network namespace of its own:
 // the merged counts are what the server counted, each agent's link carried at least its own
 // clients' bytes, the Result names the three agents with their clock offsets, the publishers of
@@ -221,7 +209,7 @@ func testCounts(t *testing.T, n *testNet) {
 	}
 	in1, out1 := n.varz(t)
 	links1 := n.links(t, nodes...)
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	d := res.Distributed
 	if res.Stop.Reason != result.StopCompleted || d == nil || len(d.Agents) != 3 || len(res.Parts) != 3 || len(res.Groups) != 2 {
 		t.Fatalf("stop %+v, distributed %+v, %d parts, %d groups", res.Stop, d, len(res.Parts), len(res.Groups))
@@ -275,12 +263,10 @@ func testCounts(t *testing.T, n *testNet) {
 
 	// Three agents, each with a clock offset and its uncertainty. One kernel's clock serves every
 	// namespace, so the offset is within its uncertainty (plus slack for a loaded machine).
+	proctest.CheckClockOffsets(t, d)
 	seen := map[string]bool{}
 	for _, a := range d.Agents {
 		seen[a.Name] = true
-		if a.ClockUncertaintyNS <= 0 || abs(a.ClockOffsetNS) > a.ClockUncertaintyNS+int64(50*time.Millisecond) {
-			t.Errorf("agent %s: clock offset %d ± %d ns on one kernel's clock", a.Name, a.ClockOffsetNS, a.ClockUncertaintyNS)
-		}
 		if a.Lost || a.Error != "" {
 			t.Errorf("agent %s: lost %v, error %q", a.Name, a.Lost, a.Error)
 		}
@@ -295,26 +281,7 @@ func testCounts(t *testing.T, n *testNet) {
 	}
 
 	// The merged histogram is the histogram of every subscriber's samples, from three agents.
-	var hs []*hdrhistogram.Histogram
-	for _, cl := range sub.Clients {
-		if cl.Latency == nil || cl.Latency.Histogram == "" {
-			t.Fatalf("client %d (%s) has no histogram", cl.ID, cl.Part)
-		}
-		h, err := histo.Decode(cl.Latency.Histogram)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs = append(hs, h)
-	}
-	all, agg := histo.Merge(hs...), sub.Aggregate.Latency
-	if all.TotalCount() != subs*msgs || agg.Count != all.TotalCount() || agg.Max != all.Max() || agg.Min != all.Min() {
-		t.Errorf("aggregate count %d min %d max %d, clients' samples count %d min %d max %d", agg.Count, agg.Min, agg.Max, all.TotalCount(), all.Min(), all.Max())
-	}
-	for _, p := range agg.Percentiles {
-		if want := all.ValueAtQuantile(p.P); p.Ns != want {
-			t.Errorf("P%v: aggregate %d, clients' samples %d", p.P, p.Ns, want)
-		}
-	}
+	proctest.CheckMergedHistogram(t, sub, subs*msgs)
 	t.Logf("start skew across the agents %v", time.Duration(d.StartSkewNS))
 
 	// Publisher ids: two publishers on each agent, six distinct ids, each heard in full by every
@@ -343,13 +310,6 @@ func testCounts(t *testing.T, n *testNet) {
 	if len(ids) != pubs {
 		t.Errorf("publisher ids %v", cor.PerPublisher)
 	}
-}
-
-func abs(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // waitSending waits until every agent's link has sent at least bytes since links0.
@@ -403,7 +363,7 @@ func testPartitioned(t *testing.T, n *testNet, agents []*proc) {
 		t.Fatalf("coordinator exit %d, want 1:\n%s", code, co.Out.String())
 	}
 	heal()
-	res := readResult(t, file)
+	res := proctest.ReadResult(t, file)
 	d := res.Distributed
 	if d == nil || len(d.Lost) != 1 || d.Lost[0] != "a3" || d.OnAgentLoss != "continue" {
 		t.Fatalf("distributed %+v", d)
@@ -454,29 +414,5 @@ func testKilled(t *testing.T, n *testNet, agents []*proc) {
 		t.Errorf("the run ended %v after the kill", took)
 	}
 	t.Logf("the run ended %v after agent a2 was killed", took.Round(time.Millisecond))
-	res := readResult(t, file)
-	d := res.Distributed
-	if d == nil || len(d.Lost) != 1 || d.Lost[0] != "a2" {
-		t.Fatalf("distributed %+v", d)
-	}
-	for _, a := range d.Agents {
-		if a.Lost != (a.Name == "a2") {
-			t.Errorf("agent %s lost %v", a.Name, a.Lost)
-		}
-	}
-	if res.Stop.Reason != result.StopFailed || !strings.Contains(res.Stop.Error, "a2 lost") {
-		t.Errorf("stop %+v", res.Stop)
-	}
-	for _, g := range res.Groups {
-		got := map[string]int64{}
-		for _, cl := range g.Clients {
-			got[cl.Part] += cl.Msgs
-		}
-		if got["a1"] == 0 || got["a3"] == 0 || len(got) != 2 {
-			t.Errorf("group %s: msgs by agent %v, want a1's and a3's data only", g.Name, got)
-		}
-	}
-	if !strings.Contains(co.Out.String(), "LOST") {
-		t.Errorf("text output does not name the lost agent:\n%s", co.Out.String())
-	}
+	proctest.CheckLost(t, proctest.ReadResult(t, file), co.Out.String(), "a2", "a1", "a3")
 }

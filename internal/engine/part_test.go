@@ -37,6 +37,29 @@ func publisherIDs(t *testing.T, r *Run) (ids []uint32, msgs int64) {
 	return ids, msgs
 }
 
+// runMerged starts the prepared parts together, as agents do, and merges their Results under
+// names (one per part).
+func runMerged(t *testing.T, runs []*Run, names ...string) *result.Result {
+	t.Helper()
+	at := time.Now().Add(100 * time.Millisecond)
+	in := make([]result.Input, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		r.Start(at)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in[i] = result.Input{Name: names[i], Result: r.Wait()}
+		}()
+	}
+	wg.Wait()
+	m, err := result.MergeNamed(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // Parts of a distributed run split the clients and their messages exactly, and their
 // publishers' ids never overlap: together they are the ids one process would use.
 func TestPartsSplitClientsAndIDsNeverOverlap(t *testing.T) {
@@ -105,22 +128,7 @@ func TestPartsRunAndMergeExactly(t *testing.T) {
 		}
 		runs = append(runs, r)
 	}
-	at := time.Now().Add(100 * time.Millisecond)
-	in := make([]result.Input, len(runs))
-	var wg sync.WaitGroup
-	for i, r := range runs {
-		r.Start(at)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			in[i] = result.Input{Name: fmt.Sprintf("agent%d", i+1), Result: r.Wait()}
-		}()
-	}
-	wg.Wait()
-	m, err := result.MergeNamed(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := runMerged(t, runs, "agent1", "agent2", "agent3")
 	if m.Stop.Reason != result.StopCompleted || len(m.Groups) != 2 {
 		t.Fatalf("stop %+v, %d groups", m.Stop, len(m.Groups))
 	}
@@ -175,22 +183,7 @@ func TestPartsCorrectLatencyByClockOffset(t *testing.T) {
 		}
 		runs = append(runs, r)
 	}
-	at := time.Now().Add(100 * time.Millisecond)
-	in := make([]result.Input, 2)
-	var wg sync.WaitGroup
-	for i, r := range runs {
-		r.Start(at)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			in[i] = result.Input{Name: fmt.Sprintf("p%d", i), Result: r.Wait()}
-		}()
-	}
-	wg.Wait()
-	m, err := result.MergeNamed(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := runMerged(t, runs, "p0", "p1")
 	var sub result.Group
 	for _, g := range m.Groups {
 		if g.Name == "sub" {

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/js"
@@ -15,17 +14,7 @@ import (
 
 func connectJS(t *testing.T) jetstream.JetStream {
 	t.Helper()
-	srv := natstest.Server(t, nil)
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	jsc, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return jsc
+	return natstest.JetStream(t, natstest.Server(t, nil).ClientURL())
 }
 
 func streamState(t *testing.T, jsc jetstream.JetStream, name string) jetstream.StreamState {

@@ -1,6 +1,7 @@
 package natstest
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -21,4 +22,16 @@ func Eventually(t testing.TB, timeout, interval time.Duration, f func() error) {
 		}
 		time.Sleep(interval)
 	}
+}
+
+// WaitFor is Eventually for a condition that is true or not: it polls ok every 20 ms and
+// fails the test, naming what it waited for, if ok is still false after timeout.
+func WaitFor(t testing.TB, timeout time.Duration, what string, ok func() bool) {
+	t.Helper()
+	Eventually(t, timeout, 20*time.Millisecond, func() error {
+		if ok() {
+			return nil
+		}
+		return errors.New("waiting for " + what)
+	})
 }

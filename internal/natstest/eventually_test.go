@@ -2,7 +2,9 @@ package natstest
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,6 +35,24 @@ func TestEventuallyFailsAfterTheTimeout(t *testing.T) {
 	}
 }
 
+func TestWaitForNamesWhatItWaitedFor(t *testing.T) {
+	calls := 0
+	WaitFor(t, 10*time.Second, "the third call", func() bool { calls++; return calls == 3 })
+	if calls != 3 {
+		t.Fatalf("ok called %d times, want 3", calls)
+	}
+	ft := &fatalRecorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		WaitFor(ft, 50*time.Millisecond, "the never-true", func() bool { return false })
+	}()
+	<-done
+	if !strings.Contains(ft.msg, "waiting for the never-true") {
+		t.Fatalf("failure %q does not name what it waited for", ft.msg)
+	}
+}
+
 // fatalRecorder records Fatalf instead of failing the real test.
 type fatalRecorder struct {
 	testing.TB
@@ -41,6 +61,6 @@ type fatalRecorder struct {
 
 func (f *fatalRecorder) Helper() {}
 func (f *fatalRecorder) Fatalf(format string, args ...any) {
-	f.msg = format
+	f.msg = fmt.Sprintf(format, args...)
 	runtime.Goexit()
 }

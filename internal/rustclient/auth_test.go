@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 
@@ -39,41 +38,6 @@ func authServer(t *testing.T, opts func(*server.Options)) *server.Server {
 	})
 }
 
-// operator returns the options of an operator-mode server and a user's creds file for it.
-func operator(t *testing.T) (func(*server.Options), string) {
-	okp := must(t, nkeys.CreateOperator)
-	ojwt, err := jwt.NewOperatorClaims(must(t, okp.PublicKey)).Encode(okp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oc, err := jwt.DecodeOperatorClaims(ojwt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	akp := must(t, nkeys.CreateAccount)
-	apub := must(t, akp.PublicKey)
-	ajwt, err := jwt.NewAccountClaims(apub).Encode(okp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver := &server.MemAccResolver{}
-	if err := resolver.Store(apub, ajwt); err != nil {
-		t.Fatal(err)
-	}
-	ukp := must(t, nkeys.CreateUser)
-	ujwt, err := jwt.NewUserClaims(must(t, ukp.PublicKey)).Encode(akp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	creds, err := jwt.FormatUserConfig(ujwt, must(t, ukp.Seed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(o *server.Options) {
-		o.TrustedOperators, o.AccountResolver = []*jwt.OperatorClaims{oc}, resolver
-	}, writeFile(t, "user.creds", creds)
-}
-
 // TestRustConnectionOptions: natsperf-rust reaches servers that demand a token, a user and
 // password, an NKey, a creds file (operator mode), a client certificate over TLS, and TLS
 // before INFO (--tlsfirst); the server counts the messages it published; wrong credentials
@@ -84,8 +48,8 @@ func TestRustConnectionOptions(t *testing.T) {
 	ukp := must(t, nkeys.CreateUser)
 	seed := writeFile(t, "user.nk", must(t, ukp.Seed))
 	other := writeFile(t, "other.nk", must(t, must(t, nkeys.CreateUser).Seed))
-	op, creds := operator(t)
-	_, otherCreds := operator(t)
+	op, creds := natstest.Operator(t)
+	_, otherCreds := natstest.Operator(t)
 	const secret = "Secret-9f3"
 	tests := []struct {
 		name   string

@@ -62,7 +62,7 @@ func startRust(t *testing.T, bin string, args ...string) *rustProc {
 // waitReady waits for a receiver's "ready" line (its subscriptions are flushed to the server).
 func (p *rustProc) waitReady(t *testing.T) {
 	t.Helper()
-	eventually(t, 30*time.Second, "natsperf-rust ready", func() bool { return strings.Contains(p.stderr.String(), "ready") })
+	natstest.WaitFor(t, 30*time.Second, "natsperf-rust ready", func() bool { return strings.Contains(p.stderr.String(), "ready") })
 }
 
 // wait waits for the process to end and returns its exit code and Result.
@@ -91,17 +91,6 @@ func (p *rustProc) wait(t *testing.T) (int, *result.Result, []byte) {
 		t.Fatalf("natsperf's result reader refused the Rust Result: %v", rerr)
 	}
 	return code, res, b
-}
-
-func eventually(t *testing.T, limit time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // runGo runs natsperf (the Go engine, in process) with --json and returns its Result.
@@ -335,7 +324,7 @@ func TestRustPublishesGoSubscribes(t *testing.T) {
 	go func() {
 		goRes <- runGo(ctx, t, "sub", "x.rust2go", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--idle-timeout", "20s")
 	}()
-	eventually(t, 30*time.Second, "the Go subscriber", func() bool { return s.NumSubscriptions() > subs0 })
+	natstest.WaitFor(t, 30*time.Second, "the Go subscriber", func() bool { return s.NumSubscriptions() > subs0 })
 	in0, out0 := varz(t, s)
 	pub := startRust(t, bin, "pub", "x.rust2go", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--size", "64",
 		"--rate", "20000", "--clients", "3", "--pub-id-base", "4096")
@@ -395,7 +384,7 @@ func TestServiceBothWays(t *testing.T) {
 		subs0 := s.NumSubscriptions()
 		served := make(chan *result.Result, 1)
 		go func() { served <- runGo(ctx, t, "service", "serve", "svc.go", "-s", s.ClientURL()) }()
-		eventually(t, 30*time.Second, "the Go responder", func() bool { return s.NumSubscriptions() > subs0 })
+		natstest.WaitFor(t, 30*time.Second, "the Go responder", func() bool { return s.NumSubscriptions() > subs0 })
 		req := startRust(t, bin, "service", "request", "svc.go", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--size", "64", "--rate", "2000")
 		code, res, doc := req.wait(t)
 		checkSchema(t, doc)

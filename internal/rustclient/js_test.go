@@ -7,27 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 )
-
-func jsContext(t *testing.T, url string) jetstream.JetStream {
-	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	j, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return j
-}
 
 func streamInfo(t *testing.T, j jetstream.JetStream, name string) *jetstream.StreamInfo {
 	t.Helper()
@@ -55,7 +40,7 @@ func TestRustJSPubAsyncCreatesAndCounts(t *testing.T) {
 	if code != 0 || res.Stop.Reason != result.StopCompleted || res.Command != "js pub async" {
 		t.Fatalf("exit %d stop %+v command %q; stderr %s", code, res.Stop, res.Command, p.stderr.String())
 	}
-	info := streamInfo(t, jsContext(t, s.ClientURL()), "RUSTASYNC")
+	info := streamInfo(t, natstest.JetStream(t, s.ClientURL()), "RUSTASYNC")
 	g := res.Groups[0]
 	if g.Aggregate.Msgs != n || info.State.Msgs != uint64(g.Aggregate.Msgs) || info.State.LastSeq != uint64(g.Aggregate.Msgs) {
 		t.Fatalf("acked %d; stream holds %d, last seq %d; want %d each", g.Aggregate.Msgs, info.State.Msgs, info.State.LastSeq, n)
@@ -77,7 +62,7 @@ func TestRustJSPubAsyncCreatesAndCounts(t *testing.T) {
 func TestRustJSPubAsyncLeavesOthersStreams(t *testing.T) {
 	bin := rustBin(t)
 	s := natstest.Server(t, nil)
-	j := jsContext(t, s.ClientURL())
+	j := natstest.JetStream(t, s.ClientURL())
 	ctx := context.Background()
 	if _, err := j.CreateStream(ctx, jetstream.StreamConfig{Name: "THEIRS", Subjects: []string{"theirs.>"}, Storage: jetstream.MemoryStorage}); err != nil {
 		t.Fatal(err)

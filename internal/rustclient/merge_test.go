@@ -51,7 +51,7 @@ func TestGoAndRustPartsMerge(t *testing.T) {
 	go func() {
 		goSub <- runGo(context.Background(), t, "sub", "x.mix", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--clients", "2", "--idle-timeout", "20s")
 	}()
-	eventually(t, 30*time.Second, "the Go subscribers", func() bool { return s.NumSubscriptions() >= subs0+2 })
+	natstest.WaitFor(t, 30*time.Second, "the Go subscribers", func() bool { return s.NumSubscriptions() >= subs0+2 })
 	runGo(context.Background(), t, "pub", "x.mix", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--size", "64")
 	code, rres, _ := rust.wait(t)
 	var gres *result.Result

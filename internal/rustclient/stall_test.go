@@ -28,10 +28,10 @@ func TestRustPublisherStallShowsInCorrectedLatency(t *testing.T) {
 	go func() {
 		goRes <- runGo(context.Background(), t, "sub", "x.stall", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--idle-timeout", "20s")
 	}()
-	eventually(t, 30*time.Second, "the Go subscriber", func() bool { return s.NumSubscriptions() > subs0 })
+	natstest.WaitFor(t, 30*time.Second, "the Go subscriber", func() bool { return s.NumSubscriptions() > subs0 })
 	in0, _ := varz(t, s)
 	pub := startRust(t, bin, "pub", "x.stall", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--size", "64", "--rate", "1000")
-	eventually(t, 30*time.Second, "300 messages published", func() bool { in, _ := varz(t, s); return in-in0 >= 300 })
+	natstest.WaitFor(t, 30*time.Second, "300 messages published", func() bool { in, _ := varz(t, s); return in-in0 >= 300 })
 	if err := pub.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -56,15 +56,23 @@ func TestRustPublisherStallShowsInCorrectedLatency(t *testing.T) {
 	if p99 < 200*time.Millisecond || l.Max < int64(250*time.Millisecond) {
 		t.Fatalf("corrected P99 %v, max %v: the %v stall does not show", p99, time.Duration(l.Max), stall)
 	}
-	// The corrected latency exceeds the uncorrected one by each message's lateness (actual send
-	// minus intended send). The stall makes the rate x stall messages due during it late by
-	// stall/2 on average: at least rate*stall^2/2 over n messages on the mean. A busy machine that
-	// delays the subscriber shifts both alike; one that delays the publisher only adds to it.
-	lateness := time.Duration(l.Mean - l.Uncorrected.Mean)
-	want := time.Duration(1000 * stall.Seconds() * float64(stall) / 2 / n)
+	lateness, want := checkStallLateness(t, l, stall, n)
+	t.Logf("corrected P99 %v max %v, uncorrected P99 %v, mean lateness %v (stall alone: %v)", p99, time.Duration(l.Max), raw99, lateness, want)
+}
+
+// checkStallLateness checks that the corrected latency exceeds the uncorrected one by each
+// message's lateness (actual send minus intended send), for n messages sent at 1,000/s by a
+// publisher stalled once for stall. The stall makes the rate x stall messages due during it
+// late by stall/2 on average: at least rate*stall^2/2 over n messages on the mean. A busy
+// machine that delays the subscriber shifts both alike; one that delays the publisher only
+// adds to it. It returns the lateness seen and the stall's alone.
+func checkStallLateness(t *testing.T, l *result.Latency, stall time.Duration, n int) (lateness, want time.Duration) {
+	t.Helper()
+	lateness = time.Duration(l.Mean - l.Uncorrected.Mean)
+	want = time.Duration(1000 * stall.Seconds() * float64(stall) / 2 / float64(n))
 	if lateness < want*2/3 {
 		t.Fatalf("corrected mean %v exceeds the uncorrected %v by %v: the stall's lateness (about %v) is missing",
 			time.Duration(l.Mean), time.Duration(l.Uncorrected.Mean), lateness, want)
 	}
-	t.Logf("corrected P99 %v max %v, uncorrected P99 %v, mean lateness %v (stall alone: %v)", p99, time.Duration(l.Max), raw99, lateness, want)
+	return lateness, want
 }
