@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,7 +22,6 @@ import (
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/progress"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/scenario"
@@ -250,25 +247,8 @@ func (a *app) runCellRust(ctx context.Context, tg *scenarioTargets, sc *scenario
 		return fail(err)
 	}
 	res.Warnings = append(warnings, res.Warnings...)
-	var settings map[string]any // the part's settings, with the scenario's as a run's has them
-	if json.Unmarshal(res.Settings, &settings) != nil || settings == nil {
-		settings = map[string]any{}
-	}
-	settings["scenario"] = scenarioInfo(sc, c, rep)
-	res.Settings, _ = json.Marshal(settings)
-	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
-	ir.Lost = res.Loss()
-	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
-		ir.Stop = ""
-		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)
-		return ir
-	}
-	line := report.OneLine(res) + " (natsperf-rust)"
-	if res.Stop.Reason != result.StopCompleted && res.Stop.Error != "" && res.Stop.Error != res.Stop.Reason {
-		line += ": " + oneLine(res.Stop.Error)
-	}
-	fmt.Fprintf(a.streams.Out, "  %s (%s)\n", line, name)
-	return ir
+	withScenarioSettings(res, sc, c, rep)
+	return a.recordCell(dir, ir, res, " (natsperf-rust)", " ("+name+")")
 }
 
 // coordinateRust runs spec s on a natsperf-rust agent started for it on the server c, as a
