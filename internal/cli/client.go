@@ -33,7 +33,7 @@ import (
 type clientFlags struct {
 	name string // go or rust
 	bin  string // --client-bin
-	fs   []*pflag.FlagSet
+	fs   flagSets
 }
 
 // rustCommands are the commands natsperf-rust runs, as their command paths (without the root)
@@ -48,27 +48,15 @@ func (c *clientFlags) add(f *pflag.FlagSet) {
 	c.fs = append(c.fs, f)
 }
 
-func (c *clientFlags) changed(name string) bool {
-	for _, f := range c.fs {
-		if f.Changed(name) {
-			return true
-		}
-	}
-	return false
-}
+func (c *clientFlags) changed(name string) bool { return c.fs.changed(name) }
 
 // registerClientFlags puts --client on the commands natsperf-rust runs.
 func (a *app) registerClientFlags(root *cobra.Command) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(root, func(c *cobra.Command) {
 		if path := strings.TrimPrefix(c.CommandPath(), root.Name()+" "); rustCommands[path] {
 			a.client.add(c.Flags())
 		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
+	})
 }
 
 // withClient records --client in the Spec a command line built (its workloads' client).
