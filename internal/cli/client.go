@@ -218,13 +218,7 @@ func (a *app) runCellRust(ctx context.Context, tg *scenarioTargets, sc *scenario
 	if sink != nil {
 		series = sink.C()
 	}
-	if metrics != nil {
-		interval := s.Interval.D()
-		if interval == 0 {
-			interval = engine.DefaultInterval
-		}
-		metrics.StartRun(c.Name, name, interval)
-	}
+	startAgentRunMetrics(metrics, c.Name, name, s)
 	res, err := a.coordinateRust(ctx, bin, t.Settings, &run, false, series)
 	if sink != nil {
 		if serr := sink.Close(); serr != nil && err == nil {

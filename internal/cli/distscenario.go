@@ -57,13 +57,7 @@ func (a *app) runCellDistributed(ctx context.Context, sc *scenario.Scenario, c s
 	if sink != nil {
 		cfg.Series = sink.C()
 	}
-	if metrics != nil {
-		interval := s.Interval.D()
-		if interval == 0 {
-			interval = engine.DefaultInterval
-		}
-		metrics.StartRun(c.Name, name, interval)
-	}
+	startAgentRunMetrics(metrics, c.Name, name, s)
 	res, err := coord.Run(ctx, s, cfg)
 	if sink != nil {
 		if serr := sink.Close(); serr != nil && err == nil {

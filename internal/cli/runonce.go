@@ -236,7 +236,20 @@ func withScenarioSettings(res *result.Result, sc *scenario.Scenario, c scenario.
 	res.Settings, _ = json.Marshal(settings)
 }
 
-// streamSeries decides whether a run streams its interval records to disk.
+// startAgentRunMetrics starts a cell's run on --metrics-addr (nil: not asked for) when agents
+// run it (natsperf-rust's, run --agents): at the Spec's interval, engine.DefaultInterval when
+// unset.
+func startAgentRunMetrics(metrics *live.Metrics, cell, name string, s *spec.Spec) {
+	if metrics == nil {
+		return
+	}
+	interval := s.Interval.D()
+	if interval == 0 {
+		interval = engine.DefaultInterval
+	}
+	metrics.StartRun(cell, name, interval)
+}
+
 // openCellSeries opens a cell's live interval records: its series file (named in the index
 // run ir) and --metrics-addr. nil when neither is wanted.
 func openCellSeries(f *scenario.File, s *spec.Spec, dir, name string, metrics *live.Metrics, ir *scenario.IndexRun) (*live.Sink, error) {
@@ -252,6 +265,7 @@ func openCellSeries(f *scenario.File, s *spec.Spec, dir, name string, metrics *l
 	return live.Open(path, metrics)
 }
 
+// streamSeries decides whether a run streams its interval records to disk.
 func streamSeries(f *scenario.File, s *spec.Spec) bool {
 	switch f.Stream {
 	case "always":
