@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,7 +22,6 @@ import (
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/progress"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/scenario"
@@ -36,7 +33,7 @@ import (
 type clientFlags struct {
 	name string // go or rust
 	bin  string // --client-bin
-	fs   []*pflag.FlagSet
+	fs   flagSets
 }
 
 // rustCommands are the commands natsperf-rust runs, as their command paths (without the root)
@@ -51,27 +48,15 @@ func (c *clientFlags) add(f *pflag.FlagSet) {
 	c.fs = append(c.fs, f)
 }
 
-func (c *clientFlags) changed(name string) bool {
-	for _, f := range c.fs {
-		if f.Changed(name) {
-			return true
-		}
-	}
-	return false
-}
+func (c *clientFlags) changed(name string) bool { return c.fs.changed(name) }
 
 // registerClientFlags puts --client on the commands natsperf-rust runs.
 func (a *app) registerClientFlags(root *cobra.Command) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(root, func(c *cobra.Command) {
 		if path := strings.TrimPrefix(c.CommandPath(), root.Name()+" "); rustCommands[path] {
 			a.client.add(c.Flags())
 		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
+	})
 }
 
 // withClient records --client in the Spec a command line built (its workloads' client).
@@ -233,13 +218,7 @@ func (a *app) runCellRust(ctx context.Context, tg *scenarioTargets, sc *scenario
 	if sink != nil {
 		series = sink.C()
 	}
-	if metrics != nil {
-		interval := s.Interval.D()
-		if interval == 0 {
-			interval = engine.DefaultInterval
-		}
-		metrics.StartRun(c.Name, name, interval)
-	}
+	startAgentRunMetrics(metrics, c.Name, name, s)
 	res, err := a.coordinateRust(ctx, bin, t.Settings, &run, false, series)
 	if sink != nil {
 		if serr := sink.Close(); serr != nil && err == nil {
@@ -250,25 +229,8 @@ func (a *app) runCellRust(ctx context.Context, tg *scenarioTargets, sc *scenario
 		return fail(err)
 	}
 	res.Warnings = append(warnings, res.Warnings...)
-	var settings map[string]any // the part's settings, with the scenario's as a run's has them
-	if json.Unmarshal(res.Settings, &settings) != nil || settings == nil {
-		settings = map[string]any{}
-	}
-	settings["scenario"] = scenarioInfo(sc, c, rep)
-	res.Settings, _ = json.Marshal(settings)
-	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
-	ir.Lost = res.Loss()
-	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
-		ir.Stop = ""
-		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)
-		return ir
-	}
-	line := report.OneLine(res) + " (natsperf-rust)"
-	if res.Stop.Reason != result.StopCompleted && res.Stop.Error != "" && res.Stop.Error != res.Stop.Reason {
-		line += ": " + oneLine(res.Stop.Error)
-	}
-	fmt.Fprintf(a.streams.Out, "  %s (%s)\n", line, name)
-	return ir
+	withScenarioSettings(res, sc, c, rep)
+	return a.recordCell(dir, ir, res, " (natsperf-rust)", " ("+name+")")
 }
 
 // coordinateRust runs spec s on a natsperf-rust agent started for it on the server c, as a

@@ -23,7 +23,7 @@ type distFlags struct {
 	control string
 	wait    time.Duration
 	onLoss  string
-	fs      []*pflag.FlagSet // the flag sets they are on, to tell which were given
+	fs      flagSets
 }
 
 func (d *distFlags) add(f *pflag.FlagSet) {
@@ -34,28 +34,16 @@ func (d *distFlags) add(f *pflag.FlagSet) {
 	d.fs = append(d.fs, f)
 }
 
-func (d *distFlags) changed(name string) bool {
-	for _, f := range d.fs {
-		if f.Changed(name) {
-			return true
-		}
-	}
-	return false
-}
+func (d *distFlags) changed(name string) bool { return d.fs.changed(name) }
 
 // registerAgentsFlags puts the distributed run's flags on every command that builds a Spec,
 // and on run.
 func (a *app) registerAgentsFlags(root *cobra.Command) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(root, func(c *cobra.Command) {
 		if _, ok := c.Annotations[specAnnotation]; ok || (c.Name() == "run" && c.Parent() == root) {
 			a.dist.add(c.Flags())
 		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
+	})
 }
 
 // distributedCheck refuses the distributed flags without --agents, and bad values.

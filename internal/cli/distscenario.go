@@ -2,17 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/live"
-	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -61,13 +57,7 @@ func (a *app) runCellDistributed(ctx context.Context, sc *scenario.Scenario, c s
 	if sink != nil {
 		cfg.Series = sink.C()
 	}
-	if metrics != nil {
-		interval := s.Interval.D()
-		if interval == 0 {
-			interval = engine.DefaultInterval
-		}
-		metrics.StartRun(c.Name, name, interval)
-	}
+	startAgentRunMetrics(metrics, c.Name, name, s)
 	res, err := coord.Run(ctx, s, cfg)
 	if sink != nil {
 		if serr := sink.Close(); serr != nil && err == nil {
@@ -82,23 +72,6 @@ func (a *app) runCellDistributed(ctx context.Context, sc *scenario.Scenario, c s
 		return fail(fmt.Errorf("across agents: %w", err))
 	}
 	res.Warnings = append(warnings, res.Warnings...)
-	var settings map[string]any // the parts' settings, with the scenario's as a run's has them
-	if json.Unmarshal(res.Settings, &settings) != nil || settings == nil {
-		settings = map[string]any{}
-	}
-	settings["scenario"] = scenarioInfo(sc, c, rep)
-	res.Settings, _ = json.Marshal(settings)
-	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
-	ir.Lost = res.Loss()
-	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
-		ir.Stop = ""
-		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)
-		return ir
-	}
-	line := report.OneLine(res) + fmt.Sprintf(" (%d agents)", len(res.Distributed.Agents))
-	if res.Stop.Reason != result.StopCompleted && res.Stop.Error != "" && res.Stop.Error != res.Stop.Reason {
-		line += ": " + oneLine(res.Stop.Error)
-	}
-	fmt.Fprintf(a.streams.Out, "  %s (%s)\n", line, name)
-	return ir
+	withScenarioSettings(res, sc, c, rep)
+	return a.recordCell(dir, ir, res, fmt.Sprintf(" (%d agents)", len(res.Distributed.Agents)), " ("+name+")")
 }

@@ -11,15 +11,16 @@ import (
 	"github.com/natsperf/natsperf/spec"
 )
 
-// latencyFlags are the latency command's own flags; the connection flags are global.
+// latencyFlags are the latency command's own flags; the connection flags are global. What
+// the Result's settings echo of them is engine's latencyEcho.
 type latencyFlags struct {
-	ServerB  string        `json:"server_b,omitempty"` // redacted in the Result
-	Subject  string        `json:"subject"`
-	Size     int64         `json:"size"`
-	Rate     float64       `json:"rate"`
-	Duration time.Duration `json:"duration"`
-	Warmup   time.Duration `json:"warmup,omitempty"`
-	Hist     string        `json:"hist,omitempty"`
+	ServerB  string // --server-b
+	Subject  string
+	Size     int64
+	Rate     float64
+	Duration time.Duration
+	Warmup   time.Duration
+	Hist     string
 }
 
 func (a *app) latencyCmd() *cobra.Command {

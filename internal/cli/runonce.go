@@ -203,6 +203,13 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 	if err != nil {
 		return fail(err)
 	}
+	return a.recordCell(dir, ir, res, "", "")
+}
+
+// recordCell saves a finished cell's Result as its index run ir names, and prints the cell's
+// progress line: the one-line summary, then tag (who ran it), why a failed cell failed, and
+// where (each prefixed as given, "" for none).
+func (a *app) recordCell(dir string, ir scenario.IndexRun, res *result.Result, tag, where string) scenario.IndexRun {
 	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
 	ir.Lost = res.Loss()
 	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
@@ -210,15 +217,39 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)
 		return ir
 	}
-	line := report.OneLine(res)
+	line := report.OneLine(res) + tag
 	if res.Stop.Reason != result.StopCompleted && res.Stop.Error != "" && res.Stop.Error != res.Stop.Reason {
 		line += ": " + oneLine(res.Stop.Error) // a failed cell says why on its progress line
 	}
-	fmt.Fprintf(a.streams.Out, "  %s\n", line)
+	fmt.Fprintf(a.streams.Out, "  %s%s\n", line, where)
 	return ir
 }
 
-// streamSeries decides whether a run streams its interval records to disk.
+// withScenarioSettings adds the scenario's settings to a Result made by a part run (the Rust
+// agent's, the agents'), as a local cell's Result has them.
+func withScenarioSettings(res *result.Result, sc *scenario.Scenario, c scenario.Cell, rep int) {
+	var settings map[string]any
+	if json.Unmarshal(res.Settings, &settings) != nil || settings == nil {
+		settings = map[string]any{}
+	}
+	settings["scenario"] = scenarioInfo(sc, c, rep)
+	res.Settings, _ = json.Marshal(settings)
+}
+
+// startAgentRunMetrics starts a cell's run on --metrics-addr (nil: not asked for) when agents
+// run it (natsperf-rust's, run --agents): at the Spec's interval, engine.DefaultInterval when
+// unset.
+func startAgentRunMetrics(metrics *live.Metrics, cell, name string, s *spec.Spec) {
+	if metrics == nil {
+		return
+	}
+	interval := s.Interval.D()
+	if interval == 0 {
+		interval = engine.DefaultInterval
+	}
+	metrics.StartRun(cell, name, interval)
+}
+
 // openCellSeries opens a cell's live interval records: its series file (named in the index
 // run ir) and --metrics-addr. nil when neither is wanted.
 func openCellSeries(f *scenario.File, s *spec.Spec, dir, name string, metrics *live.Metrics, ir *scenario.IndexRun) (*live.Sink, error) {
@@ -234,6 +265,7 @@ func openCellSeries(f *scenario.File, s *spec.Spec, dir, name string, metrics *l
 	return live.Open(path, metrics)
 }
 
+// streamSeries decides whether a run streams its interval records to disk.
 func streamSeries(f *scenario.File, s *spec.Spec) bool {
 	switch f.Stream {
 	case "always":
