@@ -266,27 +266,11 @@ pub async fn run(
     let _ = sub.unsubscribe().await;
     let end = clock.now();
 
-    let stop = if interrupted.load(Ordering::SeqCst) {
-        Stop {
-            reason: "interrupted",
-            error: String::new(),
-        }
-    } else if !failure.is_empty() {
-        Stop {
-            reason: "failed",
-            error: failure,
-        }
-    } else if idle {
-        Stop {
-            reason: "idle",
-            error: "receivers ended after the idle timeout without their full share".into(),
-        }
-    } else {
-        Stop {
-            reason: "completed",
-            error: String::new(),
-        }
-    };
+    let stop = Stop::of(
+        interrupted.load(Ordering::SeqCst),
+        failure,
+        idle.then(|| "receivers ended after the idle timeout without their full share".into()),
+    );
     let sent = pub_rec.msgs;
     let pub_group = result::group(
         result::GroupSpec {
