@@ -459,30 +459,32 @@ async fn receive(
         true => share(b.msgs(), b.clients, ctx.index) as i64,
         false => b.msgs() as i64,
     };
-    let deadline = (!b.duration.is_zero()).then(|| tokio::time::Instant::now() + b.duration);
-    // Responders wait for requests as long as they run; receivers stop after --idle-timeout.
-    let idle = if respond {
-        Duration::from_secs(86_400 * 365)
+    let far = Duration::from_secs(86_400 * 365);
+    // One timer for --duration, set once: not a clock read and a new timer per message.
+    let deadline = tokio::time::sleep(if b.duration.is_zero() {
+        far
     } else {
-        b.idle_timeout
-    };
+        b.duration
+    });
+    tokio::pin!(deadline);
+    // Responders wait for requests as long as they run; receivers stop after --idle-timeout.
+    let idle = if respond { far } else { b.idle_timeout };
     loop {
         if share > 0 && rec.progress() >= share {
             break;
         }
-        let far = tokio::time::Instant::now() + Duration::from_secs(86_400 * 365);
-        let msg = tokio::select! {
+        let mut msg = tokio::select! {
             m = tokio::time::timeout(idle, sub.next()) => match m {
                 Ok(Some(m)) => m,
                 Ok(None) => return Err((rec, "subscription closed".into())),
                 Err(_) => break, // idle
             },
-            _ = tokio::time::sleep_until(deadline.unwrap_or(far)) => break,
+            _ = &mut deadline => break,
             _ = ctx.stop.changed() => break,
         };
         let now = ctx.clock.now();
         if respond {
-            if let Some(reply) = msg.reply.clone() {
+            if let Some(reply) = msg.reply.take() {
                 if ctx
                     .client
                     .publish(reply, msg.payload.clone())
