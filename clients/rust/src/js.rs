@@ -9,7 +9,7 @@ use crate::conn::{ConnArgs, Want};
 use crate::record::Recorder;
 use crate::result::{self, Host, ResultDoc, Stop, StreamState, Tool};
 use crate::stamp::{self, Ids};
-use crate::workload::{share, Clock, Ctx, Outcome, Schedule};
+use crate::workload::{join_clients, share, Clock, Ctx, Outcome, Schedule};
 use crate::Bench;
 use async_nats::jetstream::{self, stream};
 use bytes::Bytes;
@@ -228,41 +228,13 @@ pub async fn run(
             args.ack_timeout,
         )));
     }
-    let mut recs = Vec::new();
-    let mut failure = String::new();
-    for t in tasks {
-        match t.await {
-            Ok(Ok(rec)) => recs.push(rec),
-            Ok(Err((rec, e))) => {
-                recs.push(rec);
-                if failure.is_empty() {
-                    failure = e;
-                }
-            }
-            Err(e) => return Err(format!("client task: {e}")),
-        }
-    }
+    let (mut recs, failure) = join_clients(tasks).await?;
     let end = clock.now();
     let acked: i64 = recs.iter().map(|r| r.msgs).sum();
     let expected: Vec<i64> = range
         .map(|i| share(bench.msgs(), bench.clients, i) as i64)
         .collect();
-    let stop = if interrupted.load(Ordering::SeqCst) {
-        Stop {
-            reason: "interrupted",
-            error: String::new(),
-        }
-    } else if !failure.is_empty() {
-        Stop {
-            reason: "failed",
-            error: failure,
-        }
-    } else {
-        Stop {
-            reason: "completed",
-            error: String::new(),
-        }
-    };
+    let stop = Stop::of(interrupted.load(Ordering::SeqCst), failure, None);
     let group = result::group(
         result::GroupSpec {
             name: "pub",

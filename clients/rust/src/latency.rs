@@ -222,8 +222,9 @@ pub async fn run(
     let mut pub_rec: Option<Recorder> = None;
     let mut failure = String::new();
     let mut idle = false;
-    let far = tokio::time::Instant::now() + Duration::from_secs(86_400 * 365);
-    let mut drain_at = far;
+    // The drain bound: one timer, set once the publisher is done (not a new timer per message).
+    let drain_at = tokio::time::sleep(Duration::from_secs(86_400 * 365));
+    tokio::pin!(drain_at);
     let mut short: Option<i64> = None; // what the publisher sent when fewer than its share
     let mut poll = tokio::time::interval(Duration::from_millis(5));
     loop {
@@ -245,12 +246,14 @@ pub async fn run(
                     short = Some(r.msgs);
                 }
                 let max_lat = rec.lat.as_ref().map_or(0, |h| h.max());
-                drain_at = tokio::time::Instant::now() + drain(Duration::from_nanos(max_lat));
+                drain_at
+                    .as_mut()
+                    .reset(tokio::time::Instant::now() + drain(Duration::from_nanos(max_lat)));
                 pub_rec = Some(r);
                 if !failure.is_empty() { break; }
             },
             _ = poll.tick(), if pub_rec.is_some() => {},
-            _ = tokio::time::sleep_until(drain_at) => { idle = true; break; }
+            _ = &mut drain_at => { idle = true; break; }
             _ = stop.changed() => break,
         }
     }
@@ -266,27 +269,11 @@ pub async fn run(
     let _ = sub.unsubscribe().await;
     let end = clock.now();
 
-    let stop = if interrupted.load(Ordering::SeqCst) {
-        Stop {
-            reason: "interrupted",
-            error: String::new(),
-        }
-    } else if !failure.is_empty() {
-        Stop {
-            reason: "failed",
-            error: failure,
-        }
-    } else if idle {
-        Stop {
-            reason: "idle",
-            error: "receivers ended after the idle timeout without their full share".into(),
-        }
-    } else {
-        Stop {
-            reason: "completed",
-            error: String::new(),
-        }
-    };
+    let stop = Stop::of(
+        interrupted.load(Ordering::SeqCst),
+        failure,
+        idle.then(|| "receivers ended after the idle timeout without their full share".into()),
+    );
     let sent = pub_rec.msgs;
     let pub_group = result::group(
         result::GroupSpec {

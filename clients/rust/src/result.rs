@@ -126,6 +126,23 @@ pub struct Stop {
     pub error: String,
 }
 
+impl Stop {
+    /// Why a run ended, first match wins: interrupted, a client's failure (empty: none), the
+    /// receivers' idle timeout (Some: its error text), else completed.
+    pub fn of(interrupted: bool, failure: String, idle: Option<String>) -> Stop {
+        let (reason, error) = if interrupted {
+            ("interrupted", String::new())
+        } else if !failure.is_empty() {
+            ("failed", failure)
+        } else if let Some(e) = idle {
+            ("idle", e)
+        } else {
+            ("completed", String::new())
+        };
+        Stop { reason, error }
+    }
+}
+
 #[derive(Serialize)]
 pub struct Group {
     pub name: String,
@@ -705,6 +722,18 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stop_reason_precedence() {
+        let of = |i, f: &str, idle: Option<&str>| {
+            let s = Stop::of(i, f.into(), idle.map(Into::into));
+            (s.reason, s.error)
+        };
+        assert_eq!(of(true, "boom", Some("")), ("interrupted", String::new()));
+        assert_eq!(of(false, "boom", Some("")), ("failed", "boom".into()));
+        assert_eq!(of(false, "", Some("short")), ("idle", "short".into()));
+        assert_eq!(of(false, "", None), ("completed", String::new()));
+    }
 
     #[test]
     fn times_as_go_writes_them() {

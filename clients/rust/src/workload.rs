@@ -160,20 +160,7 @@ pub async fn run(
             )),
         });
     }
-    let mut recs = Vec::new();
-    let mut failure = String::new();
-    for t in tasks {
-        match t.await {
-            Ok(Ok(rec)) => recs.push(rec),
-            Ok(Err((rec, e))) => {
-                recs.push(rec);
-                if failure.is_empty() {
-                    failure = e;
-                }
-            }
-            Err(e) => return Err(format!("client task: {e}")),
-        }
-    }
+    let (mut recs, failure) = join_clients(tasks).await?;
     let end = clock.now();
     let expected: Vec<i64> = range
         .map(|i| match kind {
@@ -185,27 +172,12 @@ pub async fn run(
         .iter()
         .zip(&expected)
         .all(|(r, &e)| e == 0 || r.progress().max(r.msgs) >= e);
-    let stop = if interrupted.load(Ordering::SeqCst) {
-        Stop {
-            reason: "interrupted",
-            error: String::new(),
-        }
-    } else if !failure.is_empty() {
-        Stop {
-            reason: "failed",
-            error: failure,
-        }
-    } else if !reached && bench.duration.is_zero() && matches!(kind, Kind::Sub | Kind::Serve) {
-        Stop {
-            reason: "idle",
-            error: String::new(),
-        }
-    } else {
-        Stop {
-            reason: "completed",
-            error: String::new(),
-        }
-    };
+    let idle = !reached && bench.duration.is_zero() && matches!(kind, Kind::Sub | Kind::Serve);
+    let stop = Stop::of(
+        interrupted.load(Ordering::SeqCst),
+        failure,
+        idle.then(String::new),
+    );
     let target =
         (bench.rate > 0.0 && matches!(kind, Kind::Pub | Kind::Request)).then_some(bench.rate);
     let (name, kind_name, command) = match kind {
@@ -269,6 +241,28 @@ pub(crate) fn warmup_end(b: &Bench, epoch: i64) -> i64 {
 }
 
 pub(crate) type Outcome = Result<Recorder, (Recorder, String)>;
+
+/// Awaits every client task: their recorders in client order and the first failure (empty:
+/// none). A task that panicked fails the run.
+pub(crate) async fn join_clients(
+    tasks: Vec<tokio::task::JoinHandle<Outcome>>,
+) -> Result<(Vec<Recorder>, String), String> {
+    let mut recs = Vec::with_capacity(tasks.len());
+    let mut failure = String::new();
+    for t in tasks {
+        match t.await {
+            Ok(Ok(rec)) => recs.push(rec),
+            Ok(Err((rec, e))) => {
+                recs.push(rec);
+                if failure.is_empty() {
+                    failure = e;
+                }
+            }
+            Err(e) => return Err(format!("client task: {e}")),
+        }
+    }
+    Ok((recs, failure))
+}
 
 /// The send schedule of one client: message i (0-based) and its intended Unix ns, or None at
 /// the end of its share or of --duration. Unpaced, the intended time is the actual one.
@@ -465,30 +459,32 @@ async fn receive(
         true => share(b.msgs(), b.clients, ctx.index) as i64,
         false => b.msgs() as i64,
     };
-    let deadline = (!b.duration.is_zero()).then(|| tokio::time::Instant::now() + b.duration);
-    // Responders wait for requests as long as they run; receivers stop after --idle-timeout.
-    let idle = if respond {
-        Duration::from_secs(86_400 * 365)
+    let far = Duration::from_secs(86_400 * 365);
+    // One timer for --duration, set once: not a clock read and a new timer per message.
+    let deadline = tokio::time::sleep(if b.duration.is_zero() {
+        far
     } else {
-        b.idle_timeout
-    };
+        b.duration
+    });
+    tokio::pin!(deadline);
+    // Responders wait for requests as long as they run; receivers stop after --idle-timeout.
+    let idle = if respond { far } else { b.idle_timeout };
     loop {
         if share > 0 && rec.progress() >= share {
             break;
         }
-        let far = tokio::time::Instant::now() + Duration::from_secs(86_400 * 365);
-        let msg = tokio::select! {
+        let mut msg = tokio::select! {
             m = tokio::time::timeout(idle, sub.next()) => match m {
                 Ok(Some(m)) => m,
                 Ok(None) => return Err((rec, "subscription closed".into())),
                 Err(_) => break, // idle
             },
-            _ = tokio::time::sleep_until(deadline.unwrap_or(far)) => break,
+            _ = &mut deadline => break,
             _ = ctx.stop.changed() => break,
         };
         let now = ctx.clock.now();
         if respond {
-            if let Some(reply) = msg.reply.clone() {
+            if let Some(reply) = msg.reply.take() {
                 if ctx
                     .client
                     .publish(reply, msg.payload.clone())
