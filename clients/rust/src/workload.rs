@@ -499,6 +499,13 @@ async fn receive(
         rec.received(now, &msg.payload);
     }
     rec.events.slow_consumers = ctx.slow.load(Ordering::Relaxed);
+    // A responder's last replies may still be in the client's buffer: out before the process
+    // ends, or the requester waits out its timeout for them.
+    if respond {
+        if let Err(e) = ctx.client.flush().await {
+            return Err((rec, format!("flush: {e}")));
+        }
+    }
     let _ = sub.unsubscribe().await;
     Ok(rec)
 }
