@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -278,5 +279,37 @@ func TestStartWhileReceiving(t *testing.T) {
 	c := r.Client(1, 2000, false)
 	if c.Msgs+r.warmup != 2000 || c.Correctness == nil || c.Correctness.Lost != 0 {
 		t.Fatalf("measured %d + warm-up %d of 2000, correctness %+v", c.Msgs, r.warmup, c.Correctness)
+	}
+}
+
+// A payload natsperf did not stamp can still decode as a stamp: 128 'x' bytes read as publisher
+// 0x787878, sequence 0x7878787878, sent in the year 2245. A receiver on foreign traffic (text,
+// JSON, `nats pub`) counted each one as a duplicate of one sequence and reported billions lost.
+// A stamp whose send time is more than a day from the receiver's clock is no stamp.
+func TestRecorderForeignPayloadIsUnstamped(t *testing.T) {
+	clk := NewClock()
+	now := clk.Now()
+	r := New(Options{Clock: clk, Latency: true})
+	text := bytes.Repeat([]byte("x"), 128)
+	json := []byte(`{"order":17,"item":"natsperf","qty":3}`)
+	for i := 0; i < 100; i++ {
+		r.Received(now+int64(i), text)
+		r.Received(now+int64(i), json)
+	}
+	buf := make([]byte, 16)
+	stamp.Put(buf, 9, 1, now-int64(time.Millisecond))
+	r.Received(now, buf)
+	stamp.Put(buf, 9, 2, now+2*int64(24*time.Hour)) // two days ahead: not this run's stamp
+	r.Received(now, buf)
+	c := r.Client(1, 202, false)
+	if c.Correctness == nil {
+		t.Fatal("no correctness")
+	}
+	got := *c.Correctness
+	if got.Unstamped != 201 || got.Publishers != 1 || got.Lost != 0 || got.Duplicated != 0 || got.Received != 1 {
+		t.Fatalf("correctness %+v, want 201 unstamped, 1 publisher with 1 received, none lost or duplicated", got)
+	}
+	if c.Latency == nil || c.Latency.Max > int64(time.Second) {
+		t.Fatalf("latency %+v, want the one stamped message's 1 ms", c.Latency)
 	}
 }

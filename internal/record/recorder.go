@@ -118,12 +118,13 @@ func (r *Recorder) Sent(now int64, n int) {
 	r.count(now, n, true)
 }
 
-// Received records one message that arrived at now. A stamped payload also gives its
+// Received records one message that arrived at now. A stamped payload (one whose send time is
+// within stamp.Window of now; other payloads count as unstamped) also gives its
 // end-to-end latency, returned (or -1), and its publisher's sequence number; an extended stamp
 // (fixed-rate publisher) also gives the uncorrected latency, from the actual send.
 func (r *Recorder) Received(now int64, data []byte) (latency int64) {
 	pub, seq, sent, actual, ok := stamp.GetExt(data)
-	if !ok {
+	if !ok || !stamp.Current(sent, now) {
 		r.unstamp++
 		r.count(now, len(data), true)
 		return -1
@@ -137,7 +138,7 @@ func (r *Recorder) Received(now int64, data []byte) (latency int64) {
 // only; its stamp would give its age, not a latency, and its publisher is not this run's.
 func (r *Recorder) ReceivedSince(now int64, data []byte, from int64) {
 	pub, seq, sent, actual, ok := stamp.GetExt(data)
-	if !ok || sent < from {
+	if !ok || sent < from || !stamp.Current(sent, now) {
 		r.count(now, len(data), true)
 		return
 	}

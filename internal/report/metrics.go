@@ -46,7 +46,8 @@ func Metrics(s *Set) []Metric {
 			Metric{Key: r + ".total", Label: r + " msgs/s total", Unit: "msgs/s", Higher: true})
 	}
 	for _, r := range names {
-		out = append(out, Metric{Key: r + ".p50", Label: r + " P50", Unit: "ns"}, Metric{Key: r + ".p99", Label: r + " P99", Unit: "ns"})
+		out = append(out, Metric{Key: r + ".p50", Label: r + " P50", Unit: "ns"}, Metric{Key: r + ".p99", Label: r + " P99", Unit: "ns"},
+			Metric{Key: r + ".p999", Label: r + " P99.9", Unit: "ns"})
 	}
 	if checked {
 		out = append(out, Metric{Key: "lost", Label: "lost"}, Metric{Key: "duplicated", Label: "duplicates"})
@@ -108,6 +109,7 @@ func Values(r *result.Result) map[string]float64 {
 		if h.TotalCount() > 0 {
 			v[role+".p50"] = float64(h.ValueAtPercentile(50))
 			v[role+".p99"] = float64(h.ValueAtPercentile(99))
+			v[role+".p999"] = float64(h.ValueAtPercentile(99.9))
 		}
 	}
 	for _, s := range r.Streams {

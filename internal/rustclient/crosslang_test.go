@@ -503,3 +503,55 @@ func TestRustPacedAboveMinGap(t *testing.T) {
 		t.Fatalf("sent %d messages at %d/s for 2s, want %d (at least 60%% on a busy host)", got, rate, want)
 	}
 }
+
+// TestRustSubUnderForeignFlood: natsperf-rust sub --duration ends on time while a publisher it
+// does not know floods it without pause (its receive loop tries the subscription first, so the
+// end is checked per message), and the flood's payloads, 128 'x' bytes that decode as a stamp
+// of the year 2245, count as unstamped: nothing lost or duplicated.
+func TestRustSubUnderForeignFlood(t *testing.T) {
+	bin := rustBin(t)
+	s := natstest.Server(t, nil)
+	sub := startRust(t, bin, "sub", "x.flood", "-s", s.ClientURL(), "--msgs", "0", "--duration", "2s", "--idle-timeout", "20s")
+	sub.waitReady(t)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	stop := make(chan struct{})
+	flooding := make(chan error, 1)
+	go func() {
+		payload := bytes.Repeat([]byte("x"), 128)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				flooding <- nil
+				return
+			default:
+			}
+			if err := nc.Publish("x.flood", payload); err != nil {
+				flooding <- err
+				return
+			}
+			if i%1000 == 999 {
+				_ = nc.Flush() // keep the flood steady, not one burst
+			}
+		}
+	}()
+	code, res, _ := sub.wait(t) // the flood only stops once natsperf-rust has ended
+	close(stop)
+	if err := <-flooding; err != nil {
+		t.Fatalf("flood: %v", err)
+	}
+	if code != 0 {
+		t.Fatalf("natsperf-rust sub: exit %d; stderr %s", code, sub.stderr.String())
+	}
+	g := res.Groups[0]
+	c := g.Aggregate.Correctness
+	if g.Aggregate.Msgs == 0 || c == nil || c.Unstamped != g.Aggregate.Msgs || c.Lost != 0 || c.Duplicated != 0 || c.Publishers != 0 {
+		t.Fatalf("%d msgs, correctness %+v: want every message unstamped, none lost or duplicated, no publisher", g.Aggregate.Msgs, c)
+	}
+	if took := res.End.Sub(res.Start); took > 10*time.Second {
+		t.Fatalf("a 2s run took %v under the flood", took)
+	}
+}

@@ -9,6 +9,7 @@
 //	/tmp/natsperf server --port 4333 &
 //	go run ./tools/perfcompare -natsperf /tmp/natsperf -s nats://127.0.0.1:4333
 //	go run ./tools/perfcompare -natsperf before=/tmp/np-old,after=/tmp/natsperf -cases paced -s nats://127.0.0.1:4333
+//	go run ./tools/perfcompare -rust clients/rust/target/release/natsperf-rust -cases rpub,rpubsub -s nats://127.0.0.1:4333
 //
 // Cases: pub (unpaced publish, 1 client), pubsub (1 publisher, 1 subscriber, the subscriber's
 // rate), and the paced ones: paced1k, paced10k, paced100k (1 client at that rate), paced50
@@ -16,6 +17,7 @@
 // P50 at 1,000/s); "paced" is all of the paced ones. A paced case runs for -duration and is
 // compared with the same messages published unpaced by the same build, and with the floor:
 // a bare nats.go process publishing them at their times from one goroutine (-bare paced).
+// rpub and rpubsub are pub and pubsub for natsperf-rust against bare async-nats loops (rust.go).
 package main
 
 import (
@@ -39,7 +41,8 @@ func main() {
 	bins := flag.String("natsperf", "natsperf", "natsperf binaries, comma-separated, each PATH or LABEL=PATH")
 	url := flag.String("s", "nats://127.0.0.1:4222", "server URL")
 	rounds := flag.Int("rounds", 5, "alternations per case")
-	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced)")
+	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced; with -rust: rpub, rpubsub)")
+	rust := flag.String("rust", "", "natsperf-rust binaries for the rpub and rpubsub cases, comma-separated, each PATH or LABEL=PATH; the bare async-nats loops are the examples cargo built beside the first")
 	msgs := flag.Int("msgs", 5_000_000, "messages per unpaced run")
 	size := flag.Int("size", 16, "payload size")
 	d := flag.Duration("duration", 5*time.Second, "length of a paced run")
@@ -52,7 +55,11 @@ func main() {
 	if *bare != "" {
 		err = runBare(*bare, *url, *msgs, *size, *clients, *rate, *d)
 	} else {
-		err = run(parseBins(*bins), *url, strings.Split(*cases, ","), *rounds, *msgs, *size, *d, *mem)
+		var rustBuilds []build
+		if *rust != "" {
+			rustBuilds = parseBins(*rust)
+		}
+		err = run(parseBins(*bins), rustBuilds, *url, strings.Split(*cases, ","), *rounds, *msgs, *size, *d, *mem)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "perfcompare:", err)
@@ -86,7 +93,7 @@ var pacedCases = map[string]paced{
 	"paced50": {50, 10_000}, "paced1000": {1000, 10_000},
 }
 
-func run(bins []build, url string, cases []string, rounds, msgs, size int, d time.Duration, mem bool) error {
+func run(bins, rust []build, url string, cases []string, rounds, msgs, size int, d time.Duration, mem bool) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -106,6 +113,11 @@ func run(bins []build, url string, cases []string, rounds, msgs, size int, d tim
 			err = unpacedCase(self, bins, url, c, rounds, msgs, size)
 		case c == "p50":
 			err = p50Case(bins, url, rounds, d)
+		case c == "rpub" || c == "rpubsub":
+			if len(rust) == 0 {
+				return fmt.Errorf("%s needs -rust PATH (a natsperf-rust binary)", c)
+			}
+			err = rustCase(c, rustSides(rust, rustExamples(rust)), url, rounds, msgs, size)
 		default:
 			p, ok := pacedCases[c]
 			if !ok {
@@ -330,6 +342,11 @@ func natsperf(bin, group string, args ...string) (outcome, error) {
 	if err := cmd.Run(); err != nil {
 		return outcome{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
 	}
+	return natsperfResult(out.Bytes(), group, cmd.ProcessState)
+}
+
+// natsperfResult reads a Result (natsperf's or natsperf-rust's JSON) of a finished process.
+func natsperfResult(out []byte, group string, ps *os.ProcessState) (outcome, error) {
 	type latency struct {
 		Percentiles []struct {
 			P  float64
@@ -349,7 +366,7 @@ func natsperf(bin, group string, args ...string) (outcome, error) {
 			}
 		}
 	}
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+	if err := json.Unmarshal(out, &res); err != nil {
 		return outcome{}, err
 	}
 	p50 := func(l *latency) int64 {
@@ -360,8 +377,8 @@ func natsperf(bin, group string, args ...string) (outcome, error) {
 		}
 		return 0
 	}
-	o := outcome{cpu: cpuSeconds(cmd.ProcessState)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	o := outcome{cpu: cpuSeconds(ps)}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		o.rss = ru.Maxrss
 	}
 	for _, g := range res.Groups {

@@ -12,7 +12,6 @@ use crate::stamp::{self, Ids};
 use crate::workload::{join_clients, share, Clock, Ctx, Outcome, Schedule};
 use crate::Bench;
 use async_nats::jetstream::{self, stream};
-use bytes::Bytes;
 use clap::Args;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -333,7 +332,7 @@ async fn publish_async(
         .with_probe(&ctx.probe, "pub", ctx.index);
     let mut sched = Schedule::new(&ctx, epoch);
     let size = ctx.bench.size;
-    let mut buf = stamp::payload(size);
+    let mut payloads = stamp::Payloads::new(size);
     let mut js = jetstream::new(ctx.client.clone());
     js.set_timeout(ack_timeout);
     let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
@@ -346,12 +345,9 @@ async fn publish_async(
                 break;
             };
             if size >= stamp::SIZE {
-                stamp::put(&mut buf, id, i + 1, intended);
+                stamp::put(payloads.buf(), id, i + 1, intended);
             }
-            match js
-                .publish(subject.clone(), Bytes::copy_from_slice(&buf))
-                .await
-            {
+            match js.publish(subject.clone(), payloads.take()).await {
                 Ok(ack) => pending.push((ack, intended, now)),
                 Err(e) => {
                     rec.events.errors += 1;

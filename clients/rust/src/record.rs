@@ -318,11 +318,12 @@ impl Recorder {
         }
     }
 
-    /// A message received at `now`: counts, end-to-end latency and sequence accounting from its stamp.
+    /// A message received at `now`: counts, end-to-end latency and sequence accounting from its
+    /// stamp (one sent within `stamp::WINDOW` of `now`; other payloads count as unstamped).
     /// Within the warm-up only the sequence accounting sees it.
     pub fn received(&mut self, now: i64, data: &[u8]) {
         let measured = self.op(now, data.len());
-        match crate::stamp::get(data) {
+        match crate::stamp::get(data).filter(|s| crate::stamp::current(s.send_nanos, now)) {
             None => {
                 self.unstamped += 1;
                 self.unique += 1;
@@ -410,6 +411,31 @@ mod tests {
         assert_eq!((t.gaps(), t.duplicated, r.unstamped, r.msgs), (1, 1, 1, 5));
         assert_eq!(r.lat.as_ref().unwrap().max(), 2_000);
         assert_eq!(r.uncorr.as_ref().unwrap().max(), 1_500);
+    }
+
+    // As TestRecorderForeignPayloadIsUnstamped: 128 'x' bytes and JSON decode as stamps of
+    // the year 2245; they are unstamped, not billions lost.
+    #[test]
+    fn foreign_payload_is_unstamped() {
+        let now = 1_763_850_000_000_000_000i64;
+        let mut r = Recorder::new(true, std::time::Duration::from_secs(1), now);
+        let text = vec![b'x'; 128];
+        let json = br#"{"order":17,"item":"natsperf","qty":3}"#;
+        for i in 0..100 {
+            r.received(now + i, &text);
+            r.received(now + i, json);
+        }
+        let mut buf = vec![0u8; 16];
+        crate::stamp::put(&mut buf, 9, 1, now - 1_000_000);
+        r.received(now, &buf);
+        crate::stamp::put(&mut buf, 9, 2, now + 2 * crate::stamp::WINDOW);
+        r.received(now, &buf);
+        r.finish();
+        let t = &r.trackers[&9];
+        assert_eq!((r.unstamped, r.trackers.len()), (201, 1));
+        assert_eq!((t.gaps(), t.duplicated, t.distinct), (0, 0, 1));
+        let h = r.lat.as_ref().unwrap();
+        assert!(h.equivalent(h.max(), 1_000_000), "latency max {}", h.max());
     }
 
     // As TestSeriesLatencyAndBound in internal/record: slices aligned to the start, each with

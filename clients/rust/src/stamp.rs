@@ -42,6 +42,16 @@ pub fn put_ext(buf: &mut [u8], publisher: u32, seq: u64, intended_nanos: i64, ac
     buf[16..24].copy_from_slice(&(actual_nanos as u64).to_le_bytes());
 }
 
+/// How far a stamp's send time may lie from the receiver's clock (Go's `stamp.Window`): the
+/// layout has no magic number, so text and JSON decode too, and are told apart by their time
+/// (printable ASCII reads as 2043 or later). A day leaves room for unsynchronised clocks.
+pub const WINDOW: i64 = 24 * 60 * 60 * 1_000_000_000;
+
+/// Whether a stamp sent at `send_nanos` can be this run's at a receiver whose clock reads `now`.
+pub fn current(send_nanos: i64, now: i64) -> bool {
+    send_nanos > now - WINDOW && send_nanos < now + WINDOW
+}
+
 /// Reads a stamp, plain or extended; `None` when `buf` is too short or holds no natsperf stamp.
 pub fn get(buf: &[u8]) -> Option<Stamp> {
     if buf.len() < SIZE {
@@ -102,10 +112,83 @@ pub fn payload(size: usize) -> Vec<u8> {
         .collect()
 }
 
+/// Message payloads cut from shared chunks: one allocation per `CHUNK` bytes, not one per
+/// message. async-nats takes each payload by value (`Bytes`); copied into a fresh allocation per
+/// message (as a plain publish loop does), the malloc on the publisher's thread and the free on
+/// the connection task's cost more than natsperf's stamp and recording together. Each payload
+/// is a distinct, never rewritten region of its chunk; a chunk is freed when its last payload is.
+pub struct Payloads {
+    template: Vec<u8>,
+    chunk: bytes::BytesMut,
+}
+
+/// How many payload bytes one allocation holds (payloads larger than this get their own).
+pub const CHUNK: usize = 64 * 1024;
+
+impl Payloads {
+    /// Payloads of `size` bytes, each a copy of [`payload`] with its stamp written by the caller.
+    pub fn new(size: usize) -> Payloads {
+        Payloads {
+            template: payload(size),
+            chunk: bytes::BytesMut::new(),
+        }
+    }
+
+    /// The next payload's bytes: write its stamp here, then [`Payloads::take`] it.
+    pub fn buf(&mut self) -> &mut [u8] {
+        &mut self.template
+    }
+
+    /// The payload as written so far, in its own region of the current chunk.
+    pub fn take(&mut self) -> bytes::Bytes {
+        let size = self.template.len();
+        if self.chunk.capacity() - self.chunk.len() < size {
+            self.chunk = bytes::BytesMut::with_capacity(CHUNK.max(size));
+        }
+        self.chunk.extend_from_slice(&self.template);
+        self.chunk.split().freeze()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde::Deserialize;
+
+    // Payloads taken from one chunk keep what was written when they were taken, share one
+    // allocation, and a chunk that is full gives way to a new one.
+    #[test]
+    fn payloads_share_chunks_and_keep_their_stamps() {
+        let mut p = Payloads::new(100);
+        let per_chunk = CHUNK / 100;
+        let mut taken = Vec::new();
+        for seq in 1..=(per_chunk as u64 + 3) {
+            put(p.buf(), 5, seq, 1_000 + seq as i64);
+            taken.push(p.take());
+        }
+        for (i, b) in taken.iter().enumerate() {
+            let s = get(b).unwrap();
+            assert_eq!(
+                (b.len(), s.seq, s.send_nanos),
+                (100, i as u64 + 1, 1_001 + i as i64)
+            );
+            assert_eq!(&b[16..], &payload(100)[16..]);
+        }
+        let start = |b: &bytes::Bytes| b.as_ptr() as usize;
+        assert_eq!(
+            start(&taken[1]) - start(&taken[0]),
+            100,
+            "one chunk, back to back"
+        );
+        let (last, next) = (&taken[per_chunk - 1], &taken[per_chunk]);
+        assert_ne!(
+            start(next),
+            start(last) + 100,
+            "a new chunk once the first is full"
+        );
+        let mut big = Payloads::new(CHUNK + 1);
+        assert_eq!(big.take().len(), CHUNK + 1);
+    }
 
     #[derive(Deserialize)]
     struct Vectors {

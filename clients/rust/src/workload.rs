@@ -8,7 +8,6 @@ use crate::record::Recorder;
 use crate::result::{self, Host, ResultDoc, Stop, Tool};
 use crate::stamp::{self, Ids};
 use crate::Bench;
-use bytes::Bytes;
 use futures::StreamExt;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
@@ -386,21 +385,16 @@ pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let mut sched = Schedule::new(&ctx, epoch);
     sched.coarse = true;
     let size = ctx.bench.size;
-    let mut buf = stamp::payload(size);
+    let mut payloads = stamp::Payloads::new(size);
     let paced = sched.pace.is_some();
     let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
     while let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped).await {
         if size >= stamp::EXT_SIZE && paced {
-            stamp::put_ext(&mut buf, id, i + 1, intended, now);
+            stamp::put_ext(payloads.buf(), id, i + 1, intended, now);
         } else if size >= stamp::SIZE {
-            stamp::put(&mut buf, id, i + 1, intended);
+            stamp::put(payloads.buf(), id, i + 1, intended);
         }
-        // async-nats takes the payload by value: one copy per message is the library's cost.
-        if let Err(e) = ctx
-            .client
-            .publish(subject.clone(), Bytes::copy_from_slice(&buf))
-            .await
-        {
+        if let Err(e) = ctx.client.publish(subject.clone(), payloads.take()).await {
             rec.events.errors += 1;
             return Err((rec, format!("publish: {e}")));
         }
@@ -419,16 +413,13 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
         .with_probe(&ctx.probe, "request", ctx.index);
     let mut sched = Schedule::new(&ctx, epoch);
     let size = ctx.bench.size;
-    let mut buf = stamp::payload(size);
+    let mut payloads = stamp::Payloads::new(size);
     let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
     while let Some((i, intended, sent)) = sched.next(&mut ctx.stop, &ctx.stopped).await {
         if size >= stamp::SIZE {
-            stamp::put(&mut buf, id, i + 1, intended);
+            stamp::put(payloads.buf(), id, i + 1, intended);
         }
-        let reply = ctx
-            .client
-            .request(subject.clone(), Bytes::copy_from_slice(&buf))
-            .await;
+        let reply = ctx.client.request(subject.clone(), payloads.take()).await;
         let now = ctx.clock.now();
         match reply {
             Ok(_) => rec.op_corrected(now, size, now - intended, now - sent),
@@ -468,21 +459,47 @@ async fn receive(
     });
     tokio::pin!(deadline);
     // Responders wait for requests as long as they run; receivers stop after --idle-timeout.
+    // One timer, moved only when it fires early: a timeout per message cost a clock read and a
+    // timer each, and a fresh `changed()` per message registered with the watch's waiters.
     let idle = if respond { far } else { b.idle_timeout };
+    let idle_ns = idle.as_nanos().min(i64::MAX as u128) as i64;
+    let quiet = tokio::time::sleep(idle);
+    tokio::pin!(quiet);
+    let mut last = ctx.clock.now();
+    let until = match b.duration.is_zero() {
+        true => i64::MAX,
+        false => last + b.duration.as_nanos() as i64,
+    };
+    let stopped = ctx.stop.changed();
+    tokio::pin!(stopped);
     loop {
-        if share > 0 && rec.progress() >= share {
+        // The select below tries the subscription first, so a stop or the end of --duration
+        // under a flood that never lets it wait is seen here.
+        if share > 0 && rec.progress() >= share || ctx.stopped.load(Ordering::Relaxed) {
             break;
         }
         let mut msg = tokio::select! {
-            m = tokio::time::timeout(idle, sub.next()) => match m {
-                Ok(Some(m)) => m,
-                Ok(None) => return Err((rec, "subscription closed".into())),
-                Err(_) => break, // idle
+            biased;
+            m = sub.next() => match m {
+                Some(m) => m,
+                None => return Err((rec, "subscription closed".into())),
             },
+            _ = &mut stopped => break,
             _ = &mut deadline => break,
-            _ = ctx.stop.changed() => break,
+            _ = &mut quiet => {
+                let since = ctx.clock.now() - last;
+                if since >= idle_ns {
+                    break; // idle
+                }
+                let left = Duration::from_nanos((idle_ns - since) as u64);
+                quiet.as_mut().reset(tokio::time::Instant::now() + left);
+                continue;
+            }
         };
         let now = ctx.clock.now();
+        if now >= until {
+            break;
+        }
         if respond {
             if let Some(reply) = msg.reply.take() {
                 if ctx
@@ -496,6 +513,7 @@ async fn receive(
                 }
             }
         }
+        last = now;
         rec.received(now, &msg.payload);
     }
     rec.events.slow_consumers = ctx.slow.load(Ordering::Relaxed);
