@@ -42,7 +42,8 @@ and plots.
 
 A FILE whose version is natsperf.spec/v1 is a run Spec (docs/spec.md, 'natsperf spec'
 prints the one a command line builds): it runs once, as the command it was made from, with
-its Result printed (and saved with -o FILE).`,
+its Result printed (and saved with -o FILE). -s or --context replaces the Spec's target, as
+it does a scenario file's.`,
 		Example: `  natsperf run examples/jetstream-evaluation.yaml -o results/eval
   natsperf run examples/stability.yaml -o results/soak --set duration=2m --metrics-addr 127.0.0.1:9108
   natsperf run examples/failover.yaml -o results/failover      # --verify and --fault in workloads

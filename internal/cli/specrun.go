@@ -254,6 +254,10 @@ func (a *app) runSpecFile(cmd *cobra.Command, path string, rf runFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
+	// -s or --context wins over the Spec's target, as over a scenario file's (cellSpec).
+	if cli := a.conn.s; cli.Servers != "" || cli.Context != "" {
+		s.Target = specTarget(cli)
+	}
 	// Secrets are never in a spec: the command line gives them.
 	if p := a.conn.s.Password; p != "" {
 		s.Target.Password = spec.Secret(p)

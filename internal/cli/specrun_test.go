@@ -96,3 +96,31 @@ func TestSpecJSONAndRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecServerFlagWins: 'natsperf run SPEC -s URL' runs against URL, as a scenario's -s wins
+// over its file's target; it used to be ignored silently, and the run went to the Spec's
+// servers (here one nothing listens on) or its embedded server.
+func TestSpecServerFlagWins(t *testing.T) {
+	s := startServer(t, nil)
+	path := filepath.Join(t.TempDir(), "run.yaml")
+	body := "version: natsperf.spec/v1\ntarget: {servers: [nats://127.0.0.1:1], connect_timeout: 1s}\nworkloads:\n  - kind: pub\n    config: {subject: spec.flag}\n    pacing: {msgs: 500}\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.Varz(nil)
+	res, r := runJSON(context.Background(), t, "run", path, "-s", s.ClientURL(), "--no-progress")
+	after, _ := s.Varz(nil)
+	if r.code != 0 || group(t, res, "pub").Aggregate.Msgs != 500 || after.InMsgs-before.InMsgs < 500 {
+		t.Fatalf("run SPEC -s: exit %d, server saw %d in: %s", r.code, after.InMsgs-before.InMsgs, r.err)
+	}
+	embedded := "version: natsperf.spec/v1\ntarget: {embedded: {nodes: 1}}\nworkloads:\n  - kind: pub\n    config: {subject: spec.flag}\n    pacing: {msgs: 300}\n"
+	if err := os.WriteFile(path, []byte(embedded), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before = after
+	res, r = runJSON(context.Background(), t, "run", path, "-s", s.ClientURL(), "--no-progress")
+	after, _ = s.Varz(nil)
+	if r.code != 0 || group(t, res, "pub").Aggregate.Msgs != 300 || after.InMsgs-before.InMsgs < 300 {
+		t.Fatalf("run SPEC (embedded target) -s: exit %d, server saw %d in: %s", r.code, after.InMsgs-before.InMsgs, r.err)
+	}
+}
