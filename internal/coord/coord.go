@@ -112,6 +112,21 @@ func Check(s *spec.Spec, agents int) error {
 	return nil
 }
 
+// busyParts is the largest number of parts, up to agents, that each run a client of s (0:
+// none; a count below that is always possible: one part runs every client).
+func busyParts(s *spec.Spec, agents int) int {
+	for n := agents; n > 0; n-- {
+		busy := true
+		for p := 0; p < n && busy; p++ {
+			busy = hasClients(s, p, n)
+		}
+		if busy {
+			return n
+		}
+	}
+	return 0
+}
+
 // hasClients reports whether part p of count runs any client of s (the engine's split rule).
 func hasClients(s *spec.Spec, p, count int) bool {
 	for wi, w := range s.Workloads {
@@ -216,6 +231,16 @@ func Run(ctx context.Context, s *spec.Spec, cfg Config) (*result.Result, error) 
 		return nil, err
 	}
 	if cfg.Count == 0 {
+		// A selector asks for the agents that match, not for a number: use as many as the
+		// Spec's clients keep busy.
+		if n := busyParts(s, len(agents)); n > 0 && n < len(agents) {
+			names := make([]string, n)
+			for i, a := range agents[:n] {
+				names[i] = a.String()
+			}
+			c.logf("the Spec's clients keep %d of the %d agents matching %s busy: running on %s", n, len(agents), labelString(cfg.Selector), strings.Join(names, ", "))
+			agents = agents[:n]
+		}
 		if err := Check(s, len(agents)); err != nil {
 			return nil, InputError{err}
 		}

@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +94,35 @@ func abs64(v int64) int64 {
 		return -v
 	}
 	return v
+}
+
+// A label selector that matches more agents than the Spec's clients can keep busy uses as
+// many as they can (and says so), instead of refusing the run: --agents zone=a with three
+// zone=a agents and a 2-client publisher runs on two of them.
+func TestRunSelectorUsesTheAgentsItCanKeepBusy(t *testing.T) {
+	srv := natstest.Server(t, nil)
+	url := srv.ClientURL()
+	conn := connect.Settings{Servers: url}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := range 3 {
+		a, err := agent.Start(ctx, agent.Config{Control: conn, Target: conn, Name: fmt.Sprintf("z%d", i+1), Version: "vT", Labels: map[string]string{"zone": "a"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+	}
+	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{url}},
+		Workloads: []spec.Workload{{Clients: 2, Pacing: spec.Pacing{Msgs: 2000}, Config: &spec.Pub{Subject: "sel.test"}}}}
+	var log natstest.Buffer
+	res, err := Run(ctx, s, Config{Control: conn, Selector: map[string]string{"zone": "a"}, Wait: 3 * time.Second, Version: "vT", Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop.Reason != result.StopCompleted || res.Groups[0].Aggregate.Msgs != 2000 || len(res.Groups[0].Clients) != 2 {
+		t.Fatalf("stop %+v, %d msgs, %d clients", res.Stop, res.Groups[0].Aggregate.Msgs, len(res.Groups[0].Clients))
+	}
+	if !strings.Contains(log.String(), "2 of the 3 agents") {
+		t.Fatalf("the coordinator did not say it uses 2 of the 3 agents:\n%s", log.String())
+	}
 }
