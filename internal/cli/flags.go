@@ -34,6 +34,18 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.VisitAll(func(fl *pflag.Flag) { _ = f.SetAnnotation(fl.Name, connAnnotation, nil) }) // register runs first on the root
 }
 
+// credentialsFromEnv takes the user, password and token from NATS_USER, NATS_PASSWORD and
+// NATS_TOKEN, as the nats CLI does, when the command line names no credentials and no
+// context: a secret in the environment stays out of the process's argv (ps, /proc), which is
+// how the Helm chart hands them over. The flags win, and --context keeps its own.
+func (c *connFlags) credentialsFromEnv(env connect.Env) {
+	s := &c.s
+	if s.User != "" || s.Password != "" || s.Token != "" || s.Creds != "" || s.NKey != "" || s.Context != "" || env.Getenv == nil {
+		return
+	}
+	s.User, s.Password, s.Token = env.Getenv("NATS_USER"), env.Getenv("NATS_PASSWORD"), env.Getenv("NATS_TOKEN")
+}
+
 // hideConnectionFlags leaves the connection flags out of cmd's help: commands that only read
 // files (report, compare) have no use for them. The flags are the root's persistent ones, shared
 // by every command, so they are hidden only while cmd's help is printed.

@@ -82,6 +82,11 @@ func TestSecretsNeverInOutput(t *testing.T) {
 			func(url string) []string { return []string{"env:" + withUserinfo(url, user+":"+pass)} }, []string{pass}},
 		{"token in NATS_URL", func(o *server.Options) { o.Authorization = token },
 			func(url string) []string { return []string{"env:" + withUserinfo(url, token)} }, []string{token}},
+		// As the nats CLI, and how the Helm chart passes them (never in argv).
+		{"user and password in NATS_USER and NATS_PASSWORD", func(o *server.Options) { o.Username, o.Password = user, pass },
+			func(url string) []string { return []string{"-s", url, "setenv:NATS_USER=" + user, "setenv:NATS_PASSWORD=" + pass} }, []string{pass}},
+		{"token in NATS_TOKEN", func(o *server.Options) { o.Authorization = token },
+			func(url string) []string { return []string{"-s", url, "setenv:NATS_TOKEN=" + token} }, []string{token}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,10 +95,15 @@ func TestSecretsNeverInOutput(t *testing.T) {
 			hist := filepath.Join(t.TempDir(), "r.hgrm")
 			for _, format := range []string{"--json", "--no-progress"} {
 				args := []string{"pubsub", "sec", "--msgs", "100", "-o", file, "--hist", hist, format}
-				var env map[string]string
+				env := map[string]string{}
 				for _, a := range tt.args(s.ClientURL()) {
 					if u, ok := strings.CutPrefix(a, "env:"); ok {
-						env = map[string]string{"NATS_URL": u}
+						env["NATS_URL"] = u
+						continue
+					}
+					if kv, ok := strings.CutPrefix(a, "setenv:"); ok {
+						k, v, _ := strings.Cut(kv, "=")
+						env[k] = v
 						continue
 					}
 					args = append(args, a)

@@ -92,6 +92,11 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 	out := &outputFlags{}
 	out.register(root)
 	registerProfile(root)
+	profile := root.PersistentPreRunE
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		conn.credentialsFromEnv(s.Env)
+		return profile(cmd, args)
+	}
 	app := &app{streams: s, conn: conn, out: out, builders: map[*cobra.Command]specBuilder{}}
 	root.PersistentFlags().StringVar(&app.csvFile, "csv", "", "also write nats bench's per-client CSV (#RunID, ClientID, MsgCount, ...) to this file")
 	root.AddCommand(

@@ -37,8 +37,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{/* Connection flags shared by agents and the coordinator: the loaded server, the control
-server and the credentials. Secrets stay in the Secret: the arguments only name a file or an
-environment variable Kubernetes expands. */}}
+server and the credentials file. A user, password or token stays in the Secret and reaches
+natsperf as NATS_USER, NATS_PASSWORD or NATS_TOKEN (natsperf.authEnv), which it reads as the
+nats CLI does: never in the arguments, so never in the process list. */}}
 {{- define "natsperf.connectionArgs" -}}
 - -s
 - {{ .Values.server.url | quote }}
@@ -47,11 +48,6 @@ environment variable Kubernetes expands. */}}
 {{- if eq .Values.auth.type "creds" }}
 - --creds
 - {{ printf "/etc/natsperf/auth/%s" .Values.auth.credsKey | quote }}
-{{- else if eq .Values.auth.type "userPassword" }}
-- --user=$(NATS_USER)
-- --password=$(NATS_PASSWORD)
-{{- else if eq .Values.auth.type "token" }}
-- --token=$(NATS_TOKEN)
 {{- end }}
 {{- end -}}
 
