@@ -84,7 +84,9 @@ func TestSecretsNeverInOutput(t *testing.T) {
 			func(url string) []string { return []string{"env:" + withUserinfo(url, token)} }, []string{token}},
 		// As the nats CLI, and how the Helm chart passes them (never in argv).
 		{"user and password in NATS_USER and NATS_PASSWORD", func(o *server.Options) { o.Username, o.Password = user, pass },
-			func(url string) []string { return []string{"-s", url, "setenv:NATS_USER=" + user, "setenv:NATS_PASSWORD=" + pass} }, []string{pass}},
+			func(url string) []string {
+				return []string{"-s", url, "setenv:NATS_USER=" + user, "setenv:NATS_PASSWORD=" + pass}
+			}, []string{pass}},
 		{"token in NATS_TOKEN", func(o *server.Options) { o.Authorization = token },
 			func(url string) []string { return []string{"-s", url, "setenv:NATS_TOKEN=" + token} }, []string{token}},
 	}
