@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/connect"
@@ -112,6 +113,17 @@ func TestRunSelectorUsesTheAgentsItCanKeepBusy(t *testing.T) {
 		}
 		defer a.Close()
 	}
+	// A selector takes the agents that answer; wait until all three do, so a slow start
+	// on a busy machine cannot make it two.
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	natstest.WaitFor(t, 30*time.Second, "three agents answering", func() bool {
+		found, err := Discover(ctx, nc, 500*time.Millisecond)
+		return err == nil && len(found) == 3
+	})
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{url}},
 		Workloads: []spec.Workload{{Clients: 2, Pacing: spec.Pacing{Msgs: 2000}, Config: &spec.Pub{Subject: "sel.test"}}}}
 	var log natstest.Buffer
