@@ -39,7 +39,7 @@ type clientFlags struct {
 // rustCommands are the commands natsperf-rust runs, as their command paths (without the root)
 // and Spec kinds.
 var rustCommands = map[string]bool{
-	"pub": true, "sub": true, "service serve": true, "service request": true, "latency": true, "js pub async": true,
+	"pub": true, "sub": true, "service serve": true, "service request": true, "latency": true, "js pub sync": true, "js pub async": true,
 }
 
 func (c *clientFlags) add(f *pflag.FlagSet) {
@@ -97,7 +97,7 @@ func clientCheck(s *spec.Spec) error {
 			return usagef("a run's workloads use one client library: %s is go, others rust", w.Kind())
 		}
 		if !rustCommands[w.Kind()] {
-			return usagef("--client rust runs pub, sub, service serve, service request, latency and js pub async, not %s: use --client go", w.Kind())
+			return usagef("--client rust runs pub, sub, service serve, service request, latency, js pub sync and js pub async, not %s: use --client go", w.Kind())
 		}
 	}
 	return nil

@@ -5,7 +5,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -358,6 +360,45 @@ func TestClientRustJSPubAsync(t *testing.T) {
 	}
 	if g := res.Groups[0]; res.Stop.Reason != result.StopCompleted || g.Aggregate.Msgs != n || info.State.Msgs != n {
 		t.Fatalf("stop %q, acked %d, stream holds %d: want %d each", res.Stop.Reason, g.Aggregate.Msgs, info.State.Msgs, n)
+	}
+}
+
+// TestClientRustJSPubSync: `natsperf js pub sync --client rust` publishes one message at a time
+// through async-nats, each acknowledged before the next: the stream holds exactly the acks the
+// Result counts, every ack has its own publish-to-ack latency, and the group is the Go
+// engine's synchronous publisher.
+func TestClientRustJSPubSync(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	const n = 1500
+	res := rustRun(t, "js", "pub", "sync", "jsc.sync", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
+		"--stream", "RUSTSYNC", "--storage", "memory", "--msgs", strconv.Itoa(n), "--clients", "3", "--size", "64")
+	checkRustClients(t, res)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := nc.JetStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := js.StreamInfo("RUSTSYNC")
+	if err != nil {
+		t.Fatalf("the stream natsperf made for the run: %v", err)
+	}
+	g := res.Groups[0]
+	if res.Command != "js pub sync" || g.Kind != "JetStream synchronous publisher" || res.Stop.Reason != result.StopCompleted {
+		t.Fatalf("command %q, group kind %q, stop %q", res.Command, g.Kind, res.Stop.Reason)
+	}
+	if g.Aggregate.Msgs != n || info.State.Msgs != n || g.Aggregate.Latency == nil || g.Aggregate.Latency.Count != n {
+		t.Fatalf("acked %d, stream holds %d, latency %+v: want %d each", g.Aggregate.Msgs, info.State.Msgs, g.Aggregate.Latency, n)
+	}
+	// --batch is a window of outstanding acks: js pub sync has none, so natsperf-rust refuses it.
+	out, err := exec.Command(bin, "js", "pub", "sync", "jsc.sync", "-s", s.ClientURL(), "--stream", "RUSTSYNC", "--batch", "10").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--batch is for js pub async") {
+		t.Fatalf("natsperf-rust js pub sync --batch: %v %s; want exit 2 naming js pub async", err, out)
 	}
 }
 

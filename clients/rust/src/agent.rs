@@ -26,7 +26,8 @@ const LOSS_AFTER: Duration = Duration::from_secs(3);
 const PREPARE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The kinds this agent runs; any other is refused with this list.
-pub const KINDS: &str = "pub, sub, service serve, service request, latency and js pub async";
+pub const KINDS: &str =
+    "pub, sub, service serve, service request, latency, js pub sync and js pub async";
 
 #[derive(clap::Args, Clone)]
 pub struct AgentArgs {
@@ -379,7 +380,13 @@ fn plan_workload(
     let kind = w.get("kind").and_then(Value::as_str).unwrap_or("");
     if !matches!(
         kind,
-        "pub" | "sub" | "service serve" | "service request" | "latency" | "js pub async"
+        "pub"
+            | "sub"
+            | "service serve"
+            | "service request"
+            | "latency"
+            | "js pub sync"
+            | "js pub async"
     ) {
         return Err(format!(
             "natsperf-rust runs {KINDS}, not {kind:?}: use --client go"
@@ -505,16 +512,20 @@ fn plan_workload(
                 create: wants_stream && !setup_done,
                 storage: "file".into(),
                 replicas: 1,
-                batch: cfg
-                    .get("batch")
-                    .and_then(Value::as_u64)
-                    .filter(|&b| b > 0)
-                    .unwrap_or(crate::js::DEFAULT_WINDOW as u64) as usize,
+                batch: match kind {
+                    "js pub sync" => None,
+                    _ => cfg
+                        .get("batch")
+                        .and_then(Value::as_u64)
+                        .filter(|&b| b > 0)
+                        .map(|b| b as usize),
+                },
                 ack_timeout: match go_duration(cfg.get("ack_timeout"))? {
                     d if d.is_zero() => Duration::from_secs(5),
                     d => d,
                 },
                 force: false,
+                sync: kind == "js pub sync",
             };
             args.validate()?;
             Plan::Js(args)
@@ -1516,7 +1527,11 @@ mod tests {
         ));
         assert!(matches!(
             one(&spec("js pub async", r#","batch":100"#), &none, &own(), 0).unwrap().0,
-            Plan::Js(ref a) if a.batch == 100 && a.stream == "benchstream"
+            Plan::Js(ref a) if a.window() == 100 && a.stream == "benchstream" && !a.sync
+        ));
+        assert!(matches!(
+            one(&spec("js pub sync", ""), &none, &own(), 0).unwrap().0,
+            Plan::Js(ref a) if a.window() == 1 && a.sync && a.command() == "js pub sync"
         ));
         let err = one(&spec("kv put", ""), &none, &own(), 0).err().unwrap();
         assert!(

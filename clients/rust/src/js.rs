@@ -1,8 +1,8 @@
-//! `natsperf-rust js pub async`: JetStream asynchronous publishing through async-nats, as
-//! natsperf's `js pub async`: each client publishes a window of --batch messages without
-//! waiting, then waits for the window's acks (nats bench's semantics). Every ack is recorded
-//! with its own publish-to-ack latency (from the intended send at a fixed rate, with the
-//! uncorrected one beside it). The stream is created only with --create and only when it does
+//! `natsperf-rust js pub async|sync`: JetStream publishing through async-nats, as natsperf's
+//! `js pub async` (each client publishes a window of --batch messages without waiting, then
+//! waits for the window's acks: nats bench's semantics) and `js pub sync` (one message at a
+//! time, each waiting for its ack). Every ack is recorded with its own publish-to-ack latency
+//! (from the intended send at a fixed rate, with the uncorrected one beside it). The stream is created only with --create and only when it does
 //! not exist, marked `created-by: natsperf`; nothing is ever deleted or purged.
 
 use crate::conn::{ConnArgs, Want};
@@ -42,21 +42,32 @@ pub struct JsPubArgs {
     /// Replicas of a stream natsperf-rust creates
     #[arg(long, default_value_t = 1)]
     pub replicas: usize,
-    /// Messages published before waiting for their acks (also --async-window)
-    #[arg(long, visible_alias = "async-window", default_value_t = DEFAULT_WINDOW)]
-    pub batch: usize,
+    /// Messages published before waiting for their acks (also --async-window; js pub async
+    /// only) [default: 500]
+    #[arg(long, visible_alias = "async-window")]
+    pub batch: Option<usize>,
     /// How long to wait for an ack
     #[arg(long = "ack-timeout", default_value = "5s", value_parser = crate::parse_duration)]
     pub ack_timeout: Duration,
     /// Allow publishing into a KV bucket's or object store's stream natsperf did not create
     #[arg(long)]
     pub force: bool,
+    /// `js pub sync`: one message at a time (set by the subcommand, not a flag).
+    #[arg(skip)]
+    pub sync: bool,
 }
 
 impl JsPubArgs {
     pub fn validate(&self) -> Result<(), String> {
-        if self.batch == 0 {
-            return Err("--batch must be at least 1".into());
+        match (self.sync, self.batch) {
+            (true, Some(_)) => {
+                return Err(
+                    "--batch is for js pub async: js pub sync publishes one message at a time"
+                        .into(),
+                )
+            }
+            (false, Some(0)) => return Err("--batch must be at least 1".into()),
+            _ => {}
         }
         if self.replicas == 0 || self.replicas > 5 {
             return Err("--replicas must be 1 to 5".into());
@@ -68,6 +79,22 @@ impl JsPubArgs {
             return Err(format!("--stream {:?} is not a stream name", self.stream));
         }
         self.storage_type().map(|_| ())
+    }
+
+    /// Messages published before their acks are awaited: 1 for js pub sync.
+    pub fn window(&self) -> usize {
+        match self.sync {
+            true => 1,
+            false => self.batch.unwrap_or(DEFAULT_WINDOW),
+        }
+    }
+
+    /// The command as natsperf names it.
+    pub fn command(&self) -> &'static str {
+        match self.sync {
+            true => "js pub sync",
+            false => "js pub async",
+        }
     }
 
     fn storage_type(&self) -> Result<stream::StorageType, String> {
@@ -223,7 +250,7 @@ pub async fn run(
             ctx,
             ids.for_index(index),
             epoch,
-            args.batch,
+            args.window(),
             args.ack_timeout,
         )));
     }
@@ -237,7 +264,10 @@ pub async fn run(
     let group = result::group(
         result::GroupSpec {
             name: "pub",
-            kind: "JetStream asynchronous publisher",
+            kind: match args.sync {
+                true => "JetStream synchronous publisher",
+                false => "JetStream asynchronous publisher",
+            },
             receivers: false,
             shared: false,
             target_rate: (bench.rate > 0.0).then_some(bench.rate),
@@ -291,7 +321,7 @@ pub async fn run(
             "created": created,
             "storage": args.storage,
             "replicas": args.replicas,
-            "batch": args.batch,
+            "batch": (!args.sync).then_some(args.window()),
             "ack_timeout": args.ack_timeout.as_nanos() as u64,
             "pub_id_base": ids.0,
         },
@@ -305,7 +335,7 @@ pub async fn run(
     Ok(ResultDoc {
         schema: result::SCHEMA,
         tool: Tool::this(),
-        command: "js pub async".into(),
+        command: args.command().into(),
         settings,
         servers: Vec::new(),
         host: Host::this(),
@@ -318,8 +348,8 @@ pub async fn run(
     })
 }
 
-/// One client: windows of `window` publishes, then their acks in order. Each ack is recorded
-/// when it arrives, with its latency from the intended and the actual send.
+/// One client: windows of `window` publishes (1: js pub sync), then their acks in order. Each
+/// ack is recorded when it arrives, with its latency from the intended and the actual send.
 async fn publish_async(
     mut ctx: Ctx,
     id: u32,

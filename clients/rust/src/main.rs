@@ -76,6 +76,8 @@ enum Js {
 enum JsPub {
     /// Publish windows of --batch messages asynchronously, then wait for their acks
     Async(js::JsPubArgs),
+    /// Publish one message at a time, each waiting for its ack
+    Sync(js::JsPubArgs),
 }
 
 #[derive(Subcommand)]
@@ -219,8 +221,8 @@ fn main() -> ExitCode {
         Command::Service(Service::Request(b)) => (workload::Kind::Request, b.clone()),
         Command::Latency(args) => return run_latency(&cli, args.clone()),
         Command::Agent(args) => return run_agent(&cli, args.clone()),
-        Command::Js(Js::Pub(JsPub::Async(args))) => {
-            if let Err(e) = args.validate() {
+        Command::Js(Js::Pub(JsPub::Async(args) | JsPub::Sync(args))) => {
+            if let Err(e) = js_args(&cli.command, args).validate() {
                 return usage_error(&e);
             }
             (workload::Kind::JsPubAsync, args.bench.clone())
@@ -267,8 +269,8 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     let outcome = match &cli.command {
-        Command::Js(Js::Pub(JsPub::Async(args))) => {
-            let mut args = args.clone();
+        Command::Js(Js::Pub(JsPub::Async(args) | JsPub::Sync(args))) => {
+            let mut args = js_args(&cli.command, args);
             args.bench = bench;
             rt.block_on(js::run(&cli.server, &cli.conn, args, None))
         }
@@ -286,6 +288,13 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     exit_code(doc.stop.reason)
+}
+
+/// The JetStream publisher's arguments, marked sync for `js pub sync`.
+fn js_args(command: &Command, args: &js::JsPubArgs) -> js::JsPubArgs {
+    let mut args = args.clone();
+    args.sync = matches!(command, Command::Js(Js::Pub(JsPub::Sync(_))));
+    args
 }
 
 /// `agent` serves runs until Ctrl-C or SIGTERM.
