@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/agentproto"
@@ -263,9 +265,9 @@ func TestClientRustMissingBinary(t *testing.T) {
 func TestClientRustRefusesWhatItDoesNotRun(t *testing.T) {
 	bin := rustBinary(t)
 	s := natstest.Server(t, nil)
-	r := run(context.Background(), t, nil, "pub", "foo", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin, "--multisubject", "--msgs", "10")
-	if r.code != 2 || !strings.Contains(r.err, "multisubject") || !strings.Contains(r.err, "--client go") {
-		t.Fatalf("exit %d, stderr %q: want exit 2 naming multisubject and --client go", r.code, r.err)
+	r := run(context.Background(), t, nil, "pub", "foo", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin, "--sleep", "1ms", "--msgs", "10")
+	if r.code != 2 || !strings.Contains(r.err, "--sleep") || !strings.Contains(r.err, "--client go") {
+		t.Fatalf("exit %d, stderr %q: want exit 2 naming --sleep and --client go", r.code, r.err)
 	}
 	if in := serverIn(t, s); in > 200 { // control traffic only: no benchmark message was sent
 		t.Fatalf("the server saw %d messages: the refused run published", in)
@@ -399,6 +401,79 @@ func TestClientRustJSPubSync(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--batch is for js pub async") {
 		t.Fatalf("natsperf-rust js pub sync --batch: %v %s; want exit 2 naming js pub async", err, out)
+	}
+}
+
+// TestClientRustMultiSubjectAndDedup: --multisubject through natsperf-rust publishes to
+// SUBJECT.0 .. SUBJECT.(max-1) in turn, as nats.go's publisher does (a nats.go subscriber on
+// SUBJECT.> counts each subject's share), and --dedup gives every stored message its own
+// Nats-Msg-Id.
+func TestClientRustMultiSubjectAndDedup(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var mu sync.Mutex
+	per := map[string]int{}
+	sub, err := nc.Subscribe("ms.>", func(m *nats.Msg) {
+		mu.Lock()
+		per[m.Subject]++
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = sub.SetPendingLimits(-1, -1)
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	res := rustRun(t, "pub", "ms", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin, "--multisubject", "--multisubject-max", "7", "--msgs", "700")
+	checkRustClients(t, res)
+	natstest.WaitFor(t, 10*time.Second, "700 messages on ms.>", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, c := range per {
+			n += c
+		}
+		return n == 700
+	})
+	mu.Lock()
+	for k := range 7 {
+		if got := per["ms."+strconv.Itoa(k)]; got != 100 {
+			t.Errorf("ms.%d got %d messages, want 100 (subjects %v)", k, got, per)
+		}
+	}
+	mu.Unlock()
+
+	const n = 50
+	res = rustRun(t, "js", "pub", "sync", "dd", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
+		"--stream", "RUSTDEDUP", "--storage", "memory", "--dedup", "--msgs", strconv.Itoa(n))
+	checkRustClients(t, res)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := js.Stream(ctx, "RUSTDEDUP")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for seq := uint64(1); seq <= n; seq++ {
+		m, err := st.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatalf("message %d: %v", seq, err)
+		}
+		id := m.Header.Get(jetstream.MsgIDHeader)
+		if id == "" || ids[id] {
+			t.Fatalf("message %d: Nats-Msg-Id %q (empty or seen before)", seq, id)
+		}
+		ids[id] = true
 	}
 }
 

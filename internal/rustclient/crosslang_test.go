@@ -555,3 +555,22 @@ func TestRustSubUnderForeignFlood(t *testing.T) {
 		t.Fatalf("a 2s run took %v under the flood", took)
 	}
 }
+
+// TestGoMultiSubjectRustSubscribes: natsperf-rust sub --multisubject subscribes to SUBJECT.>
+// and counts a Go publisher's messages spread over SUBJECT.0 .. SUBJECT.4 exactly.
+func TestGoMultiSubjectRustSubscribes(t *testing.T) {
+	bin := rustBin(t)
+	s := natstest.Server(t, nil)
+	const n = 3000
+	sub := startRust(t, bin, "sub", "x.ms", "-s", s.ClientURL(), "--multisubject", "--msgs", strconv.Itoa(n), "--idle-timeout", "20s")
+	sub.waitReady(t)
+	pub := runGo(context.Background(), t, "pub", "x.ms", "-s", s.ClientURL(), "--multisubject", "--multisubject-max", "5", "--msgs", strconv.Itoa(n), "--size", "32")
+	if pub.Groups[0].Aggregate.Msgs != n {
+		t.Fatalf("Go published %d, want %d", pub.Groups[0].Aggregate.Msgs, n)
+	}
+	code, res, _ := sub.wait(t)
+	c := res.Groups[0].Aggregate.Correctness
+	if code != 0 || res.Stop.Reason != result.StopCompleted || c == nil || c.Received != n || c.Lost != 0 || c.Duplicated != 0 {
+		t.Fatalf("exit %d, stop %+v, correctness %+v; stderr %s", code, res.Stop, c, sub.stderr.String())
+	}
+}

@@ -413,10 +413,16 @@ fn plan_workload(
     if !go_duration(pacing.get("sleep"))?.is_zero() {
         return Err("natsperf-rust does not run --sleep: use --client go".into());
     }
-    for key in ["multisubject", "queue", "dedup"] {
-        if cfg
-            .get(key)
-            .is_some_and(|v| v != &Value::Bool(false) && v != "")
+    let js_pub = kind.starts_with("js pub");
+    for (key, runs) in [
+        ("multisubject", matches!(kind, "pub" | "sub") || js_pub),
+        ("queue", false),
+        ("dedup", js_pub),
+    ] {
+        if !runs
+            && cfg
+                .get(key)
+                .is_some_and(|v| v != &Value::Bool(false) && v != "")
         {
             return Err(format!(
                 "natsperf-rust does not run {kind} with {key}: use --client go"
@@ -464,6 +470,11 @@ fn plan_workload(
         pub_id_base: (base != 0).then_some(base),
         interval,
         warmup,
+        multisubject: cfg.get("multisubject") == Some(&Value::Bool(true)),
+        multisubject_max: match cfg.get("multisubject_max").and_then(Value::as_u64) {
+            Some(m) if m > 0 => m,
+            _ => 100_000,
+        },
     };
     let plan = match kind {
         "pub" => Plan::Bench(Kind::Pub, bench),
@@ -525,6 +536,7 @@ fn plan_workload(
                     d => d,
                 },
                 force: false,
+                dedup: cfg.get("dedup") == Some(&Value::Bool(true)),
                 sync: kind == "js pub sync",
             };
             args.validate()?;
@@ -1538,10 +1550,22 @@ mod tests {
             err.contains("not \"kv put\"") && err.contains("--client go"),
             "{err}"
         );
-        let err = one(&spec("pub", r#","multisubject":true"#), &none, &own(), 0)
-            .err()
-            .unwrap();
-        assert!(err.contains("multisubject"), "{err}");
+        assert!(matches!(
+            one(&spec("pub", r#","multisubject":true,"multisubject_max":7"#), &none, &own(), 0).unwrap().0,
+            Plan::Bench(Kind::Pub, ref b) if b.multisubject && b.multisubject_max == 7
+        ));
+        assert!(matches!(
+            one(&spec("js pub async", r#","dedup":true,"multisubject":true"#), &none, &own(), 0).unwrap().0,
+            Plan::Js(ref a) if a.dedup && a.bench.multisubject && a.bench.multisubject_max == 100_000
+        ));
+        for (kind, extra, what) in [
+            ("service request", r#","multisubject":true"#, "multisubject"),
+            ("pub", r#","dedup":true"#, "dedup"),
+            ("sub", r#","queue":"q""#, "queue"),
+        ] {
+            let err = one(&spec(kind, extra), &none, &own(), 0).err().unwrap();
+            assert!(err.contains(what) && err.contains("--client go"), "{err}");
+        }
         // The Spec's servers and the prepare's secrets.
         let mut s = spec("pub", "");
         s["target"] = serde_json::json!({"servers": ["nats://127.0.0.1:4333", "nats://127.0.0.1:4334"], "user": "u"});

@@ -52,6 +52,10 @@ pub struct JsPubArgs {
     /// Allow publishing into a KV bucket's or object store's stream natsperf did not create
     #[arg(long)]
     pub force: bool,
+    /// Give every message a Nats-Msg-Id (unique per run and message) for the stream's
+    /// duplicate window
+    #[arg(long)]
+    pub dedup: bool,
     /// `js pub sync`: one message at a time (set by the subcommand, not a flag).
     #[arg(skip)]
     pub sync: bool,
@@ -252,6 +256,7 @@ pub async fn run(
             epoch,
             args.window(),
             args.ack_timeout,
+            args.dedup.then(|| msg_id_prefix(index)),
         )));
     }
     let (mut recs, failure) = join_clients(tasks).await?;
@@ -323,6 +328,8 @@ pub async fn run(
             "replicas": args.replicas,
             "batch": (!args.sync).then_some(args.window()),
             "ack_timeout": args.ack_timeout.as_nanos() as u64,
+            "dedup": args.dedup,
+            "multisubject": bench.multisubject.then_some(bench.multisubject_max),
             "pub_id_base": ids.0,
         },
         "connection": conn.echo(url),
@@ -348,6 +355,15 @@ pub async fn run(
     })
 }
 
+/// A client's message-id prefix for --dedup: unique per run (random) and client, as Go's
+/// `pubBase.runID`; the message's sequence number follows it.
+fn msg_id_prefix(index: usize) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_usize(index);
+    format!("{:x}-{index}-", h.finish())
+}
+
 /// One client: windows of `window` publishes (1: js pub sync), then their acks in order. Each
 /// ack is recorded when it arrives, with its latency from the intended and the actual send.
 async fn publish_async(
@@ -356,6 +372,7 @@ async fn publish_async(
     epoch: i64,
     window: usize,
     ack_timeout: Duration,
+    dedup: Option<String>,
 ) -> Outcome {
     let mut rec = Recorder::new(true, ctx.bench.interval, epoch)
         .with_warmup(crate::workload::warmup_end(&ctx.bench, epoch))
@@ -365,7 +382,8 @@ async fn publish_async(
     let mut payloads = stamp::Payloads::new(size);
     let mut js = jetstream::new(ctx.client.clone());
     js.set_timeout(ack_timeout);
-    let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
+    let subjects = crate::workload::subjects(&ctx);
+    let mut msg_id = String::new();
     let mut pending = Vec::with_capacity(window);
     let mut ended = false;
     while !ended {
@@ -377,7 +395,20 @@ async fn publish_async(
             if size >= stamp::SIZE {
                 stamp::put(payloads.buf(), id, i + 1, intended);
             }
-            match js.publish(subject.clone(), payloads.take()).await {
+            let subject = subjects[(i % subjects.len() as u64) as usize].clone();
+            let sent = match &dedup {
+                None => js.publish(subject, payloads.take()).await,
+                Some(prefix) => {
+                    use std::fmt::Write;
+                    msg_id.clear();
+                    let _ = write!(msg_id, "{prefix}{}", i + 1);
+                    let p = jetstream::context::Publish::build()
+                        .payload(payloads.take())
+                        .message_id(&msg_id);
+                    js.send_publish(subject, p).await
+                }
+            };
+            match sent {
                 Ok(ack) => pending.push((ack, intended, now)),
                 Err(e) => {
                     rec.events.errors += 1;

@@ -192,6 +192,8 @@ pub async fn run(
         pub_id_base: None,
         interval: args.interval,
         warmup: args.warmup,
+        multisubject: false,
+        multisubject_max: 100_000,
     };
     let ids = Ids::random();
     if let Some(hold) = hold {

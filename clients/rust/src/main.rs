@@ -127,6 +127,13 @@ pub struct Bench {
     /// Leave this initial period out of the statistics (sequence accounting still sees it)
     #[arg(long, default_value = "0", value_parser = parse_duration)]
     pub warmup: Duration,
+    /// Publish to SUBJECT.N (N = message number modulo --multisubject-max); receivers
+    /// subscribe to SUBJECT.> (pub, sub, js pub)
+    #[arg(long)]
+    pub multisubject: bool,
+    /// How many different subjects --multisubject uses
+    #[arg(long = "multisubject-max", default_value_t = 100_000)]
+    pub multisubject_max: u64,
 }
 
 impl Bench {
@@ -249,6 +256,12 @@ fn main() -> ExitCode {
     }
     if bench.pending_msgs == 0 {
         return usage_error("--pending-msgs must be at least 1");
+    }
+    if bench.multisubject && matches!(kind, workload::Kind::Serve | workload::Kind::Request) {
+        return usage_error("--multisubject is for pub, sub and js pub");
+    }
+    if bench.multisubject_max == 0 {
+        return usage_error("--multisubject-max must be at least 1");
     }
     if bench.interval.is_zero() {
         return usage_error("--interval must be positive");

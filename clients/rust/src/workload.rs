@@ -117,9 +117,9 @@ pub async fn run(
                     c.queue_subscribe(bench.subject.clone(), SERVICE_QUEUE.into())
                         .await
                 }
-                _ => c.subscribe(bench.subject.clone()).await,
+                _ => c.subscribe(receive_subject(&bench)).await,
             }
-            .map_err(|e| format!("subscribe {}: {e}", bench.subject))?;
+            .map_err(|e| format!("subscribe {}: {e}", receive_subject(&bench)))?;
             c.flush().await.map_err(|e| format!("flush: {e}"))?;
             subs.push(sub);
         }
@@ -206,7 +206,11 @@ pub async fn run(
             "interval": bench.interval.as_nanos() as u64,
             "warmup": bench.warmup.as_nanos() as u64,
         },
-        "workload": { "subject": bench.subject, "pub_id_base": ids.0 },
+        "workload": {
+            "subject": bench.subject,
+            "pub_id_base": ids.0,
+            "multisubject": bench.multisubject.then_some(bench.multisubject_max),
+        },
         "connection": conn.echo(url),
         "client": {
             "library": "async-nats",
@@ -378,6 +382,33 @@ impl Schedule {
     }
 }
 
+/// What a receiver subscribes to: SUBJECT, or SUBJECT.> with --multisubject (Go's
+/// `loop.Wildcard`).
+fn receive_subject(b: &Bench) -> String {
+    match b.multisubject && !b.subject.ends_with('>') {
+        true => format!("{}.>", b.subject),
+        false => b.subject.clone(),
+    }
+}
+
+/// The subjects a publisher cycles through: SUBJECT alone, or with --multisubject SUBJECT.0 ..
+/// SUBJECT.(n-1), n = --multisubject-max or the client's share if smaller (Go's
+/// `loop.Subjects`), built once so the loop formats nothing.
+pub(crate) fn subjects(ctx: &Ctx) -> Vec<async_nats::Subject> {
+    let b = &ctx.bench;
+    if !b.multisubject {
+        return vec![async_nats::Subject::from(b.subject.as_str())];
+    }
+    let mut n = b.multisubject_max.max(1);
+    let own = share(b.msgs(), b.clients, ctx.index);
+    if b.msgs() > 0 && own > 0 && own < n {
+        n = own;
+    }
+    (0..n)
+        .map(|k| async_nats::Subject::from(format!("{}.{k}", b.subject)))
+        .collect()
+}
+
 pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let mut rec = Recorder::new(false, ctx.bench.interval, epoch)
         .with_warmup(warmup_end(&ctx.bench, epoch))
@@ -387,13 +418,14 @@ pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let size = ctx.bench.size;
     let mut payloads = stamp::Payloads::new(size);
     let paced = sched.pace.is_some();
-    let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
+    let subjects = subjects(&ctx);
     while let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped).await {
         if size >= stamp::EXT_SIZE && paced {
             stamp::put_ext(payloads.buf(), id, i + 1, intended, now);
         } else if size >= stamp::SIZE {
             stamp::put(payloads.buf(), id, i + 1, intended);
         }
+        let subject = &subjects[(i % subjects.len() as u64) as usize];
         if let Err(e) = ctx.client.publish(subject.clone(), payloads.take()).await {
             rec.events.errors += 1;
             return Err((rec, format!("publish: {e}")));
