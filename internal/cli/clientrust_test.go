@@ -238,7 +238,7 @@ func TestClientRustRefusals(t *testing.T) {
 		{[]string{"pub", "foo", "--client", "java"}, 2, "--client must be go or rust"},
 		{[]string{"pub", "foo", "--client-bin", "/x"}, 2, "--client-bin is for --client rust"},
 		{[]string{"pub", "foo", "--client", "rust", "--client-bin", filepath.Join(t.TempDir(), "none")}, 2, "no such file"},
-		{[]string{"js", "pub", "sync", "foo", "--client", "rust"}, 2, "unknown flag: --client"},
+		{[]string{"js", "pub", "batch", "foo", "--client", "rust"}, 2, "unknown flag: --client"},
 	} {
 		r := run(context.Background(), t, nil, c.args...)
 		code, msg := r.code, strings.TrimSpace(r.err)

@@ -395,7 +395,7 @@ async fn publish_async(
             if size >= stamp::SIZE {
                 stamp::put(payloads.buf(), id, i + 1, intended);
             }
-            let subject = subjects[(i % subjects.len() as u64) as usize].clone();
+            let subject = subjects[crate::workload::turn(i, subjects.len())].clone();
             let sent = match &dedup {
                 None => js.publish(subject, payloads.take()).await,
                 Some(prefix) => {

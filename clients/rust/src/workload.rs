@@ -409,6 +409,14 @@ pub(crate) fn subjects(ctx: &Ctx) -> Vec<async_nats::Subject> {
         .collect()
 }
 
+/// Which of `n` subjects message `i` goes to (no division per message for one subject).
+pub(crate) fn turn(i: u64, n: usize) -> usize {
+    match n {
+        1 => 0,
+        _ => (i % n as u64) as usize,
+    }
+}
+
 pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let mut rec = Recorder::new(false, ctx.bench.interval, epoch)
         .with_warmup(warmup_end(&ctx.bench, epoch))
@@ -425,7 +433,7 @@ pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
         } else if size >= stamp::SIZE {
             stamp::put(payloads.buf(), id, i + 1, intended);
         }
-        let subject = &subjects[(i % subjects.len() as u64) as usize];
+        let subject = &subjects[turn(i, subjects.len())];
         if let Err(e) = ctx.client.publish(subject.clone(), payloads.take()).await {
             rec.events.errors += 1;
             return Err((rec, format!("publish: {e}")));
