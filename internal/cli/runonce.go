@@ -237,17 +237,13 @@ func withScenarioSettings(res *result.Result, sc *scenario.Scenario, c scenario.
 }
 
 // startAgentRunMetrics starts a cell's run on --metrics-addr (nil: not asked for) when agents
-// run it (natsperf-rust's, run --agents): at the Spec's interval, engine.DefaultInterval when
-// unset.
+// run it (natsperf-rust's, run --agents): at the width the agents' engines slice at
+// (engine.SeriesInterval).
 func startAgentRunMetrics(metrics *live.Metrics, cell, name string, s *spec.Spec) {
 	if metrics == nil {
 		return
 	}
-	interval := s.Interval.D()
-	if interval == 0 {
-		interval = engine.DefaultInterval
-	}
-	metrics.StartRun(cell, name, interval)
+	metrics.StartRun(cell, name, engine.SeriesInterval(s))
 }
 
 // openCellSeries opens a cell's live interval records: its series file (named in the index

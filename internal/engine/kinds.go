@@ -17,6 +17,19 @@ import (
 	"github.com/natsperf/natsperf/spec"
 )
 
+// SeriesInterval is the width of s's interval records: its interval, else FaultInterval in a
+// run with faults (injected or --fault-exec), else DefaultInterval. Whoever reads the records
+// live (the agents' coordinator's metrics) divides by the same width.
+func SeriesInterval(s *spec.Spec) time.Duration {
+	switch {
+	case s.Interval.D() > 0:
+		return s.Interval.D()
+	case len(s.Faults.Inject) > 0 || len(s.Faults.Exec) > 0:
+		return FaultInterval
+	}
+	return DefaultInterval
+}
+
 // Command-line defaults a spec's zero values stand for.
 const (
 	DefaultMsgs        = 100_000

@@ -175,13 +175,7 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			return nil, InputError{err}
 		}
 	}
-	interval := s.Interval.D()
-	if interval == 0 {
-		interval = DefaultInterval
-		if len(fp) > 0 {
-			interval = FaultInterval
-		}
-	}
+	interval := SeriesInterval(s)
 	// Every workload instance is built on its own; a single unnamed one is the command it
 	// stands for, several are joined into one plan whose groups are prefixed by instance
 	// (pod1/pub, pod2/pub), all started at one barrier.
