@@ -337,6 +337,25 @@ func TestRustAgentSpeaksTheProtocol(t *testing.T) {
 	}
 }
 
+// madeStream is the state of the stream natsperf made for a run.
+func madeStream(t *testing.T, url, name string) *nats.StreamInfo {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := nc.JetStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := js.StreamInfo(name)
+	if err != nil {
+		t.Fatalf("the stream natsperf made for the run: %v", err)
+	}
+	return info
+}
+
 // TestClientRustJSPubAsync: `natsperf js pub async --client rust` makes the stream here (the
 // Spec's setup), the Rust agent publishes into it, and the acknowledged count is what the
 // stream holds.
@@ -347,19 +366,7 @@ func TestClientRustJSPubAsync(t *testing.T) {
 	res := rustRun(t, "js", "pub", "async", "jsc.async", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
 		"--stream", "RUSTCLIENT", "--storage", "memory", "--msgs", strconv.Itoa(n), "--clients", "2", "--batch", "100", "--size", "64")
 	checkRustClients(t, res)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := nc.JetStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := js.StreamInfo("RUSTCLIENT")
-	if err != nil {
-		t.Fatalf("the stream natsperf made for the run: %v", err)
-	}
+	info := madeStream(t, s.ClientURL(), "RUSTCLIENT")
 	if g := res.Groups[0]; res.Stop.Reason != result.StopCompleted || g.Aggregate.Msgs != n || info.State.Msgs != n {
 		t.Fatalf("stop %q, acked %d, stream holds %d: want %d each", res.Stop.Reason, g.Aggregate.Msgs, info.State.Msgs, n)
 	}
@@ -376,19 +383,7 @@ func TestClientRustJSPubSync(t *testing.T) {
 	res := rustRun(t, "js", "pub", "sync", "jsc.sync", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
 		"--stream", "RUSTSYNC", "--storage", "memory", "--msgs", strconv.Itoa(n), "--clients", "3", "--size", "64")
 	checkRustClients(t, res)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := nc.JetStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := js.StreamInfo("RUSTSYNC")
-	if err != nil {
-		t.Fatalf("the stream natsperf made for the run: %v", err)
-	}
+	info := madeStream(t, s.ClientURL(), "RUSTSYNC")
 	g := res.Groups[0]
 	if res.Command != "js pub sync" || g.Kind != "JetStream synchronous publisher" || res.Stop.Reason != result.StopCompleted {
 		t.Fatalf("command %q, group kind %q, stop %q", res.Command, g.Kind, res.Stop.Reason)
