@@ -7,17 +7,16 @@
 
 use crate::conn::{ConnArgs, Want};
 use crate::record::Recorder;
-use crate::result::{self, Host, ResultDoc, Stop, StreamState, Tool};
-use crate::stamp::{self, Ids};
-use crate::workload::{join_clients, share, Clock, Ctx, Outcome, Schedule};
+use crate::result::{self, ResultDoc, Stop, StreamState};
+use crate::stamp;
+use crate::workload::{join_clients, share, Clients, Ctx, Outcome, Schedule};
 use crate::Bench;
 use async_nats::jetstream::{self, stream};
 use clap::Args;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::AtomicI64;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::watch;
 
 /// The metadata natsperf puts on what it creates (Go's `js.MarkKey`/`MarkValue`).
 pub const MARK_KEY: &str = "created-by";
@@ -190,14 +189,6 @@ pub async fn run(
     gate: Option<crate::gate::Gate>,
 ) -> Result<ResultDoc, String> {
     let bench = args.bench.clone();
-    let (range, hold, agent_stop, probe) = match gate {
-        Some(g) => {
-            let (r, h, s, p) = g.split();
-            (r, Some(h), Some(s), p)
-        }
-        None => (0..bench.clients, None, None, Default::default()),
-    };
-    let lo = range.start;
     let setup_slow = Arc::new(AtomicI64::new(0));
     let setup = crate::conn::connect(
         url,
@@ -214,42 +205,15 @@ pub async fn run(
     sjs.set_timeout(Duration::from_secs(10));
     let (mut st, created, warning) = ensure_stream(&sjs, &args).await?;
 
-    let mut clients = Vec::with_capacity(range.len());
-    let mut slows = Vec::new();
-    for i in range.clone() {
-        let slow = Arc::new(AtomicI64::new(0));
-        let want = Want {
-            name: format!("natsperf-rust-{}", i + 1),
-            capacity: 1024,
-            request_timeout: args.ack_timeout,
-            slow: slow.clone(),
-        };
-        clients.push(crate::conn::connect(url, conn, want).await?);
-        slows.push(slow);
-    }
-    let info = clients[0].server_info();
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let interrupted = Arc::new(AtomicBool::new(false));
-    crate::gate::on_stop(agent_stop, interrupted.clone(), stop_tx.clone());
-    let ids = bench.pub_id_base.map(Ids).unwrap_or_else(Ids::random);
-    let clock = Clock::new();
-    if let Some(hold) = hold {
-        hold.release().await?;
-    }
+    let mut run = Clients::connect(url, conn, &bench, gate, 1024, args.ack_timeout).await?;
+    let info = run.conns[0].server_info();
+    run.release().await?;
+    let (clock, ids, range) = (run.clock, run.ids, run.range.clone());
     let epoch = clock.now();
     let mut tasks = Vec::new();
-    for (k, client) in clients.iter().enumerate() {
-        let index = lo + k;
-        let ctx = Ctx {
-            client: client.clone(),
-            bench: bench.clone(),
-            index,
-            clock,
-            stop: stop_rx.clone(),
-            stopped: interrupted.clone(),
-            slow: slows[k].clone(),
-            probe: probe.clone(),
-        };
+    for k in 0..run.conns.len() {
+        let ctx = run.ctx(k, &bench);
+        let index = ctx.index;
         tasks.push(tokio::spawn(publish_async(
             ctx,
             ids.for_index(index),
@@ -265,7 +229,7 @@ pub async fn run(
     let expected: Vec<i64> = range
         .map(|i| share(bench.msgs(), bench.clients, i) as i64)
         .collect();
-    let stop = Stop::of(interrupted.load(Ordering::SeqCst), failure, None);
+    let stop = Stop::of(run.interrupted(), failure, None);
     let group = result::group(
         result::GroupSpec {
             name: "pub",
@@ -333,26 +297,12 @@ pub async fn run(
             "pub_id_base": ids.0,
         },
         "connection": conn.echo(url),
-        "client": {
-            "library": "async-nats",
-            "version": crate::ASYNC_NATS_VERSION,
-            "server": { "name": info.server_name, "id": info.server_id, "version": info.version },
-        },
+        "client": result::client_settings(&info),
     });
-    Ok(ResultDoc {
-        schema: result::SCHEMA,
-        tool: Tool::this(),
-        command: args.command().into(),
-        settings,
-        servers: Vec::new(),
-        host: Host::this(),
-        start: result::rfc3339(epoch),
-        end: result::rfc3339(end),
-        stop,
-        groups: vec![group],
-        streams,
-        warnings,
-    })
+    let mut doc = ResultDoc::new(args.command(), settings, epoch, end, stop, vec![group]);
+    doc.streams = streams;
+    doc.warnings = warnings;
+    Ok(doc)
 }
 
 /// A client's message-id prefix for --dedup: unique per run (random) and client, as Go's

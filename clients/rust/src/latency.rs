@@ -9,7 +9,7 @@
 use crate::conn::{ConnArgs, Want};
 use crate::pace::Constant;
 use crate::record::Recorder;
-use crate::result::{self, Host, Latency, ResultDoc, Stop, Tool};
+use crate::result::{self, Latency, ResultDoc, Stop};
 use crate::stamp::{self, Ids};
 use crate::workload::{self, Clock, Ctx};
 use crate::Bench;
@@ -323,26 +323,16 @@ pub async fn run(
         "pub_rtt_ns": pub_rtt.as_nanos() as u64,
         "sub_rtt_ns": sub_rtt.as_nanos() as u64,
         "connection": conn.echo(url_a),
-        "client": {
-            "library": "async-nats",
-            "version": crate::ASYNC_NATS_VERSION,
-            "server": { "name": info.server_name, "id": info.server_id, "version": info.version },
-        },
+        "client": result::client_settings(&info),
     });
-    let doc = ResultDoc {
-        schema: result::SCHEMA,
-        tool: Tool::this(),
-        command: "latency".into(),
+    let doc = ResultDoc::new(
+        "latency",
         settings,
-        servers: Vec::new(),
-        host: Host::this(),
-        start: result::rfc3339(epoch),
-        end: result::rfc3339(end),
+        epoch,
+        end,
         stop,
-        groups: vec![pub_group, sub_group],
-        streams: Vec::new(),
-        warnings: Vec::new(),
-    };
+        vec![pub_group, sub_group],
+    );
     let report = Report::from_doc(&doc, started, pub_rtt, sub_rtt, &args);
     let mut text = report.write();
     text.push_str(&stop_line(&doc.stop));

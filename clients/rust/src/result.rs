@@ -36,6 +36,42 @@ pub struct ResultDoc {
     pub warnings: Vec<String>,
 }
 
+impl ResultDoc {
+    /// A run's Result: natsperf-rust's tool and host, no streams or warnings yet.
+    pub fn new(
+        command: &str,
+        settings: serde_json::Value,
+        epoch: i64,
+        end: i64,
+        stop: Stop,
+        groups: Vec<Group>,
+    ) -> ResultDoc {
+        ResultDoc {
+            schema: SCHEMA,
+            tool: Tool::this(),
+            command: command.into(),
+            settings,
+            servers: Vec::new(),
+            host: Host::this(),
+            start: rfc3339(epoch),
+            end: rfc3339(end),
+            stop,
+            groups,
+            streams: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// `settings.client`: the library and the server the clients connected to.
+pub fn client_settings(info: &async_nats::ServerInfo) -> serde_json::Value {
+    serde_json::json!({
+        "library": "async-nats",
+        "version": crate::ASYNC_NATS_VERSION,
+        "server": { "name": info.server_name, "id": info.server_id, "version": info.version },
+    })
+}
+
 /// A stream as the server reported it after the run (the Result's `StreamState`).
 #[derive(Serialize)]
 pub struct StreamState {

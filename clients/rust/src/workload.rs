@@ -5,7 +5,7 @@
 use crate::conn::{ConnArgs, Want};
 use crate::pace::Constant;
 use crate::record::Recorder;
-use crate::result::{self, Host, ResultDoc, Stop, Tool};
+use crate::result::{self, ResultDoc, Stop};
 use crate::stamp::{self, Ids};
 use crate::Bench;
 use futures::StreamExt;
@@ -78,35 +78,10 @@ pub async fn run(
     bench: Bench,
     gate: Option<crate::gate::Gate>,
 ) -> Result<ResultDoc, String> {
-    // An agent's part runs clients lo..hi of the whole run's, each at its global index (its
-    // share, its place in the schedule, its publisher id); the command line runs them all.
-    let (range, hold, agent_stop, probe) = match gate {
-        Some(g) => {
-            let (r, h, s, p) = g.split();
-            (r, Some(h), Some(s), p)
-        }
-        None => (0..bench.clients, None, None, Default::default()),
-    };
-    let lo = range.start;
-    let mut clients = Vec::with_capacity(range.len());
-    let mut slows = Vec::new();
-    for i in range.clone() {
-        let slow = Arc::new(AtomicI64::new(0));
-        let want = Want {
-            name: format!("natsperf-rust-{}", i + 1),
-            capacity: bench.pending_msgs,
-            request_timeout: bench.timeout,
-            slow: slow.clone(),
-        };
-        clients.push(crate::conn::connect(url, conn, want).await?);
-        slows.push(slow);
-    }
+    let mut run =
+        Clients::connect(url, conn, &bench, gate, bench.pending_msgs, bench.timeout).await?;
+    let (lo, range, clients) = (run.range.start, run.range.clone(), run.conns.clone());
     let info = clients[0].server_info();
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let interrupted = Arc::new(AtomicBool::new(false));
-    crate::gate::on_stop(agent_stop, interrupted.clone(), stop_tx.clone());
-    let ids = bench.pub_id_base.map(Ids).unwrap_or_else(Ids::random);
-    let clock = Clock::new();
 
     // Receivers subscribe before the start, and say so on stderr so a driver can start publishers.
     let mut subs = Vec::new();
@@ -129,24 +104,14 @@ pub async fn run(
             bench.subject
         );
     }
-    if let Some(hold) = hold {
-        hold.release().await?;
-    }
+    run.release().await?;
+    let (clock, ids) = (run.clock, run.ids);
     let epoch = clock.now();
     let mut tasks = Vec::new();
     let mut subs = subs.into_iter();
-    for (k, client) in clients.iter().enumerate() {
+    for k in 0..clients.len() {
         let index = lo + k;
-        let ctx = Ctx {
-            client: client.clone(),
-            bench: bench.clone(),
-            index,
-            clock,
-            stop: stop_rx.clone(),
-            stopped: interrupted.clone(),
-            slow: slows[k].clone(),
-            probe: probe.clone(),
-        };
+        let ctx = run.ctx(k, &bench);
         let id = ids.for_index(index);
         tasks.push(match kind {
             Kind::Pub | Kind::JsPubAsync => tokio::spawn(publish(ctx, id, epoch)),
@@ -172,11 +137,7 @@ pub async fn run(
         .zip(&expected)
         .all(|(r, &e)| e == 0 || r.progress().max(r.msgs) >= e);
     let idle = !reached && bench.duration.is_zero() && matches!(kind, Kind::Sub | Kind::Serve);
-    let stop = Stop::of(
-        interrupted.load(Ordering::SeqCst),
-        failure,
-        idle.then(String::new),
-    );
+    let stop = Stop::of(run.interrupted(), failure, idle.then(String::new));
     let target =
         (bench.rate > 0.0 && matches!(kind, Kind::Pub | Kind::Request)).then_some(bench.rate);
     let (name, kind_name, command) = match kind {
@@ -212,26 +173,110 @@ pub async fn run(
             "multisubject": bench.multisubject.then_some(bench.multisubject_max),
         },
         "connection": conn.echo(url),
-        "client": {
-            "library": "async-nats",
-            "version": crate::ASYNC_NATS_VERSION,
-            "server": { "name": info.server_name, "id": info.server_id, "version": info.version },
-        },
+        "client": result::client_settings(&info),
     });
-    Ok(ResultDoc {
-        schema: result::SCHEMA,
-        tool: Tool::this(),
-        command: command.into(),
+    Ok(ResultDoc::new(
+        command,
         settings,
-        servers: Vec::new(),
-        host: Host::this(),
-        start: result::rfc3339(epoch),
-        end: result::rfc3339(end),
+        epoch,
+        end,
         stop,
-        groups: vec![group],
-        streams: Vec::new(),
-        warnings: Vec::new(),
-    })
+        vec![group],
+    ))
+}
+
+/// The clients of a run, or of an agent's part of it (clients lo..hi of the whole run's, each at
+/// its global index: its share, its place in the schedule, its publisher id), connected, with
+/// what their tasks share: the clock, the stop signal (Ctrl-C or the coordinator's), the
+/// publisher ids and the agent's probe.
+pub(crate) struct Clients {
+    pub range: std::ops::Range<usize>,
+    pub conns: Vec<async_nats::Client>,
+    pub clock: Clock,
+    pub ids: Ids,
+    slows: Vec<Arc<AtomicI64>>,
+    hold: Option<crate::gate::Hold>,
+    stop: watch::Receiver<bool>,
+    // Held for the run: a dropped sender would read as a stop to every receiver.
+    _stop_tx: watch::Sender<bool>,
+    interrupted: Arc<AtomicBool>,
+    probe: crate::live::Probe,
+}
+
+impl Clients {
+    /// Connects the clients (subscriptions buffering `capacity` messages, requests timing out
+    /// after `request_timeout`) and arms the stop signal.
+    pub(crate) async fn connect(
+        url: &str,
+        conn: &ConnArgs,
+        bench: &Bench,
+        gate: Option<crate::gate::Gate>,
+        capacity: usize,
+        request_timeout: Duration,
+    ) -> Result<Clients, String> {
+        let (range, hold, agent_stop, probe) = match gate {
+            Some(g) => {
+                let (r, h, s, p) = g.split();
+                (r, Some(h), Some(s), p)
+            }
+            None => (0..bench.clients, None, None, Default::default()),
+        };
+        let mut conns = Vec::with_capacity(range.len());
+        let mut slows = Vec::with_capacity(range.len());
+        for i in range.clone() {
+            let slow = Arc::new(AtomicI64::new(0));
+            let want = Want {
+                name: format!("natsperf-rust-{}", i + 1),
+                capacity,
+                request_timeout,
+                slow: slow.clone(),
+            };
+            conns.push(crate::conn::connect(url, conn, want).await?);
+            slows.push(slow);
+        }
+        let (stop_tx, stop) = watch::channel(false);
+        let interrupted = Arc::new(AtomicBool::new(false));
+        crate::gate::on_stop(agent_stop, interrupted.clone(), stop_tx.clone());
+        Ok(Clients {
+            range,
+            conns,
+            clock: Clock::new(),
+            ids: bench.pub_id_base.map(Ids).unwrap_or_else(Ids::random),
+            slows,
+            hold,
+            stop,
+            _stop_tx: stop_tx,
+            interrupted,
+            probe,
+        })
+    }
+
+    /// Waits at the agent's start barrier (the command line starts at once).
+    pub(crate) async fn release(&mut self) -> Result<(), String> {
+        match self.hold.take() {
+            Some(h) => h.release().await,
+            None => Ok(()),
+        }
+    }
+
+    /// What client k of this part's gets.
+    pub(crate) fn ctx(&self, k: usize, bench: &Bench) -> Ctx {
+        Ctx {
+            client: self.conns[k].clone(),
+            bench: bench.clone(),
+            index: self.range.start + k,
+            clock: self.clock,
+            stop: self.stop.clone(),
+            stopped: self.interrupted.clone(),
+            slow: self.slows[k].clone(),
+            probe: self.probe.clone(),
+        }
+    }
+
+    /// Whether the run was stopped (Ctrl-C or the coordinator).
+    pub(crate) fn interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::SeqCst)
+    }
 }
 
 /// When --warmup ends (Unix ns), 0 without one.
