@@ -159,22 +159,7 @@ func (a *app) runRust(cmd *cobra.Command, sr *specRun) error {
 	run.Target.Embedded = nil
 
 	res, err := a.coordinateRust(ctx, bin, t.Settings, &run, true, nil)
-	if err != nil {
-		var in coord.InputError
-		switch {
-		case errors.As(err, &in):
-			return usageError{err}
-		case ctx.Err() != nil:
-			fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
-			return exitCode(exitInterrupted)
-		}
-		return err
-	}
-	err = a.render(res, nil)
-	if herr := a.saveHist(sr.hist, res); herr != nil && err == nil {
-		err = herr
-	}
-	return err
+	return a.coordinated(ctx, res, err, sr.hist)
 }
 
 // runCellRust runs one repetition of a scenario cell whose workloads say client rust: on

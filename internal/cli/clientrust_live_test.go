@@ -274,8 +274,7 @@ func TestRustAgentsCorrectLatencyByClockOffset(t *testing.T) {
 // the subscriber's each adding up to the server's counts. Before, a local rust cell opened
 // no series file at all (and the agent sent no interval records).
 func TestScenarioRustSeriesFileLive(t *testing.T) {
-	bin := rustBinary(t)
-	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	rustOnPath(t)
 	s := natstest.Server(t, nil)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "rust.yaml")

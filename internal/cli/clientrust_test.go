@@ -42,6 +42,14 @@ func rustBinary(t *testing.T) string {
 	return p
 }
 
+// rustOnPath finds natsperf-rust and puts its directory first on PATH, where a scenario's rust
+// cells (which take no --client-bin) look for it.
+func rustOnPath(t *testing.T) {
+	t.Helper()
+	bin := rustBinary(t)
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
 // rustRun runs natsperf in process with --json and returns its Result.
 func rustRun(t *testing.T, args ...string) *result.Result {
 	t.Helper()
@@ -477,8 +485,7 @@ func TestClientRustMultiSubjectAndDedup(t *testing.T) {
 // async-nats (a natsperf-rust agent), both count every message, and the Results name their
 // library.
 func TestScenarioClientAxis(t *testing.T) {
-	bin := rustBinary(t)
-	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	rustOnPath(t)
 	s := natstest.Server(t, nil)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "clients.yaml")

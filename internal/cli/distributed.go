@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/progress"
+	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/version"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -89,6 +91,12 @@ func (a *app) runDistributed(cmd *cobra.Command, s *spec.Spec, hist string) erro
 	}
 	ctx := runCtx(cmd)
 	res, err := coord.Run(ctx, s, cfg)
+	return a.coordinated(ctx, res, err, hist)
+}
+
+// coordinated ends a run the coordinator made: a request the agents refused is bad input (exit
+// 2), one stopped before it started is interrupted, and a Result is printed and its --hist saved.
+func (a *app) coordinated(ctx context.Context, res *result.Result, err error, hist string) error {
 	if err != nil {
 		var in coord.InputError
 		switch {

@@ -37,18 +37,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(serverEnv) != "" {
 		os.Exit(runServer())
 	}
-	dir, err := os.MkdirTemp("", "natsperf-agents-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if natsperfBin, err = proctest.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(proctest.RunWithNatsperf(m, "natsperf-agents-", &natsperfBin))
 }
 
 // runServer is this test binary run as a nats-server process (with monitoring for /varz): it
@@ -289,21 +278,7 @@ func TestAgentsKilledAgentEndsRunPartial(t *testing.T) {
 	co := c.coordinator(t, longRun(file, 3)...)
 	c.waitStarted(t)
 	c.waitReceived(t, in0, 900) // every agent's clients record a little first (1.5 s at 600/s)
-	victim := c.agents[1]
-	killed := time.Now()
-	if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	code := co.Wait(t, 30*time.Second)
-	took := time.Since(killed)
-	if code != 1 {
-		t.Fatalf("coordinator exit %d after a lost agent, want 1:\n%s", code, co.Out.String())
-	}
-	// 3 missed heartbeats, then the others' stop and their Results: far below the 40s run.
-	if took > 20*time.Second {
-		t.Fatalf("the run ended %v after the kill", took)
-	}
-	proctest.CheckLost(t, proctest.ReadResult(t, file), co.Out.String(), "a2", "a1", "a3")
+	proctest.KillAgent(t, c.agents[1], co, file, "a2", "a1", "a3")
 }
 
 // Ctrl-C on the coordinator stops every agent and still saves the merged partial Result; the

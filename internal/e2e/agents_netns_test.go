@@ -34,18 +34,7 @@ func TestMain(m *testing.M) {
 	if ok, _ := netns.Available(); !ok {
 		os.Exit(m.Run()) // every test skips, saying why; no need to build natsperf
 	}
-	dir, err := os.MkdirTemp("", "natsperf-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if natsperfBin, err = proctest.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(proctest.RunWithNatsperf(m, "natsperf-e2e-", &natsperfBin))
 }
 
 func printVarz(url string) int {
@@ -399,20 +388,5 @@ func testKilled(t *testing.T, n *testNet, agents []*proc) {
 	}
 	// Every agent has sent some of its messages over its link before one is killed.
 	n.waitSending(t, links0, 50*size)
-	victim := agents[1]
-	killed := time.Now()
-	if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	code := co.Wait(t, 30*time.Second)
-	took := time.Since(killed)
-	if code != 1 {
-		t.Fatalf("coordinator exit %d after a lost agent, want 1:\n%s", code, co.Out.String())
-	}
-	// 3 missed heartbeats (3 s), then the others' stop and their Results: far below the 40 s run.
-	if took > 20*time.Second {
-		t.Errorf("the run ended %v after the kill", took)
-	}
-	t.Logf("the run ended %v after agent a2 was killed", took.Round(time.Millisecond))
-	proctest.CheckLost(t, proctest.ReadResult(t, file), co.Out.String(), "a2", "a1", "a3")
+	proctest.KillAgent(t, agents[1], co, file, "a2", "a1", "a3")
 }

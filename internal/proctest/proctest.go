@@ -36,6 +36,45 @@ func Build(dir string) (string, error) {
 	return bin, nil
 }
 
+// RunWithNatsperf is a TestMain's body for tests that start natsperf processes: it builds
+// natsperf into a temporary directory named after prefix, sets *bin, runs the tests and
+// removes the directory. It returns the exit code for os.Exit.
+func RunWithNatsperf(m *testing.M, prefix string, bin *string) int {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if *bin, err = Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// KillAgent kills victim (an agent, SIGKILL) mid-run and checks what the coordinator co does:
+// it ends with exit 1 well before the run would have (3 missed heartbeats, then the others'
+// stop and their Results), and the partial Result in file names the lost agent and keeps the
+// others' parts (CheckLost).
+func KillAgent(t *testing.T, victim, co *Proc, file, lost string, others ...string) {
+	t.Helper()
+	killed := time.Now()
+	if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	code := co.Wait(t, 30*time.Second)
+	took := time.Since(killed)
+	if code != 1 {
+		t.Fatalf("coordinator exit %d after a lost agent, want 1:\n%s", code, co.Out.String())
+	}
+	if took > 20*time.Second {
+		t.Errorf("the run ended %v after the kill", took)
+	}
+	t.Logf("the run ended %v after agent %s was killed", took.Round(time.Millisecond), lost)
+	CheckLost(t, ReadResult(t, file), co.Out.String(), lost, others...)
+}
+
 // Proc is a started process and everything it wrote.
 type Proc struct {
 	Name string
