@@ -346,22 +346,15 @@ func TestRustAgentSpeaksTheProtocol(t *testing.T) {
 }
 
 // madeStream is the state of the stream natsperf made for a run.
-func madeStream(t *testing.T, url, name string) *nats.StreamInfo {
+func madeStream(t *testing.T, url, name string) *jetstream.StreamInfo {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := nc.JetStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := js.StreamInfo(name)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := natstest.JetStream(t, url).Stream(ctx, name)
 	if err != nil {
 		t.Fatalf("the stream natsperf made for the run: %v", err)
 	}
-	return info
+	return st.CachedInfo()
 }
 
 // TestClientRustJSPubAsync: `natsperf js pub async --client rust` makes the stream here (the

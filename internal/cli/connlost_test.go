@@ -90,7 +90,7 @@ func TestServerKilledDuringSubFails(t *testing.T) {
 // connection.
 func TestServerKilledDuringJSConsume(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	userStream(t, js, "ORDERS", "orders", 0)
 	file := filepath.Join(t.TempDir(), "r.json")
 	done := make(chan cliRun, 1)

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -21,21 +21,6 @@ func at(s *server.Server, args ...string) []string {
 		args = append(args, "--maxbytes", "16MiB")
 	}
 	return args
-}
-
-// jsConn connects to s for arranging and checking streams outside natsperf.
-func jsConn(t *testing.T, s *server.Server) jetstream.JetStream {
-	t.Helper()
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return js
 }
 
 // userStream creates a stream natsperf did not create, holding n messages.
@@ -66,7 +51,7 @@ func streamMsgs(t *testing.T, js jetstream.JetStream, name string) uint64 {
 func streamNames(t *testing.T, s *server.Server) []string {
 	t.Helper()
 	var names []string
-	l := jsConn(t, s).StreamNames(context.Background())
+	l := natstest.JetStream(t, s.ClientURL()).StreamNames(context.Background())
 	for n := range l.Name() {
 		names = append(names, n)
 	}
@@ -86,7 +71,7 @@ func streamState(t *testing.T, res *result.Result, name string) result.StreamSta
 
 func TestJSPubModes(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	for _, mode := range []string{"sync", "async", "batch"} {
 		for _, storage := range []string{"file", "memory"} {
 			t.Run(mode+"/"+storage, func(t *testing.T) {
@@ -116,7 +101,7 @@ func TestJSPubModes(t *testing.T) {
 
 func TestJSPubDedupAndMultiSubject(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	res, r := runJSON(context.Background(), t, at(s, "js", "pub", "async", "multi",
 		"--create", "--msgs", "3000", "--dedup", "--multisubject", "--multisubject-max", "10")...)
 	if r.code != 0 || !res.Complete() {
@@ -148,7 +133,7 @@ func TestJSPubNeedsCreateOnAUserServer(t *testing.T) {
 
 func TestJSBatchRefusedByStream(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	userStream(t, js, "plain", "plain", 0)
 	r := run(context.Background(), t, nil, at(s, "js", "pub", "batch", "plain", "--stream", "plain", "--msgs", "10")...)
 	if r.code != exitFailed || !strings.Contains(r.err, "does not allow atomic batch publish") {
@@ -161,7 +146,7 @@ func TestJSBatchRefusedByStream(t *testing.T) {
 
 func TestJSPurgeRefusal(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	userStream(t, js, "orders", "orders", 25)
 	tests := []struct {
 		name string
@@ -198,7 +183,7 @@ func TestJSPurgeRefusal(t *testing.T) {
 
 func TestJSConsumerRefusal(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	st := userStream(t, js, "events", "events", 5)
 	if _, err := st.CreateConsumer(context.Background(), jetstream.ConsumerConfig{Durable: "natsperf", AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
 		t.Fatal(err)
@@ -232,7 +217,7 @@ func TestJSConsumers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.kind+strings.Join(tt.args, ""), func(t *testing.T) {
 			s := startServer(t, nil)
-			js := jsConn(t, s)
+			js := natstest.JetStream(t, s.ClientURL())
 			args := append(at(s, "js", tt.kind, "--clients", "2", "--msgs", "4000", "--size", "32"), tt.args...)
 			res, r := runJSON(context.Background(), t, args...)
 			if r.code != 0 || !res.Complete() {
@@ -302,7 +287,7 @@ func TestJSGet(t *testing.T) {
 		})
 	}
 	t.Run("filter", func(t *testing.T) {
-		js := jsConn(t, s)
+		js := natstest.JetStream(t, s.ClientURL())
 		userStream(t, js, "mixed", "mixed", 0)
 		ctx := context.Background()
 		for i := 0; i < 200; i++ {
@@ -325,7 +310,7 @@ func TestJSGet(t *testing.T) {
 
 func TestKV(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	res, r := runJSON(context.Background(), t, at(s, "kv", "put", "--clients", "2", "--msgs", "2000", "--size", "32", "--storage", "memory", "--history", "2")...)
 	if r.code != 0 || !res.Complete() {
 		t.Fatalf("put: exit %d, stop %+v, stderr %s", r.code, res.Stop, r.err)
@@ -385,7 +370,7 @@ func TestJSPubSub(t *testing.T) {
 
 func TestJSExistingConfigDifference(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	userStream(t, js, "mem", "mem", 0)
 	res, r := runJSON(context.Background(), t, at(s, "js", "pub", "async", "mem", "--stream", "mem", "--storage", "file", "--msgs", "100")...)
 	if r.code != 0 {
@@ -401,7 +386,7 @@ func TestJSExistingConfigDifference(t *testing.T) {
 
 func TestClean(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	ctx := context.Background()
 	user := userStream(t, js, "keep", "keep", 3)
 	if _, err := user.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: "theirs"}); err != nil {
@@ -492,7 +477,7 @@ func TestMoreClientsThanMessages(t *testing.T) {
 // overwrite the user's values; it is refused unless --force, and the refusal changes nothing.
 func TestKVPutRefusesUserBucket(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	ctx := context.Background()
 	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "userkv", Storage: jetstream.MemoryStorage})
 	if err != nil {
@@ -519,7 +504,7 @@ func TestKVPutRefusesUserBucket(t *testing.T) {
 // a stream that cannot lose anything gets only the warning.
 func TestJSPubRefusesUserData(t *testing.T) {
 	s := startServer(t, nil)
-	js := jsConn(t, s)
+	js := natstest.JetStream(t, s.ClientURL())
 	ctx := context.Background()
 	limited := func(name string, set func(*jetstream.StreamConfig)) {
 		cfg := jetstream.StreamConfig{Name: name, Subjects: []string{strings.ToLower(name) + ".>"}, Storage: jetstream.MemoryStorage, Discard: jetstream.DiscardOld}

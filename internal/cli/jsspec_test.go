@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -17,7 +18,7 @@ import (
 // counted going out, publishers' messages are in the stream and counted coming in.
 func TestJSSpecsRunAsTheCommand(t *testing.T) {
 	s := startServer(t, nil)
-	jsc := jsConn(t, s)
+	jsc := natstest.JetStream(t, s.ClientURL())
 	cases := []struct {
 		args      []string
 		group     string
