@@ -34,7 +34,9 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 		}},
 		Warmup:    spec.Duration(bf.Warmup),
 		NoLatency: bf.NoLatency,
+		SLO:       bf.SLO,
 	}
+	bf.shapePacing(&s.Workloads[0].Pacing)
 	if fs.Changed("msgs") {
 		s.Workloads[0].Pacing.Msgs = bf.Msgs
 	}

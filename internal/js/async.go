@@ -178,6 +178,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 				if now, err = w.Until(ctx, intended); err != nil {
 					return err
 				}
+				env.Rec.Late(now - intended)
 				if loop.Past(deadline, now) {
 					ended = true
 					break

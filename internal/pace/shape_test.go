@@ -97,7 +97,7 @@ func TestPacerShapedSchedules(t *testing.T) {
 						prev = at
 						got[at/time.Second]++
 					}
-					if due := p.Due(p.Intended(n-1)); due != n {
+					if due := p.Due(p.Intended(n - 1)); due != n {
 						t.Errorf("sender %d: Due at its last message = %d, want %d", k, due, n)
 					}
 				}
