@@ -103,7 +103,7 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
 		app.jsCmd(), app.kvCmd(), app.cleanCmd(),
 		app.serverCmd(), versionCmd(s),
-		app.runCmd(), app.reportCmd(), app.compareCmd(), app.specCmd(),
+		app.runCmd(), app.reportCmd(), app.compareCmd(), app.specCmd(), app.capacityCmd(),
 		app.benchCmd(), app.agentCmd(),
 	)
 	app.registerAgentsFlags(root)
