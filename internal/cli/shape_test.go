@@ -186,3 +186,24 @@ func TestExitCodeSLO(t *testing.T) {
 		t.Errorf("bad syntax: exit %d, stderr %q", r.code, r.err)
 	}
 }
+
+// TestShapeBadInput: a load shape's mistakes are one-line usage errors, before anything runs.
+func TestShapeBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"pub", "x", "--steps", "1000,2000"},                       // no --step-duration
+		{"pub", "x", "--step-duration", "1s"},                      // no --steps
+		{"pub", "x", "--rate", "1000..2000"},                       // no --ramp
+		{"pub", "x", "--rate", "1000", "--ramp", "1s"},             // no end rate
+		{"pub", "x", "--steps", "1000,0", "--step-duration", "1s"}, // a zero step
+		{"pub", "x", "--steps", "1000", "--step-duration", "1s", "--rate", "5"},
+		{"pub", "x", "--rate", "100", "--arrivals", "zipf"},
+		{"pub", "x", "--rate", "100", "--seed", "5"}, // seed without poisson
+		{"pub", "x", "--arrivals", "poisson"},        // no rate
+		{"js", "pub", "batch", "x", "--steps", "10,20", "--step-duration", "1s"},
+	} {
+		r := run(context.Background(), t, nil, args...)
+		if r.code != exitUsage || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.err)
+		}
+	}
+}

@@ -96,10 +96,10 @@ func parseRate(s string) (float64, error) {
 		mult, s = 1e6, s[:len(s)-1]
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+	if err != nil {
 		return 0, fmt.Errorf("%q is not a rate in messages per second", s)
 	}
-	return f * mult, nil
+	return f * mult, nil // its range is checked with the other flags, in one message
 }
 
 // registerShape adds the load-shape flags of fixed-rate senders.
@@ -120,8 +120,8 @@ func (b *benchFlags) validateShape(f *pflag.FlagSet) error {
 		return usagef("durations must not be negative")
 	case (sh.To > 0) != (sh.Ramp > 0):
 		return usagef("a ramp needs --rate A..B and --ramp D together")
-	case sh.To > maxRate:
-		return usagef("--rate %v..%v: the end rate is above %g", b.Rate, sh.To, maxRate)
+	case math.IsNaN(sh.To) || sh.To < 0 || sh.To > maxRate || (sh.To > 0 && sh.To < minRate):
+		return usagef("--rate %v..%v: the end rate must be %g to %g messages per second", b.Rate, sh.To, minRate, maxRate)
 	case (len(sh.Steps) > 0) != (sh.StepDuration > 0):
 		return usagef("--steps needs --step-duration (and --step-duration needs --steps)")
 	case len(sh.Steps) > 0 && (sh.To > 0 || f.Changed("rate")):
@@ -132,7 +132,7 @@ func (b *benchFlags) validateShape(f *pflag.FlagSet) error {
 		return usagef("--seed is for --arrivals poisson")
 	}
 	for _, r := range sh.Steps {
-		if r < minRate || r > maxRate {
+		if !(r >= minRate && r <= maxRate) {
 			return usagef("--steps: %v is not a rate from %g to %g messages per second", r, minRate, maxRate)
 		}
 	}
