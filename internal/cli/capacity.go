@@ -67,8 +67,9 @@ Capacity's own flags: --min RATE (first probe, default 1000), --max RATE (highes
 1,000,000), --probe-duration D (measured part of each probe, default 5s), --repeats N (default 3),
 --precision F (bisect until the bounds are within this fraction, default 0.05), --drain D (least
 pause between probes, default 1s). --warmup (the command's flag) defaults to 1s here.`,
-		Example: `  natsperf capacity pubsub cap.demo --slo 'p99<20ms' --min 1000 --max 8000 --probe-duration 300ms --warmup 100ms --repeats 1 --precision 0.5
-  natsperf capacity pub cap.demo2 --size 16 --slo 'rate>=0.95' --min 5000 --max 20000 --probe-duration 300ms --warmup 0s --repeats 1 --precision 0.5 --json`,
+		Example: `  natsperf capacity pubsub cap.demo --slo 'p99<1s' --min 500 --max 2000 --probe-duration 300ms --warmup 100ms --repeats 1
+  natsperf service serve cap.svc -s nats://127.0.0.1:4222 &
+  natsperf capacity service request cap.svc -s nats://127.0.0.1:4222 --slo 'p99<1s' --slo 'loss=0' --min 100 --max 400 --probe-duration 300ms --repeats 1 --json`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
