@@ -1,6 +1,9 @@
 package capacity
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/slo"
 )
@@ -43,14 +46,22 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 			p.Note = res.Stop.Error
 		}
 	}
+	late := false // a latency threshold failed only because the senders left late
 	for _, v := range res.SLO {
-		if !v.Pass {
-			p.Pass = false
-			p.Failed = append(p.Failed, v.SLO)
+		if v.Pass {
+			continue
+		}
+		p.Pass = false
+		p.Failed = append(p.Failed, v.SLO)
+		if t, err := slo.Parse(v.SLO); err == nil && t.Metric == "p" {
+			if u, ok := slo.Uncorrected(res, t); ok && t.Holds(u) {
+				late = true
+				p.Note = strings.TrimSpace(p.Note + fmt.Sprintf(" %s fails from the intended send times but holds from the actual ones (%.2fms): the senders left late (P99 %.2fms)", v.SLO, u/1e6, float64(p.LatenessP99)/1e6))
+			}
 		}
 	}
 	short := offered > 0 && p.Achieved < 0.98*offered
 	saturated := res.CPU != nil && res.CPU.CoreShare >= 0.9
-	p.GeneratorBound = !p.Pass && short && (saturated || openLoop)
+	p.GeneratorBound = !p.Pass && ((short && (saturated || openLoop)) || late)
 	return p
 }

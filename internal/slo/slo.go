@@ -151,9 +151,30 @@ func Measure(res *result.Result, t Threshold) (v float64, ok bool, missing strin
 		}
 		return v, true, ""
 	}
+	return worst(res, t.P, func(l *result.Latency) *result.Latency { return l })
+}
+
+// Uncorrected is a percentile threshold's value from each message's actual send instead of
+// its intended one (Latency.Uncorrected, kept at fixed rates): what the latency would be had
+// the senders kept their schedule. ok is false without it.
+func Uncorrected(res *result.Result, t Threshold) (v float64, ok bool) {
+	if t.Metric != "p" {
+		return 0, false
+	}
+	v, ok, _ = worst(res, t.P, func(l *result.Latency) *result.Latency {
+		if l == nil {
+			return nil
+		}
+		return l.Uncorrected
+	})
+	return v, ok
+}
+
+// worst is percentile p of the group whose latency (as pick reads it) is the highest.
+func worst(res *result.Result, p float64, pick func(*result.Latency) *result.Latency) (v float64, ok bool, missing string) {
 	found := false
 	for _, g := range res.Groups {
-		x, have := percentile(g.Aggregate.Latency, t.P)
+		x, have := percentile(pick(g.Aggregate.Latency), p)
 		if have && (!found || float64(x) > v) {
 			v, found = float64(x), true
 		}
