@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ type capacityFlags struct {
 	repeats   int
 	precision float64
 	drain     time.Duration
+	html      string
 }
 
 const (
@@ -66,8 +68,9 @@ holds at --min or the load generator was the bottleneck; docs/capacity.md.
 Capacity's own flags: --min RATE (first probe, default 1000), --max RATE (highest, default
 1,000,000), --probe-duration D (measured part of each probe, default 5s), --repeats N (default 3),
 --precision F (bisect until the bounds are within this fraction, default 0.05), --drain D (least
-pause between probes, default 1s). --warmup (the command's flag) defaults to 1s here.`,
-		Example: `  natsperf capacity pubsub cap.demo --slo 'p99<1s' --min 500 --max 2000 --probe-duration 300ms --warmup 100ms --repeats 1
+pause between probes, default 1s), --html FILE (the curve: latency percentiles and achieved rate
+against offered rate, the SLO line and the knee). --warmup (the command's flag) defaults to 1s.`,
+		Example: `  natsperf capacity pubsub cap.demo --slo 'p99<1s' --min 500 --max 2000 --probe-duration 300ms --warmup 100ms --repeats 1 --html cap.html
   natsperf service serve cap.svc -s nats://127.0.0.1:4222 &
   natsperf capacity service request cap.svc -s nats://127.0.0.1:4222 --slo 'p99<1s' --slo 'loss=0' --min 100 --max 400 --probe-duration 300ms --repeats 1 --json`,
 		DisableFlagParsing: true,
@@ -94,6 +97,7 @@ func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
 	fs.IntVar(&cf.repeats, "repeats", cf.repeats, "")
 	fs.Float64Var(&cf.precision, "precision", cf.precision, "")
 	fs.DurationVar(&cf.drain, "drain", cf.drain, "")
+	fs.StringVar(&cf.html, "html", "", "")
 	var own, rest []string
 	for i := 0; i < len(args); i++ {
 		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
@@ -121,6 +125,9 @@ func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
 		return cf, nil, usagef("--precision must be between 0 and 1, got %v", cf.precision)
 	case cf.drain < 0:
 		return cf, nil, usagef("--drain must not be negative")
+	}
+	if err := checkOutputFile("--html", cf.html); err != nil {
+		return cf, nil, err
 	}
 	return cf, rest, nil
 }
@@ -207,6 +214,11 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 	if err := a.renderCapacity(o); err != nil {
 		return err
 	}
+	if cf.html != "" {
+		if err := writeFile(cf.html, func(w io.Writer) error { return report.CapacityHTML(w, o) }); err != nil {
+			return fmt.Errorf("--html %s: %w", cf.html, err)
+		}
+	}
 	if serr != nil {
 		if ctx.Err() != nil {
 			return exitCode(exitInterrupted)
@@ -254,15 +266,7 @@ func (a *app) renderCapacity(o *capacity.Outcome) error {
 		return err
 	}
 	if a.out.File != "" {
-		f, err := os.Create(a.out.File)
-		if err != nil {
-			return fmt.Errorf("-o %s: %w", a.out.File, err)
-		}
-		if err := writeJSON(f, o); err != nil {
-			f.Close()
-			return fmt.Errorf("-o %s: %w", a.out.File, err)
-		}
-		if err := f.Close(); err != nil {
+		if err := writeFile(a.out.File, func(w io.Writer) error { return writeJSON(w, o) }); err != nil {
 			return fmt.Errorf("-o %s: %w", a.out.File, err)
 		}
 		if !a.out.JSON {
@@ -272,7 +276,20 @@ func (a *app) renderCapacity(o *capacity.Outcome) error {
 	return nil
 }
 
-func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
+// writeFile writes path with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
