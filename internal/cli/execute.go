@@ -36,6 +36,9 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 			err = report.CPU(a.streams.Out, res, a.out.CPU)
 		}
 		if err == nil {
+			err = report.LoadSteps(a.streams.Out, res)
+		}
+		if err == nil {
 			err = report.SLO(a.streams.Out, res)
 		}
 	}
