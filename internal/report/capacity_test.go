@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/capacity"
+	"github.com/natsperf/natsperf/internal/result"
 )
 
 // TestCapacityOutputs: the capacity line of each verdict, the probe table, and the HTML curve
@@ -49,6 +50,30 @@ func TestCapacityOutputs(t *testing.T) {
 		o.Verdict = verdict
 		if got := CapacityLine(o); !strings.Contains(got, want) {
 			t.Errorf("%s: %q lacks %q", verdict, got, want)
+		}
+	}
+}
+
+// TestRunsLabelMarksSLO: a cell whose runs held every threshold is marked passing; one run
+// that missed one marks the cell failing; a cell without thresholds is as before.
+func TestRunsLabelMarksSLO(t *testing.T) {
+	run := func(pass ...bool) Run {
+		res := &result.Result{Stop: result.Stop{Reason: result.StopCompleted}}
+		for _, p := range pass {
+			res.SLO = append(res.SLO, result.Verdict{SLO: "p99<5ms", Pass: p})
+		}
+		return Run{Result: res}
+	}
+	for _, tt := range []struct {
+		runs []Run
+		want string
+	}{
+		{[]Run{run(true), run(true, true)}, "2, SLO pass"},
+		{[]Run{run(true), run(true, false), run(false)}, "3, SLO FAIL in 2 of 3"},
+		{[]Run{run(), run()}, "2"},
+	} {
+		if got := (&Cell{Runs: tt.runs}).RunsLabel(); got != tt.want {
+			t.Errorf("RunsLabel = %q, want %q", got, tt.want)
 		}
 	}
 }
