@@ -134,32 +134,15 @@ func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
 
 // capacity builds the probed command's Spec once and searches over its rate.
 func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) error {
-	target, rest, err := cmd.Root().Find(args)
+	target, base, err := a.commandSpec(cmd, args, "capacity probes pub, pubsub, service request, js pub sync|async or latency")
 	if err != nil {
-		return usageError{err}
-	}
-	if _, ok := target.Annotations[specAnnotation]; !ok {
-		return usagef("'%s' is not a benchmark command: capacity probes pub, pubsub, service request, js pub sync|async or latency", target.CommandPath())
-	}
-	if err := target.ParseFlags(rest); err != nil {
-		return usageError{err}
+		return err
 	}
 	for _, f := range []string{"rate", "msgs", "duration", "steps", "ramp", "sleep"} {
 		if fl := target.Flags().Lookup(f); fl != nil && fl.Changed {
 			return usagef("--%s is capacity's to set: it probes fixed rates for --probe-duration", f)
 		}
 	}
-	if err := target.ValidateArgs(target.Flags().Args()); err != nil {
-		return err
-	}
-	sr, err := a.builders[target](target, target.Flags().Args())
-	if err != nil {
-		return err
-	}
-	if err := a.withClient(sr.spec); err != nil {
-		return err
-	}
-	base := sr.spec
 	if len(base.SLO) == 0 {
 		return usagef("capacity needs at least one --slo threshold, e.g. --slo 'p99<5ms'")
 	}

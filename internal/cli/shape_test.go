@@ -5,73 +5,28 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats-server/v2/server"
 )
 
-// varzSampler records the server's in_msgs over time: the reference a shaped run's rate is
-// checked against (natsperf does not compute it).
-type varzSampler struct {
-	mu      sync.Mutex
-	at      []time.Time
-	in      []int64
-	stop    chan struct{}
-	stopped chan struct{}
-}
-
-func sampleVarz(t *testing.T, s *server.Server, every time.Duration) *varzSampler {
-	v := &varzSampler{stop: make(chan struct{}), stopped: make(chan struct{})}
-	go func() {
-		defer close(v.stopped)
-		tk := time.NewTicker(every)
-		defer tk.Stop()
-		for {
-			if vz, err := s.Varz(nil); err == nil {
-				v.mu.Lock()
-				v.at, v.in = append(v.at, time.Now()), append(v.in, vz.InMsgs)
-				v.mu.Unlock()
-			}
-			select {
-			case <-v.stop:
-				return
-			case <-tk.C:
-			}
-		}
-	}()
-	t.Cleanup(v.done)
-	return v
-}
-
-func (v *varzSampler) done() {
-	select {
-	case <-v.stop:
-	default:
-		close(v.stop)
-	}
-	<-v.stopped
-}
-
 // countAt is in_msgs at t, interpolated between the samples around it.
-func (v *varzSampler) countAt(t *testing.T, at time.Time) float64 {
+func (m *inMsgs) countAt(t *testing.T, at time.Time) float64 {
 	t.Helper()
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for i := 1; i < len(v.at); i++ {
-		if !v.at[i].Before(at) {
-			a, b := v.at[i-1], v.at[i]
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := 1; i < len(m.at); i++ {
+		if !m.at[i].Before(at) {
+			a, b := m.at[i-1], m.at[i]
 			f := float64(at.Sub(a)) / float64(b.Sub(a))
-			return float64(v.in[i-1]) + f*float64(v.in[i]-v.in[i-1])
+			return float64(m.n[i-1]) + f*float64(m.n[i]-m.n[i-1])
 		}
 	}
-	t.Fatalf("no varz sample after %v", at)
+	t.Fatalf("no in_msgs sample after %v", at)
 	return 0
 }
 
 // TestShapedRateFollowsSchedule: the rate the server counted (/varz in_msgs, sampled every
-// 10ms) follows the steps and the ramp within 2% per step, and the Result's load steps say
+// 2ms) follows the steps and the ramp within 2% per step, and the Result's load steps say
 // the same.
 func TestShapedRateFollowsSchedule(t *testing.T) {
 	tests := []struct {
@@ -85,14 +40,14 @@ func TestShapedRateFollowsSchedule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startServer(t, nil)
-			v := sampleVarz(t, s, 10*time.Millisecond)
+			v := sampleInMsgs(t, s)
 			args := append([]string{"pub", "shape." + tt.name, "-s", s.ClientURL(), "--size", "16"}, tt.args...)
 			res, r := runJSON(context.Background(), t, args...)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.err)
 			}
 			time.Sleep(50 * time.Millisecond) // a last sample after the end
-			v.done()
+			v.end()
 			if len(res.LoadSteps) != len(tt.offered) {
 				t.Fatalf("%d load steps, want %d: %+v", len(res.LoadSteps), len(tt.offered), res.LoadSteps)
 			}
