@@ -99,6 +99,9 @@ func clientCheck(s *spec.Spec) error {
 		if !rustCommands[w.Kind()] {
 			return usagef("--client rust runs pub, sub, service serve, service request, latency, js pub sync and js pub async, not %s: use --client go", w.Kind())
 		}
+		if p := w.Pacing; p.RateTo > 0 || len(p.Steps) > 0 || p.Arrivals == "poisson" {
+			return usagef("natsperf-rust paces at a constant rate: --ramp, --steps and --arrivals poisson run with --client go")
+		}
 	}
 	return nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/result"
-	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -401,11 +400,7 @@ func (r *Run) Wait() *result.Result {
 		}
 	}
 	if res != nil {
-		res.LoadSteps = loadSteps(r.Spec, r.Interval)
-		result.FillSteps(res.LoadSteps, res.Groups)
-		if ts, err := slo.ParseAll(r.Spec.SLO); err == nil && len(ts) > 0 { // checked by Validate
-			res.SLO = slo.Judge(res, ts)
-		}
+		Conclude(r.Spec, res)
 	}
 	r.Close()
 	return res

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/slo"
 
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/spec"
@@ -73,4 +74,17 @@ func loadSteps(s *spec.Spec, interval time.Duration) []result.LoadStep {
 		return out
 	}
 	return nil
+}
+
+// Conclude adds what a run's Spec asks of its whole Result: the load steps of a shaped run and
+// the verdicts of its thresholds. The engine calls it on its Result, a coordinator on the
+// Result merged from its agents (whose parts each judged only themselves).
+func Conclude(s *spec.Spec, res *result.Result) {
+	s = shaped(s)
+	res.LoadSteps = loadSteps(s, SeriesInterval(s))
+	result.FillSteps(res.LoadSteps, res.Groups)
+	res.SLO = nil
+	if ts, err := slo.ParseAll(s.SLO); err == nil && len(ts) > 0 { // checked by Validate
+		res.SLO = slo.Judge(res, ts)
+	}
 }
