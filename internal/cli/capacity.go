@@ -143,6 +143,11 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 			return usagef("--%s is capacity's to set: it probes fixed rates for --probe-duration", f)
 		}
 	}
+	// Probes run through runner.Run, which runs the engine here: --agents and --client rust
+	// probes wait for the runner to run them (issue 21's "where to run").
+	if a.dist.agents != "" || usesRust(base) {
+		return usagef("capacity probes run in this process for now: --agents and --client rust are not supported yet")
+	}
 	if len(base.SLO) == 0 {
 		return usagef("capacity needs at least one --slo threshold, e.g. --slo 'p99<5ms'")
 	}

@@ -116,6 +116,8 @@ func TestCapacityBadInput(t *testing.T) {
 		{"capacity", "sub", "x", "--slo", "p99<1ms"},
 		{"capacity", "pub", "x", "--slo", "p99<"},
 		{"capacity", "version"},
+		{"capacity", "pub", "x", "--slo", "p99<1ms", "--client", "rust"},
+		{"capacity", "pub", "x", "--slo", "p99<1ms", "--agents", "2"},
 	} {
 		r := run(context.Background(), t, nil, args...)
 		if r.code != exitUsage || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
