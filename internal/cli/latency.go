@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/spec"
@@ -91,7 +92,7 @@ func (a *app) latencySpec(lf latencyFlags) (*specRun, error) {
 	c := &spec.Latency{Subject: lf.Subject}
 	if lf.ServerB != "" {
 		// Server B uses the target's credentials; ones written in its URL join them there.
-		c.ServerB = withoutUserinfo(lf.ServerB, &target)
+		c.ServerB = connect.MoveUserinfo(lf.ServerB, &target)
 	}
 	if lf.Size != stamp.Size {
 		c.Size = spec.Size(lf.Size)
