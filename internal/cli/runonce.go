@@ -65,26 +65,26 @@ func (a *app) checkWorkloadArgs(args []string) error {
 	return err
 }
 
-// cellSpec is a cell as the Spec the engine runs, with the connection settings to use: the
-// command line's -s or --context win over the file's target, whose TLS switches the command
-// line may add to; with neither, NATS_URL or the nats context, else an embedded server.
+// cellSpec is a cell as the Spec the runner runs, with the connection settings to use: the
+// command line's -s or --context win over the file's target (scenario.Cell.Spec made it the
+// Spec's), whose TLS switches the command line may add to; with neither, NATS_URL or the nats
+// context, else an embedded server.
 func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Settings, error) {
 	s, err := c.Spec(a.workloadSpec, keep)
 	if err != nil {
 		return nil, nil, err
 	}
-	cli, tg := a.conn.s, c.File.Target
+	cli := a.conn.s
 	var conn connect.Settings
 	switch {
 	case cli.Servers != "" || cli.Context != "":
 		conn = cli
-	case tg.Embedded != nil:
+	case s.Target.Embedded != nil:
 		return s, nil, nil
-	case tg.Servers != "" || tg.Context != "":
-		conn = connect.Settings{Servers: tg.Servers, Context: tg.Context, User: tg.User, Password: tg.Password,
-			Token: tg.Token, Creds: tg.Creds, NKey: tg.NKey, TLSCert: tg.TLSCert, TLSKey: tg.TLSKey, TLSCA: tg.TLSCA,
-			TLSFirst: tg.TLSFirst || cli.TLSFirst, TLSInsecure: tg.TLSInsecure || cli.TLSInsecure,
-			ConnectTimeout: cli.ConnectTimeout}
+	case len(s.Target.Servers) > 0 || s.Target.Context != "":
+		conn = connect.FromSpec(s.Target)
+		conn.TLSFirst, conn.TLSInsecure = conn.TLSFirst || cli.TLSFirst, conn.TLSInsecure || cli.TLSInsecure
+		conn.ConnectTimeout = cli.ConnectTimeout
 	default:
 		conn = cli
 	}
