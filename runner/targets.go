@@ -27,18 +27,11 @@ type Targets struct {
 
 // get is s's target: the open one when s asks for the same, else a new one.
 func (ts *Targets) get(ctx context.Context, s *spec.Spec, conn *connect.Settings, env connect.Env) (*engine.Target, func(), error) {
-	replicas := 1 // an embedded target is sized for the setup's replicas
-	for _, st := range s.Setup.Streams {
-		replicas = max(replicas, st.Replicas)
-	}
-	for _, bk := range s.Setup.Buckets {
-		replicas = max(replicas, bk.Replicas)
-	}
 	b, _ := json.Marshal(struct {
 		T spec.Target
 		C *connect.Settings
-		R int
-	}{s.Target, conn, replicas})
+		R int // an embedded target is sized for the setup's replicas
+	}{s.Target, conn, engine.SetupReplicas(s)})
 	key, faults := string(b), len(s.Faults.Inject) > 0
 	if ts.t != nil && key == ts.key && !faults {
 		return ts.t, func() {}, nil
