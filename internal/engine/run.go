@@ -106,7 +106,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			return nil, InputError{fmt.Errorf("%s with client rust runs through natsperf-rust agents (natsperf --client rust), not in this engine", w.Kind())}
 		}
 	}
-	r, err := Plan(ctx, s, o)
+	r, err := assemble(ctx, s, o)
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +125,9 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	return r, nil
 }
 
-// Plan is Prepare up to the bench.Plan: the target is open and the workloads are built, but
-// no client is connected. Close releases it.
-func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
+// assemble is Prepare up to the bench.Plan: the target is open, the setup made and the
+// workloads built, but no client is connected. Close releases it.
+func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	started := time.Now()
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
