@@ -359,11 +359,8 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 // embedded target is sized for it.
 func SetupReplicas(s *spec.Spec) int {
 	replicas := 1
-	for _, st := range s.Setup.Streams {
-		replicas = max(replicas, st.Replicas)
-	}
-	for _, b := range s.Setup.Buckets {
-		replicas = max(replicas, b.Replicas)
+	for _, r := range resources(s) {
+		replicas = max(replicas, r.replicas())
 	}
 	return replicas
 }
