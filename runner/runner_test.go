@@ -147,3 +147,31 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		t.Fatalf("kv put through natsperf-rust: got %v, want an InputError naming it", err)
 	}
 }
+
+// Targets keeps one embedded server for run after run: the second run finds the server the
+// first started (same id), and after Close a run gets a new one.
+func TestTargetsKeepOneServer(t *testing.T) {
+	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Embedded: &spec.Embedded{}},
+		Workloads: []spec.Workload{{Pacing: spec.Pacing{Msgs: 100}, Config: &spec.Pub{Subject: "runner.targets"}}}}
+	ts := &runner.Targets{}
+	defer ts.Close()
+	server := func() string {
+		t.Helper()
+		res, err := runner.Run(context.Background(), s, runner.Options{Targets: ts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stop.Reason != runner.StopCompleted || len(res.Servers) != 1 || res.Servers[0].ID == "" {
+			t.Fatalf("stop %+v, servers %+v", res.Stop, res.Servers)
+		}
+		return res.Servers[0].ID
+	}
+	first := server()
+	if again := server(); again != first {
+		t.Fatalf("the second run connected to server %s, want the first run's %s", again, first)
+	}
+	ts.Close()
+	if fresh := server(); fresh == first {
+		t.Fatalf("after Close the run still found server %s", first)
+	}
+}

@@ -88,7 +88,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	default:
 		conn = cli
 	}
-	s.Target = specTarget(conn)
+	s.Target = connect.SpecTarget(conn)
 	return s, &conn, nil
 }
 

@@ -88,7 +88,7 @@ func (a *app) latencySpec(lf latencyFlags) (*specRun, error) {
 	if err := lf.validate(); err != nil {
 		return nil, err
 	}
-	target := specTarget(a.conn.s)
+	target := connect.SpecTarget(a.conn.s)
 	c := &spec.Latency{Subject: lf.Subject}
 	if lf.ServerB != "" {
 		// Server B uses the target's credentials; ones written in its URL join them there.

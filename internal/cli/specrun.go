@@ -25,7 +25,7 @@ import (
 func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Config) *spec.Spec {
 	s := &spec.Spec{
 		Version: spec.Version,
-		Target:  specTarget(a.conn.s),
+		Target:  connect.SpecTarget(a.conn.s),
 		Workloads: []spec.Workload{{
 			Clients: clients,
 			Pacing: spec.Pacing{
@@ -44,9 +44,6 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 	}
 	return s
 }
-
-// specTarget is the connection flags as a spec target (connect.SpecTarget).
-func specTarget(c connect.Settings) spec.Target { return connect.SpecTarget(c) }
 
 // size is --size for a spec: zero when left at its default.
 func size(bf benchFlags, fs *pflag.FlagSet) spec.Size {
@@ -223,7 +220,7 @@ func (a *app) runSpecFile(cmd *cobra.Command, path string, rf runFlags) error {
 	}
 	// -s or --context wins over the Spec's target, as over a scenario file's (cellSpec).
 	if cli := a.conn.s; cli.Servers != "" || cli.Context != "" {
-		s.Target = specTarget(cli)
+		s.Target = connect.SpecTarget(cli)
 	}
 	// Secrets are never in a spec: the command line gives them.
 	if p := a.conn.s.Password; p != "" {
