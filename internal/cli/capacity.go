@@ -134,19 +134,23 @@ func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
 
 // capacity builds the probed command's Spec once and searches over its rate.
 func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) error {
-	target, base, err := a.commandSpec(cmd, args, "capacity probes pub, pubsub, service request, js pub sync|async or latency")
+	target, sr, err := a.commandSpec(cmd, args, "capacity probes pub, pubsub, service request, js pub sync|async or latency")
 	if err != nil {
 		return err
 	}
+	base := sr.spec
 	for _, f := range []string{"rate", "msgs", "duration", "steps", "ramp", "sleep"} {
 		if fl := target.Flags().Lookup(f); fl != nil && fl.Changed {
 			return usagef("--%s is capacity's to set: it probes fixed rates for --probe-duration", f)
 		}
 	}
-	// Probes run through runner.Run, which runs the engine here: --agents and --client rust
-	// probes wait for the runner to run them (issue 21's "where to run").
-	if a.dist.agents != "" || usesRust(base) {
-		return usagef("capacity probes run in this process for now: --agents and --client rust are not supported yet")
+	// Probes run through runner.Run, wherever the flags say: here, through natsperf-rust
+	// (--client rust) or across agents (--agents).
+	if err := a.distributedCheck(); err != nil {
+		return err
+	}
+	if err := a.clientBinCheck(base); err != nil {
+		return err
 	}
 	if len(base.SLO) == 0 {
 		return usagef("capacity needs at least one --slo threshold, e.g. --slo 'p99<5ms'")
@@ -182,9 +186,9 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 		Min: cf.min, Max: cf.max, Factor: capacityGrowth, Precision: cf.precision, Repeats: cf.repeats,
 		Probe: func(ctx context.Context, rate float64) (capacity.Probe, error) {
 			started := time.Now()
-			res, err := runner.Run(ctx, probeSpec(rate), runner.Options{})
+			res, err := runner.Run(ctx, probeSpec(rate), a.runOptions(sr.conn))
 			if err != nil {
-				return capacity.Probe{}, a.engineError(ctx.Err(), err)
+				return capacity.Probe{}, a.runError(ctx.Err(), err)
 			}
 			p := capacity.Figures(res, rate, openLoop[kind])
 			drainAfter(ctx, &p, cf.drain)

@@ -116,8 +116,7 @@ func TestCapacityBadInput(t *testing.T) {
 		{"capacity", "sub", "x", "--slo", "p99<1ms"},
 		{"capacity", "pub", "x", "--slo", "p99<"},
 		{"capacity", "version"},
-		{"capacity", "pub", "x", "--slo", "p99<1ms", "--client", "rust"},
-		{"capacity", "pub", "x", "--slo", "p99<1ms", "--agents", "2"},
+		{"capacity", "pub", "x", "--slo", "p99<1ms", "--control", "nats://127.0.0.1:1"}, // --control without --agents
 	} {
 		r := run(context.Background(), t, nil, args...)
 		if r.code != exitUsage || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
