@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -122,8 +123,10 @@ func JSON(w io.Writer, s *Set) error {
 }
 
 // HGRM writes each cell's merged receiver latency (or the first role with latency) as an
-// HdrHistogram percentile distribution, one block per cell headed by a # line.
+// HdrHistogram percentile distribution, one block per cell headed by a # line; ErrNoLatency
+// when no cell has one, so that an empty answer is never mistaken for an empty histogram.
 func HGRM(w io.Writer, s *Set) error {
+	written := 0
 	for _, c := range s.Cells {
 		for _, role := range []string{"sub", "request", "pub", "serve"} {
 			h := c.Latency(role)
@@ -139,8 +142,15 @@ func HGRM(w io.Writer, s *Set) error {
 			if _, err := fmt.Fprintln(w); err != nil {
 				return err
 			}
+			written++
 			break
 		}
 	}
+	if written == 0 {
+		return ErrNoLatency
+	}
 	return nil
 }
+
+// ErrNoLatency says a report asked for latency distributions found none to write.
+var ErrNoLatency = errors.New("no latency histogram in these Results (core publishers measure none; runs with --no-latency or payloads below 16 B record none)")
