@@ -108,7 +108,7 @@ func (a *app) coordinated(ctx context.Context, res *result.Result, err error, hi
 		}
 		return err
 	}
-	err = a.render(res, nil)
+	err = a.render(res, coordinatedText(res, *a.started))
 	if herr := a.saveHist(hist, res); herr != nil && err == nil {
 		err = herr
 	}
