@@ -96,7 +96,9 @@ func JSON(w io.Writer, s *Set) error {
 		Metrics []Metric     `json:"metrics"`
 		Cells   []jsonCell   `json:"cells"`
 		Effects []jsonEffect `json:"effects,omitempty"`
-	}{Schema: "natsperf.report/v2", Axes: s.Axes, Metrics: metrics}
+		// Warnings are the "too short or too few to answer" lines (Inadequacies).
+		Warnings []string `json:"warnings,omitempty"`
+	}{Schema: "natsperf.report/v2", Axes: s.Axes, Metrics: metrics, Warnings: Inadequacies(s)}
 	for _, e := range Effects(s) {
 		je := jsonEffect{Axis: e.Axis, Level: e.Level, Baseline: e.Baseline, Metric: e.Metric.Key, Ratio: e.Ratio, Pairs: e.Pairs, Significant: e.Significant()}
 		if e.CI {
