@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,12 +28,7 @@ func TestPubSubQueueingNote(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.err)
 			}
-			f, err := os.Open(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			res, err := result.Read(f)
+			res, err := result.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -104,26 +104,23 @@ func runInterval(r Run) time.Duration {
 
 // inadequateMD writes the lines as the Markdown report's section.
 func inadequateMD(b *strings.Builder, s *Set) {
-	lines := Inadequacies(s)
-	if len(lines) == 0 {
-		return
-	}
-	b.WriteString("## Too short or too few to answer\n\n")
-	for _, l := range lines {
-		fmt.Fprintf(b, "- %s\n", l)
-	}
-	b.WriteString("\n")
+	inadequateSection(b, s, "## Too short or too few to answer\n\n", "- %s\n", "\n", func(l string) string { return l })
 }
 
 // inadequateHTML writes the lines as the HTML report's section.
 func inadequateHTML(b *strings.Builder, s *Set) {
+	inadequateSection(b, s, "<h2>Too short or too few to answer</h2>\n<ul class=\"inadequate\">", "<li>%s</li>", "</ul>\n",
+		func(l string) string { return html.EscapeString(strings.ReplaceAll(l, "`", "")) })
+}
+
+func inadequateSection(b *strings.Builder, s *Set, head, item, tail string, escape func(string) string) {
 	lines := Inadequacies(s)
 	if len(lines) == 0 {
 		return
 	}
-	b.WriteString("<h2>Too short or too few to answer</h2>\n<ul class=\"inadequate\">")
+	b.WriteString(head)
 	for _, l := range lines {
-		fmt.Fprintf(b, "<li>%s</li>", html.EscapeString(strings.ReplaceAll(l, "`", "")))
+		fmt.Fprintf(b, item, escape(l))
 	}
-	b.WriteString("</ul>\n")
+	b.WriteString(tail)
 }
