@@ -146,6 +146,9 @@ func (a *app) runRust(cmd *cobra.Command, sr *specRun) error {
 		return a.engineError(ctx.Err(), err)
 	}
 	defer t.Close()
+	if err := engine.CheckPayload(ctx, t, s); err != nil {
+		return a.engineError(ctx.Err(), err)
+	}
 	if engine.NeedsSetup(s) { // streams made here, once, as for a distributed scenario cell
 		_, teardown, err := engine.Setup(ctx, t, s)
 		defer teardown()

@@ -7,8 +7,11 @@ import (
 	"io"
 	"net"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 // delayRelay forwards 127.0.0.1 connections to target and hands every chunk the server sends
@@ -85,5 +88,16 @@ func TestRustLatencyReport(t *testing.T) {
 		if d, err := time.ParseDuration(m[2]); err != nil || d < delay {
 			t.Errorf("%s server RTT %s, want at least the relay's %v", m[1], m[2], delay)
 		}
+	}
+}
+
+// TestRustSizeAboveMaxPayloadRefusedUpFront: --client rust refuses a --size the server will
+// not take before it starts natsperf-rust, as the Go client does.
+func TestRustSizeAboveMaxPayloadRefusedUpFront(t *testing.T) {
+	bin := rustBinary(t)
+	s := startServer(t, func(o *server.Options) { o.MaxPayload = 4096 })
+	r := run(context.Background(), t, nil, "pub", "big", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin, "--size", "8KB", "--msgs", "10")
+	if r.code != exitUsage || !strings.Contains(r.err, "larger than the server's max_payload (4.0 KiB)") || strings.Contains(r.out, "Starting") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 naming max_payload before any start", r.code, r.out, r.err)
 	}
 }

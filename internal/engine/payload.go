@@ -9,11 +9,11 @@ import (
 	"github.com/natsperf/natsperf/spec"
 )
 
-// checkPayload refuses a run whose messages are larger than the server accepts (the
+// CheckPayload refuses a run whose messages are larger than the server accepts (the
 // max_payload of its INFO, 1 MiB unless configured), before a stream is created or a client
 // connects: otherwise every publish fails once the run has started. One short connection
 // learns the limit; it also waits for a server that is still starting, as a client would.
-func checkPayload(ctx context.Context, t *Target, s *spec.Spec) error {
+func CheckPayload(ctx context.Context, t *Target, s *spec.Spec) error {
 	size, kind := largestMessage(s)
 	if size == 0 {
 		return nil

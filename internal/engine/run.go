@@ -155,7 +155,7 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		}
 		r.Target, r.ownTarget = t, true
 	}
-	if err := checkPayload(ctx, r.Target, s); err != nil {
+	if err := CheckPayload(ctx, r.Target, s); err != nil {
 		r.Close()
 		return nil, err
 	}
