@@ -20,16 +20,21 @@ const (
 )
 
 // owner identifies a process: its pid and, where the system says, its start time, so that a
-// pid reused by another process does not keep a dead run's store.
+// pid reused by another process does not keep a dead run's store, and its pid namespace: a
+// container sharing the temp dir numbers its processes apart, so its stores are left alone.
 type owner struct {
-	pid   int
-	start string
+	pid       int
+	start, ns string
 }
 
-func (o owner) String() string { return fmt.Sprintf("pid %d\nstart %s\n", o.pid, o.start) }
+func (o owner) String() string {
+	return fmt.Sprintf("pid %d\nstart %s\nns %s\n", o.pid, o.start, o.ns)
+}
 
 // self is this process as an owner.
-func self() owner { return owner{pid: os.Getpid(), start: processStart(os.Getpid())} }
+func self() owner {
+	return owner{pid: os.Getpid(), start: processStart(os.Getpid()), ns: pidNamespace()}
+}
 
 func parseOwner(b []byte) (owner, bool) {
 	var o owner
@@ -44,14 +49,19 @@ func parseOwner(b []byte) (owner, bool) {
 			o.pid = n
 		case "start":
 			o.start = v
+		case "ns":
+			o.ns = v
 		}
 	}
 	return o, o.pid > 0
 }
 
 // gone reports whether the process o names has ended: no process has its pid, or the one that
-// has it started at another time.
+// has it started at another time. An owner in another pid namespace is never known to be gone.
 func (o owner) gone() bool {
+	if o.ns != pidNamespace() {
+		return false
+	}
 	if !processExists(o.pid) {
 		return true
 	}

@@ -83,7 +83,7 @@ func TestStaleStoreOfKilledProcessSwept(t *testing.T) {
 	if err := os.MkdirAll(reused, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o := owner{pid: alive.Process.Pid, start: "1"}
+	o := owner{pid: alive.Process.Pid, start: "1", ns: pidNamespace()}
 	if processStart(o.pid) == "" {
 		o.start = "" // no /proc: only the pid can be checked
 	}
@@ -91,11 +91,21 @@ func TestStaleStoreOfKilledProcessSwept(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A dead pid, but in another pid namespace (a container sharing the temp dir): left alone.
+	elsewhere := filepath.Join(tmp, "natsperf-elsewhere")
+	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gone := owner{pid: victim.Process.Pid, ns: "pid:[1]"}
+	if err := os.WriteFile(filepath.Join(elsewhere, ownerFile), []byte(gone.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	c := startT(t, testOptions(1))
 	if _, err := os.Stat(killedStore); !os.IsNotExist(err) {
 		t.Errorf("the store of the killed process is still there (%v)", err)
 	}
-	for _, keep := range []string{aliveStore, foreign, other, c.root} {
+	for _, keep := range []string{aliveStore, foreign, other, elsewhere, c.root} {
 		if _, err := os.Stat(keep); err != nil {
 			t.Errorf("%s was removed: %v", keep, err)
 		}

@@ -21,6 +21,13 @@ func processExists(pid int) bool {
 	return state != "Z" && state != "X"
 }
 
+// pidNamespace names this process's pid namespace ("pid:[4026531836]"), "" where there is
+// no /proc.
+func pidNamespace() string {
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return ns
+}
+
 // processStart is the process's start time in clock ticks since boot, or "" where there is no
 // /proc.
 func processStart(pid int) string {
