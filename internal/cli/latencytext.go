@@ -21,19 +21,15 @@ func coordinatedText(res *result.Result, started time.Time) func(io.Writer, *res
 }
 
 // latencySettings are the figures the latency report needs from a Result's settings:
-// natsperf-rust writes them at the top level with both server round trips, a Go agent's
-// engine under workload (it keeps no round trip: they print as n/a).
+// natsperf-rust writes them at the top level, natsperf's engine under workload; both with the
+// server round trips (a Result without them prints n/a).
 type latencySettings struct {
 	Size     int64         `json:"size"`
 	Rate     float64       `json:"rate"`
 	Duration time.Duration `json:"duration"`
 	PubRTT   *int64        `json:"pub_rtt_ns"`
 	SubRTT   *int64        `json:"sub_rtt_ns"`
-	Workload *struct {
-		Size     int64         `json:"size"`
-		Rate     float64       `json:"rate"`
-		Duration time.Duration `json:"duration"`
-	} `json:"workload"`
+	Workload *latencySettings `json:"workload"`
 }
 
 // latencyResultText writes a latency Result as latency.Report does for a local run; the first
@@ -42,7 +38,7 @@ func latencyResultText(w io.Writer, res *result.Result, started time.Time) error
 	var s latencySettings
 	_ = json.Unmarshal(res.Settings, &s) // a Result that was read back is valid; missing figures print as 0 or n/a
 	if s.Workload != nil {
-		s.Size, s.Rate, s.Duration = s.Workload.Size, s.Workload.Rate, s.Workload.Duration
+		s = *s.Workload
 	}
 	rtt := func(ns *int64) time.Duration {
 		if ns == nil {
