@@ -24,11 +24,11 @@ func coordinatedText(res *result.Result, started time.Time) func(io.Writer, *res
 // natsperf-rust writes them at the top level, natsperf's engine under workload; both with the
 // server round trips (a Result without them prints n/a).
 type latencySettings struct {
-	Size     int64         `json:"size"`
-	Rate     float64       `json:"rate"`
-	Duration time.Duration `json:"duration"`
-	PubRTT   *int64        `json:"pub_rtt_ns"`
-	SubRTT   *int64        `json:"sub_rtt_ns"`
+	Size     int64            `json:"size"`
+	Rate     float64          `json:"rate"`
+	Duration time.Duration    `json:"duration"`
+	PubRTT   *int64           `json:"pub_rtt_ns"`
+	SubRTT   *int64           `json:"sub_rtt_ns"`
 	Workload *latencySettings `json:"workload"`
 }
 
