@@ -134,7 +134,7 @@ type app struct {
 	builders map[*cobra.Command]specBuilder
 	building specBuilder // made by specRunE, filed by specCommand
 	dist     distFlags   // --agents and friends (distributed.go)
-	client   clientFlags // --client go|rust (client.go)
+	client   clientFlags // --client go|rust (clientflags.go)
 	started  *time.Time  // when the command started (latency's "1st Sent Wall Time" counts from it)
 }
 

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/natsperf/natsperf/internal/rustbin"
 )
 
 // SkipEnv, set to 1, says that skipping the tests that need natsperf-rust is meant.
@@ -14,7 +16,7 @@ const skipEnv = "NATSPERF_SKIP_RUST"
 // --client rust tests of internal/cli) would vanish from 'go test ./...' unnoticed: this test
 // fails with the command that builds it, unless NATSPERF_SKIP_RUST=1 says skipping is meant.
 func TestNatsperfRustBuilt(t *testing.T) {
-	if _, err := Find(filepath.Join("..", "..")); err == nil {
+	if _, err := rustbin.Find(filepath.Join("..", "..")); err == nil {
 		return
 	}
 	if os.Getenv(skipEnv) == "1" {
