@@ -18,6 +18,10 @@
 // compared with the same messages published unpaced by the same build, and with the floor:
 // a bare nats.go process publishing them at their times from one goroutine (-bare paced).
 // rpub and rpubsub are pub and pubsub for natsperf-rust against bare async-nats loops (rust.go).
+// nb runs natsperf beside nats bench on every workload both have (natsbench.go); nb-NAME one of
+// them (nb-pub, nb-sub, nb-service-request, nb-service-request-50-clients, nb-js-pub-sync,
+// nb-js-pub-async, nb-js-ordered, nb-js-consume, nb-js-fetch, nb-js-get-sync, nb-kv-put,
+// nb-kv-get).
 package main
 
 import (
@@ -28,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -42,6 +47,8 @@ func main() {
 	url := flag.String("s", "nats://127.0.0.1:4222", "server URL")
 	rounds := flag.Int("rounds", 5, "alternations per case")
 	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced; with -rust: rpub, rpubsub)")
+	natsBench := flag.String("natsbench", "nats", "the nats CLI, for the nb cases (natsperf beside nats bench)")
+	nbScale := flag.Float64("nbscale", 1, "nb cases: scale every workload's message count by this")
 	rust := flag.String("rust", "", "natsperf-rust binaries for the rpub and rpubsub cases, comma-separated, each PATH or LABEL=PATH; the bare async-nats loops are the examples cargo built beside the first")
 	msgs := flag.Int("msgs", 5_000_000, "messages per unpaced run")
 	size := flag.Int("size", 16, "payload size")
@@ -59,7 +66,14 @@ func main() {
 		if *rust != "" {
 			rustBuilds = parseBins(*rust)
 		}
-		err = run(parseBins(*bins), rustBuilds, *url, strings.Split(*cases, ","), *rounds, *msgs, *size, *d, *mem)
+		names := strings.Split(*cases, ",")
+		if nb := nbNames(names); len(nb) > 0 {
+			err = natsBenchCases(nb, parseBins(*bins), *natsBench, *url, *rounds, *nbScale)
+			names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(nb, n) })
+		}
+		if err == nil && len(names) > 0 {
+			err = run(parseBins(*bins), rustBuilds, *url, names, *rounds, *msgs, *size, *d, *mem)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "perfcompare:", err)
