@@ -218,8 +218,7 @@ func nbOnce(t nbTool, c nbCase, msgs int, url string) (outcome, error) {
 	time.Sleep(time.Second) // subscribed: both tools connect and subscribe within milliseconds
 	o, err := nbRun(t.cmd(c.args(t.nb, msgs), url))
 	if !c.besideMeasured {
-		_ = side.Process.Signal(os.Interrupt) // a responder serves until Ctrl-C
-		_ = side.Wait()
+		stopSide(side) // a responder serves until Ctrl-C
 		return o, err
 	}
 	if err != nil {
@@ -239,6 +238,20 @@ func nbOnce(t nbTool, c nbCase, msgs int, url string) (outcome, error) {
 		return outcome{}, fmt.Errorf("the measured side did not end: %s", lastLines(out.String()))
 	}
 	return nbOutcome(out.String(), side.ProcessState)
+}
+
+// stopSide interrupts a process that runs until Ctrl-C, and kills it if that is not enough
+// (nats bench service serve ignores SIGINT).
+func stopSide(p *exec.Cmd) {
+	_ = p.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		_ = p.Process.Kill()
+		<-done
+	}
 }
 
 // nbRun runs a measured command to its end.
