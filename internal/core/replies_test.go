@@ -111,3 +111,64 @@ func TestRequesterCountsATimeoutAndGoesOn(t *testing.T) {
 		t.Fatalf("a round trip of %d ns: a stale reply was taken", c.Latency.Min)
 	}
 }
+
+// responder answers subject's requests with their payload on a connection of its own.
+func responder(b testing.TB, url, subject string) {
+	rc, err := nats.Connect(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(rc.Close)
+	if _, err := rc.Subscribe(subject, func(m *nats.Msg) { _ = m.Respond(m.Data) }); err != nil {
+		b.Fatal(err)
+	}
+	if err := rc.Flush(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkRequester and BenchmarkBareRequest compare natsperf's requester (stamp, own reply
+// subscription, histogram record) with nats.go's Request in a loop, as nats bench runs it;
+// allocs/op include the responder's, the same in both.
+func BenchmarkRequester(b *testing.B) {
+	url := benchServer(b)
+	responder(b, url, "bench.req")
+	nc, err := nats.Connect(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	env := benchEnv(b, nc, int64(b.N), true)
+	q := NewRequester(RequestConfig{Subject: "bench.req", Size: 128, IDs: stamp.NewIDs()})
+	if err := q.Prepare(context.Background(), env); err != nil {
+		b.Fatal(err)
+	}
+	defer q.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := q.Run(context.Background(), env); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	if got := env.Rec.Client(1, 0, false).Latency.Count; got != int64(b.N) {
+		b.Fatalf("%d answers of %d", got, b.N)
+	}
+}
+
+func BenchmarkBareRequest(b *testing.B) {
+	url := benchServer(b)
+	responder(b, url, "bench.bare.req")
+	nc, err := nats.Connect(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	buf := make([]byte, 128)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := nc.Request("bench.bare.req", buf, 5*time.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func main() {
 	bins := flag.String("natsperf", "natsperf", "natsperf binaries, comma-separated, each PATH or LABEL=PATH")
 	url := flag.String("s", "nats://127.0.0.1:4222", "server URL")
 	rounds := flag.Int("rounds", 5, "alternations per case")
-	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced; with -rust: rpub, rpubsub)")
+	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced; with -rust: rpub, rpubsub; beside nats bench: nb, or one of nb-pub, nb-sub, nb-service-request, nb-service-request-50-clients, nb-js-pub-sync, nb-js-pub-async, nb-js-ordered, nb-js-consume, nb-js-fetch, nb-js-get-sync, nb-kv-put, nb-kv-get)")
 	natsBench := flag.String("natsbench", "nats", "the nats CLI, for the nb cases (natsperf beside nats bench)")
 	nbScale := flag.Float64("nbscale", 1, "nb cases: scale every workload's message count by this")
 	rust := flag.String("rust", "", "natsperf-rust binaries for the rpub and rpubsub cases, comma-separated, each PATH or LABEL=PATH; the bare async-nats loops are the examples cargo built beside the first")
@@ -209,8 +209,9 @@ func pacedCase(self string, bins []build, url, c string, p paced, rounds, size i
 	pacedCPU, accuracy, ratio := newTable(bins, rounds), newTable(bins, rounds), newTable(bins, rounds)
 	p50, p99 := newTable(bins, rounds), newTable(bins, rounds)
 	clients := fmt.Sprint(p.clients)
+	pacedSubject := fmt.Sprintf("perf.paced.%d", os.Getpid()) // two sessions on one server stay apart
 	for i := 0; i < rounds; i++ {
-		l, err := watchLateness(nc, "perf.floor", total)
+		l, err := watchLateness(nc, floorSubject(os.Getpid()), total)
 		if err != nil {
 			return err
 		}
@@ -222,11 +223,11 @@ func pacedCase(self string, bins []build, url, c string, p paced, rounds, size i
 		floorP50[i], floorP99[i], _ = l.done()
 		line := fmt.Sprintf("%-9s round %d: floor %6.3f CPU s, late P50 %4.0f P99 %5.0f us", c, i+1, b.cpu, floorP50[i], floorP99[i])
 		for k, bin := range bins {
-			l, err := watchLateness(nc, "perf.paced", total)
+			l, err := watchLateness(nc, pacedSubject, total)
 			if err != nil {
 				return err
 			}
-			r, err := natsperf(bin.path, "pub", "pub", "perf.paced", "-s", url, "--clients", clients, "--rate", fmt.Sprint(p.rate),
+			r, err := natsperf(bin.path, "pub", "pub", pacedSubject, "-s", url, "--clients", clients, "--rate", fmt.Sprint(p.rate),
 				"--duration", d.String(), "--size", fmt.Sprint(size), "--json", "--no-progress")
 			if err != nil {
 				return fmt.Errorf("%s paced: %w", bin.label, err)
@@ -496,6 +497,9 @@ func barePubSub(url string, msgs, size int) (float64, error) {
 	return float64(msgs-1) / (float64(last.Load()-first.Load()) / 1e9), nil
 }
 
+// floorSubject is where the floor started by perfcompare process pid publishes.
+func floorSubject(pid int) string { return fmt.Sprintf("perf.floor.%d", pid) }
+
 // barePaced is the floor of paced publishing with nats.go: one goroutine publishes every
 // connection's messages at their times (the rate spread over the connections, as natsperf's
 // schedule does), sleeping on a Go timer between them (which wakes within about a
@@ -512,6 +516,7 @@ func barePaced(url string, clients int, rate float64, d time.Duration, size int)
 		conns[i] = nc
 	}
 	payload := make([]byte, size)
+	subject := floorSubject(os.Getppid()) // where the perfcompare that started it listens
 	total := int64(rate * d.Seconds())
 	start := time.Now()
 	startNs := start.UnixNano()
@@ -522,7 +527,7 @@ func barePaced(url string, clients int, rate float64, d time.Duration, size int)
 				intended := startNs + int64(float64(sent)/rate*1e9)
 				stamp.PutExt(payload, 1, uint64(sent+1), intended, time.Now().UnixNano())
 			}
-			if err := conns[sent%int64(clients)].Publish("perf.floor", payload); err != nil {
+			if err := conns[sent%int64(clients)].Publish(subject, payload); err != nil {
 				return 0, err
 			}
 		}

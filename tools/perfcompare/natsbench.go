@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,6 +140,9 @@ func natsBenchCases(names []string, builds []build, natsBench, url string, round
 	}
 	want := map[string]bool{}
 	for _, n := range names {
+		if n != "nb" && !slices.ContainsFunc(nbCases, func(c nbCase) bool { return nbName(c) == n }) {
+			return fmt.Errorf("unknown case %q", n)
+		}
 		want[n] = true
 	}
 	type row struct {
