@@ -14,6 +14,8 @@ import (
 // connFlags are the nats CLI's connection flags.
 type connFlags struct {
 	s connect.Settings
+	// jsEncryption is --js-encryption: the embedded server's encryption at rest (encryption.go).
+	jsEncryption string
 }
 
 func (c *connFlags) register(cmd *cobra.Command) {
@@ -31,6 +33,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&c.s.TLSFirst, "tlsfirst", false, "do the TLS handshake before the server's INFO")
 	f.BoolVar(&c.s.TLSInsecure, "tls-insecure", false, "skip verification of the server's certificate")
 	f.DurationVar(&c.s.ConnectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "how long to wait for a server to answer")
+	f.StringVar(&c.jsEncryption, "js-encryption", "none", jsEncryptionHelp)
 	f.VisitAll(func(fl *pflag.Flag) { _ = f.SetAnnotation(fl.Name, connAnnotation, nil) }) // register runs first on the root
 }
 

@@ -77,6 +77,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	case cli.Servers != "" || cli.Context != "":
 		conn = cli
 	case tg.Embedded != nil:
+		a.conn.withEncryption(&s.Target)
 		return s, nil, nil
 	case tg.Servers != "" || tg.Context != "":
 		conn = connect.Settings{Servers: tg.Servers, Context: tg.Context, User: tg.User, Password: tg.Password,
@@ -87,6 +88,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 		conn = cli
 	}
 	s.Target = specTarget(conn)
+	a.conn.withEncryption(&s.Target)
 	return s, &conn, nil
 }
 

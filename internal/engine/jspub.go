@@ -73,7 +73,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	cfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch, Dedup: c.Dedup,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout),
+		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout), Fill: b.Fill(),
 	})
 	acked := cfg.Acked
 	s, err := b.openJS(ctx)
@@ -93,6 +93,9 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	kv["multi-subject"], kv["multi-subject-max"] = strconv.FormatBool(c.MultiSubject), units.Comma(int64(cfg.MultiSubjectMax))
 	kv["storage"], kv["replicas"] = strOr(st.Storage, "file"), strconv.Itoa(ss.Replicas)
 	kv["max-bytes"], kv["dedup-window"] = units.Comma(ss.MaxBytes), ss.DedupWindow.String()
+	if st.Compression != "" {
+		kv["compression"] = st.Compression
+	}
 	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name}
 	built := s.built(&Built{
 		Title: pubKinds[mode] + " benchmark", Params: kv, Size: size, Corrected: p.Rate > 0,
@@ -145,6 +148,7 @@ func (s *jsSession) pubStreamSpec(ctx context.Context, sp spec.Stream, ss js.Str
 		return 0, err
 	}
 	s.announce(st, diffs)
+	s.checkCompression(st.Info.Config, int64(cfg.Size))
 	probe := cfg.Subject
 	if cfg.MultiSubject {
 		probe += ".0"

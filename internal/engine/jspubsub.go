@@ -39,7 +39,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	pcfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: ackTimeout,
+		AckTimeout: ackTimeout, Fill: b.Fill(),
 	})
 	acked, faults := pcfg.Acked, pcfg.RideOut
 	// pubsub streams grow with the messages: unlimited unless the setup bounds them; only the

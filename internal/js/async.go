@@ -69,7 +69,7 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	p.sent = make([]int64, p.window)
 	p.intended = make([]int64, p.window)
 	p.seqs = make([]uint64, p.window)
-	body := stamp.Payload(p.cfg.Size)
+	body := p.cfg.Fill.Payload(p.cfg.Size)
 	for i := range p.msgs {
 		p.msgs[i].Data = append([]byte(nil), body...)
 		if p.cfg.Dedup {

@@ -58,7 +58,7 @@ func (p *batchPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if !s.CachedInfo().Config.AllowAtomicPublish {
 		return fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", p.cfg.Stream)
 	}
-	p.msg.Data = stamp.Payload(p.cfg.Size)
+	p.msg.Data = p.cfg.Fill.Payload(p.cfg.Size)
 	p.mid = nats.Header{batchIDHeader: {""}, batchSeqHeader: {""}}
 	p.last = nats.Header{batchIDHeader: {""}, batchSeqHeader: {""}, batchCommitHeader: {"1"}}
 	if p.cfg.Dedup {

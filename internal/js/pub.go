@@ -44,6 +44,7 @@ type PubConfig struct {
 	Sleep           time.Duration `json:"sleep,omitempty"`
 	AckTimeout      time.Duration `json:"ack_timeout"`
 	IDs             stamp.IDs     `json:"-"`
+	Fill            stamp.Fill    `json:"fill,omitempty"` // what follows the stamp (zero: text)
 	// Acked, when set, adds up the messages acknowledged by all publishers (for the storage
 	// estimate).
 	Acked *Tally `json:"-"`
@@ -153,7 +154,7 @@ func (p *syncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if err := p.prepare(ctx, env); err != nil {
 		return err
 	}
-	p.msg.Data = stamp.Payload(p.cfg.Size)
+	p.msg.Data = p.cfg.Fill.Payload(p.cfg.Size)
 	if p.cfg.Dedup {
 		p.msg.Header, p.idBuf = idHeader()
 	}

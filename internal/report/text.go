@@ -291,11 +291,25 @@ func (p *printer) stream(st result.StreamState) {
 	if st.Bucket != "" {
 		what = "KV bucket " + st.Bucket + " (stream " + st.Name + ")"
 	}
-	line := fmt.Sprintf("\n%s: %s msgs, %s (%s, R%d)", what, units.Comma(int64(st.Messages)), units.FormatSize(int64(st.Bytes)), st.Storage, st.Replicas)
+	how := fmt.Sprintf("%s, R%d", st.Storage, st.Replicas)
+	if st.Compression == "s2" {
+		how += ", s2"
+	}
+	line := fmt.Sprintf("\n%s: %s msgs, %s (%s)", what, units.Comma(int64(st.Messages)), units.FormatSize(int64(st.Bytes)), how)
 	if st.ExpectedBytes > 0 {
 		line += fmt.Sprintf(" · storage: expected %s (%s msgs x %d x %s), server reports %s x %d = %s",
 			units.FormatSize(st.ExpectedBytes), units.Comma(st.Published), st.Replicas, units.FormatSize(st.MsgSize),
 			units.FormatSize(int64(st.Bytes)), st.Replicas, units.FormatSize(int64(st.StoredBytes)))
+	}
+	if st.DiskBytes > 0 {
+		line += fmt.Sprintf(" · on disk %s", units.FormatSize(int64(st.DiskBytes)))
+		if st.StoredBytes > 0 {
+			line += fmt.Sprintf(" (%.2fx what the server reports", float64(st.DiskBytes)/float64(st.StoredBytes))
+			if st.Compression == "s2" {
+				line += "; s2 compresses full blocks only"
+			}
+			line += ")"
+		}
 	}
 	p.line("%s", line)
 }

@@ -117,7 +117,14 @@ type StreamState struct {
 	Storage  string `json:"storage"`          // "file" or "memory"
 	Replicas int    `json:"replicas"`
 	Messages uint64 `json:"messages"`
-	Bytes    uint64 `json:"bytes"` // as the server reports it, for one replica
+	Bytes    uint64 `json:"bytes"` // as the server reports it, for one replica (before compression)
+	// Compression is the stream's compression at rest from its configuration: "s2" or "none"
+	// (absent in Results before it was recorded).
+	Compression string `json:"compression,omitempty"`
+	// DiskBytes is what the stream's message blocks occupy on disk, every replica, after
+	// compression and encryption: read from the store directory, so only for natsperf's
+	// embedded server (absent for other servers, whose disks natsperf cannot see).
+	DiskBytes uint64 `json:"disk_bytes,omitempty"`
 	// CreatedByNatsperf is set when natsperf created the stream (natsperf clean removes it).
 	CreatedByNatsperf bool `json:"created_by_natsperf,omitempty"`
 	// For publishers: messages acknowledged in this run, their payload size, and the estimate
@@ -147,7 +154,14 @@ type Server struct {
 	JetStream bool   `json:"jetstream"`
 	URL       string `json:"url"` // as connected, credentials removed
 	Embedded  bool   `json:"embedded,omitempty"`
+	// Encryption is how the server encrypts its JetStream store at rest: "aes" or "chacha"
+	// (nats-server's ciphers), "none", or "unknown" for a server natsperf did not start (no
+	// monitoring endpoint or $SYS reply of nats-server says). Absent in older Results.
+	Encryption string `json:"encryption,omitempty"`
 }
+
+// EncryptionUnknown is Server.Encryption for a server that does not say.
+const EncryptionUnknown = "unknown"
 
 // Host is the machine that generated the load.
 type Host struct {
