@@ -11,9 +11,9 @@ import (
 // storeFlags are what every JetStream command (js, kv, pubsub --js) asks of the stream or
 // bucket it uses: one definition, so the names, defaults and help are the same everywhere.
 type storeFlags struct {
-	Storage    string
-	Replicas   int
-	Purge      bool
+	Storage     string
+	Replicas    int
+	Purge       bool
 	Force       bool
 	AckTimeout  time.Duration
 	Compression string

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -74,18 +75,39 @@ func (s *jsSession) checkCompression(c jetstream.StreamConfig, size int64) {
 }
 
 // diskBytes adds what st's blocks occupy on the embedded server's disks (every replica); the
-// disks of other servers are not natsperf's to read.
-func (s *jsSession) diskBytes(st *result.StreamState) {
+// disks of other servers are not natsperf's to read. The server compresses a full block in
+// the background, so the figure is read until it holds still (bounded by diskSettle).
+func (s *jsSession) diskBytes(ctx context.Context, st *result.StreamState) {
 	if s.t.Embedded == nil || st.Storage != "file" {
 		return
 	}
 	n, err := s.t.Embedded.StreamDiskBytes(st.Name)
+	for end := time.Now().Add(diskSettle); err == nil && time.Now().Before(end); {
+		select {
+		case <-ctx.Done():
+			end = time.Time{}
+			continue
+		case <-time.After(diskPoll):
+		}
+		var again uint64
+		if again, err = s.t.Embedded.StreamDiskBytes(st.Name); again == n {
+			break
+		}
+		n = again
+	}
 	if err != nil {
 		s.warnings = append(s.warnings, fmt.Sprintf("stream %s: bytes on disk unavailable: %v", st.Name, err))
 		return
 	}
 	st.DiskBytes = n
 }
+
+// A stream's bytes on disk are read every diskPoll until two reads agree, for at most
+// diskSettle: compressing a full 8 MB block takes a few milliseconds.
+const (
+	diskPoll   = 100 * time.Millisecond
+	diskSettle = 3 * time.Second
+)
 
 // compressionOf is a spec's compression as the server's setting (validated: s2 or none).
 func compressionOf(name string) jetstream.StoreCompression {

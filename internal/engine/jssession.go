@@ -113,7 +113,7 @@ func (s *jsSession) finish(ctx context.Context, res *result.Result) {
 			s.warnings = append(s.warnings, fmt.Sprintf("stream %s: state after the run unavailable: %v", r.name, err))
 			continue
 		}
-		s.diskBytes(&st)
+		s.diskBytes(actx, &st)
 		res.Streams = append(res.Streams, st)
 	}
 	res.Warnings = append(res.Warnings, s.warnings...)

@@ -52,6 +52,8 @@ type Target struct {
 // Embedded is natsperf's own server: Nodes 1 is a single server, more a JetStream cluster.
 type Embedded struct {
 	Nodes int `yaml:"nodes"`
+	// Encryption is none, aes or chacha: the JetStream store encrypted at rest.
+	Encryption string `yaml:"encryption"`
 }
 
 // Setup is created before each cell and removed after it (what natsperf created only).
@@ -67,7 +69,9 @@ type Stream struct {
 	Storage   string   `yaml:"storage"`
 	Replicas  int      `yaml:"replicas"`
 	MaxBytes  string   `yaml:"maxbytes"`
-	Instances int      `yaml:"instances"`
+	// Compression is s2 or none.
+	Compression string `yaml:"compression"`
+	Instances   int    `yaml:"instances"`
 }
 
 // Bucket is a KV bucket to create.
@@ -76,6 +80,8 @@ type Bucket struct {
 	Storage  string `yaml:"storage"`
 	Replicas int    `yaml:"replicas"`
 	History  int    `yaml:"history"`
+	// Compression is s2 or none.
+	Compression string `yaml:"compression"`
 }
 
 // Workload is any natsperf benchmark command with its flags, run as Instances copies at once.
