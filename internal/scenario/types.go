@@ -64,11 +64,11 @@ type Setup struct {
 
 // Stream is a stream to create; with Instances, one per instance (${instance} = 1..N).
 type Stream struct {
-	Name      string   `yaml:"name"`
-	Subjects  []string `yaml:"subjects"`
-	Storage   string   `yaml:"storage"`
-	Replicas  int      `yaml:"replicas"`
-	MaxBytes  string   `yaml:"maxbytes"`
+	Name     string   `yaml:"name"`
+	Subjects []string `yaml:"subjects"`
+	Storage  string   `yaml:"storage"`
+	Replicas int      `yaml:"replicas"`
+	MaxBytes string   `yaml:"maxbytes"`
 	// Compression is s2 or none.
 	Compression string `yaml:"compression"`
 	Instances   int    `yaml:"instances"`
