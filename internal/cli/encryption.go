@@ -43,3 +43,23 @@ func (c *connFlags) withEncryption(t *spec.Target) {
 		t.Embedded.Encryption = enc
 	}
 }
+
+// rustStoreCheck refuses what natsperf-rust does not do yet rather than ignore it: it creates
+// the streams it publishes to itself, uncompressed, and fills its payloads its own way.
+// (Encryption is the embedded server's, which natsperf starts for it either way.)
+func rustStoreCheck(s *spec.Spec) error {
+	if !usesRust(s) {
+		return nil
+	}
+	for _, w := range s.Workloads {
+		if w.PayloadFill != "" {
+			return usagef("--payload-fill is not in natsperf-rust yet: use --client go")
+		}
+	}
+	for _, st := range s.Setup.Streams {
+		if st.Compression == "s2" && !st.Recreate {
+			return usagef("--compression: natsperf-rust creates its stream uncompressed; create it with --client go first, or use --client go")
+		}
+	}
+	return nil
+}

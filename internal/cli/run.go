@@ -51,6 +51,9 @@ it does a scenario file's.`,
   natsperf run examples/jetstream-evaluation.yaml --dry-run`,
 		Args: exactArgs(1, "one scenario or Spec FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.conn.checkEncryption(); err != nil {
+				return err
+			}
 			if isSpecFile(args[0]) {
 				return a.runSpecFile(cmd, args[0], rf)
 			}
