@@ -92,6 +92,9 @@ func TestJSEncryptionBadInput(t *testing.T) {
 		{[]string{"server", "--js-encryption", "des"}, "none, aes or chacha"},
 		{[]string{"js", "pub", "sync", "x", "--compression", "zstd"}, "--compression must be s2 or none"},
 		{[]string{"js", "pub", "sync", "x", "--payload-fill", "random"}, "--payload-fill must be text or zeros"},
+		{[]string{"js", "pub", "async", "x", "--client", "rust", "--payload-fill", "zeros"}, "not in natsperf-rust yet"},
+		{[]string{"js", "pub", "async", "x", "--client", "rust", "--compression", "s2"}, "natsperf-rust creates its stream uncompressed"},
+		{[]string{"run", "x.yaml", "-s", "nats://127.0.0.1:1", "--js-encryption", "aes"}, "configures natsperf's embedded server"},
 	} {
 		r := run(ctx, t, nil, tc.args...)
 		if r.code != exitUsage || !strings.Contains(r.err, tc.want) || strings.Count(strings.TrimSpace(r.err), "\n") > 0 {
