@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -24,7 +26,7 @@ func (c *connFlags) checkEncryption() error {
 
 // target is the connection flags and --js-encryption as a spec target.
 func (c *connFlags) target() spec.Target {
-	t := specTarget(c.s)
+	t := connect.SpecTarget(c.s)
 	c.withEncryption(&t)
 	return t
 }
@@ -48,7 +50,7 @@ func (c *connFlags) withEncryption(t *spec.Target) {
 // the streams it publishes to itself, uncompressed, and fills its payloads its own way.
 // (Encryption is the embedded server's, which natsperf starts for it either way.)
 func rustStoreCheck(s *spec.Spec) error {
-	if !usesRust(s) {
+	if !runner.UsesRust(s) {
 		return nil
 	}
 	for _, w := range s.Workloads {
