@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/engine"
 )
 
 func (a *app) serverCmd() *cobra.Command {
@@ -47,7 +46,7 @@ func (a *app) serverCmd() *cobra.Command {
 			if err != nil {
 				return usagef("--js-encryption: %v", err)
 			}
-			key := engine.EncryptionKey(a.streams.Env, enc)
+			key := embedded.KeyFromEnv(a.streams.Env.Getenv, enc)
 			if enc != "" && key == "" && storeDir != "" {
 				fmt.Fprintf(a.streams.Err, "natsperf: the JetStream key is generated for this run and not kept: a later server cannot read %s; set $%s to keep one\n", storeDir, embedded.KeyEnv)
 			}

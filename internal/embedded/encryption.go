@@ -21,6 +21,15 @@ const (
 	EncryptionChaCha = "chacha"
 )
 
+// KeyFromEnv is the JetStream key for a server encrypting with enc: the one in
+// $NATSPERF_JS_KEY (getenv may be nil: none), else "" (Start generates one for the run).
+func KeyFromEnv(getenv func(string) string, enc string) string {
+	if enc == "" || enc == EncryptionNone || getenv == nil {
+		return ""
+	}
+	return getenv(KeyEnv)
+}
+
 // ParseEncryption reads --js-encryption: none (or empty), aes or chacha.
 func ParseEncryption(s string) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); v {

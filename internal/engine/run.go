@@ -347,7 +347,7 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 		eo.Nodes = e.Nodes
 	}
 	if e := s.Target.Embedded; e != nil {
-		eo.Encryption, eo.EncryptionKey = e.Encryption, EncryptionKey(o.Env, e.Encryption)
+		eo.Encryption, eo.EncryptionKey = e.Encryption, embedded.KeyFromEnv(o.Env.Getenv, e.Encryption)
 	}
 	settings := Settings(s.Target)
 	if o.Connection != nil {

@@ -135,15 +135,6 @@ func (t *Target) Grace() time.Duration {
 	return connect.DefaultConnectTimeout
 }
 
-// EncryptionKey is the JetStream key for an embedded server encrypting with enc: the one in
-// $NATSPERF_JS_KEY, else "" (the server generates one for the run).
-func EncryptionKey(env connect.Env, enc string) string {
-	if enc == "" || enc == embedded.EncryptionNone || env.Getenv == nil {
-		return ""
-	}
-	return env.Getenv(embedded.KeyEnv)
-}
-
 // describeServers adds to res's servers what the target knows of them beyond their INFO:
 // natsperf's own servers, and their encryption at rest. A server natsperf did not start
 // does not tell (nats-server reports its store cipher in no monitoring endpoint or $SYS
