@@ -198,7 +198,10 @@ func jsVerify(acks *verify.Acks, ref *StreamRef, subjects []string, fromSeq uint
 			JS: ref.JS, Stream: ref.Name, Subjects: subjects, FromSeq: fromSeq,
 			Metadata: map[string]string{js.MarkKey: js.MarkValue},
 		}, acks)
-		v.Sent = rv.Sent
+		if v.Sent == 0 { // publishers that do not count their attempts
+			v.Sent = rv.Sent
+		}
+		v.NotRecovered = rv.NotRecovered
 		v.Delivered, v.Lost, v.Duplicated, v.OutOfOrder = rv.Delivered, rv.Lost, rv.Duplicated, rv.OutOfOrder
 		if deliveries > 0 && v.Error == "" && len(v.Unreadable) == 0 {
 			// The read-back knows what the stream holds: a message it holds that a consumer did

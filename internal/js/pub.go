@@ -182,6 +182,9 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 		if p.cfg.Dedup {
 			m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBuf, i+1)
 		}
+		if p.acks != nil {
+			p.acks.Attempted(i + 1)
+		}
 		_, err = p.js.PublishMsg(ctx, m)
 		now := clk.Now()
 		if err != nil {
@@ -192,6 +195,7 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 				return p.conn.Explain("publish", err)
 			}
 			count(&rec.Events, err)
+			rec.Failed(now)
 			if isTimeout(err) {
 				p.waits.add(time.Duration(sent-env.Start), time.Duration(now-env.Start))
 			}

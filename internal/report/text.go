@@ -224,6 +224,7 @@ func (p *printer) events(indent string, e result.Events) {
 	add(e.Reconnects, "reconnects")
 	add(e.SlowConsumers, "slow consumer events")
 	add(e.Dropped, "messages dropped by the client library")
+	add(e.NotSent, "sends not made at their scheduled time (the window of publishes awaiting acks was full: failed, never stored)")
 	if len(parts) > 0 {
 		p.line("%sevents: %s", indent, strings.Join(parts, ", "))
 	}

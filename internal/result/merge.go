@@ -243,6 +243,11 @@ func (m *merger) addPart(p Input) {
 				gap.From, gap.To = gap.From+shift, gap.To+shift
 				c.Gap = &gap
 			}
+			if c.NotRecovered != nil {
+				gap := *c.NotRecovered
+				gap.From, gap.To = gap.From+shift, gap.To+shift
+				c.NotRecovered = &gap
+			}
 			mg.g.Clients = append(mg.g.Clients, c)
 		}
 	}

@@ -241,6 +241,10 @@ type Client struct {
 	Events      Events       `json:"events,omitzero"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`
+	// NotRecovered is the client's time without success that was still open when it ended:
+	// operations failed after its last success (a publisher whose acks stopped and never came
+	// back within the run).
+	NotRecovered *Gap `json:"not_recovered,omitempty"`
 	// Part names the process the client ran in, in a merged Result (Result.Parts).
 	Part string `json:"part,omitempty"`
 	// Client is the client library this connection used.
@@ -254,6 +258,9 @@ type Gap struct {
 	To       time.Duration `json:"to_ns"`
 	Group    string        `json:"group,omitempty"`  // in Faults and Verify: the client it was seen on
 	Client   int           `json:"client,omitempty"` //
+	// Open: the stretch was still going on when the client ended (not recovered by the end of
+	// the run); To is then when it ended.
+	Open bool `json:"open,omitempty"`
 }
 
 // Aggregate is the group as a whole: totals over the union of the clients' intervals, and the
@@ -340,6 +347,10 @@ type Events struct {
 	Reconnects    int64 `json:"reconnects,omitempty"`
 	SlowConsumers int64 `json:"slow_consumers,omitempty"`
 	Dropped       int64 `json:"dropped,omitempty"` // messages the client library dropped
+	// NotSent are a fixed-rate JetStream publisher's sends that could not go out at their
+	// scheduled time because its whole window of publishes was still awaiting acks (the acks
+	// stopped): counted as sent and failed, never stored.
+	NotSent int64 `json:"not_sent,omitempty"`
 }
 
 // Add accumulates o into e.
@@ -350,6 +361,7 @@ func (e *Events) Add(o Events) {
 	e.Reconnects += o.Reconnects
 	e.SlowConsumers += o.SlowConsumers
 	e.Dropped += o.Dropped
+	e.NotSent += o.NotSent
 }
 
 // Interval is one slice of the per-interval series of a group.
