@@ -138,6 +138,7 @@ func (p *asyncPub) onErr(_ jetstream.JetStream, m *nats.Msg, err error) {
 	count(&p.rec.Events, err)
 	now := p.clk.Now()
 	p.rec.Failed(now)
+	p.refused(err, 1)
 	if p.waits != nil && isTimeout(err) {
 		if i := p.slot(m); i >= 0 {
 			p.waits.add(time.Duration(p.sent[i]-p.start), time.Duration(now-p.start))
@@ -224,6 +225,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 				}
 				count(&env.Rec.Events, err)
 				env.Rec.Failed(clk.Now())
+				p.refused(err, 1)
 				continue
 			}
 			published++
@@ -306,6 +308,7 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 			}
 			count(&env.Rec.Events, err)
 			env.Rec.Failed(clk.Now())
+			p.refused(err, 1)
 			continue
 		}
 		published++
@@ -319,6 +322,7 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 		// Sends the schedule had but the window never let out before the end.
 		env.Rec.Events.NotSent.Add(missed)
 		env.Rec.Failed(clk.Now())
+		p.failed(missed)
 		if p.acks != nil {
 			p.acks.Attempted(share)
 		}

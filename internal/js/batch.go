@@ -149,6 +149,7 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 			}
 			count(&rec.Events, err)
 			rec.Failed(now)
+			p.refused(err, int64(n))
 			continue
 		}
 		for j := uint64(0); j < n; j++ {

@@ -188,6 +188,9 @@ func (p *printer) correctness(indent string, a result.Aggregate, g result.Group)
 	if c.Unstamped > 0 {
 		line += fmt.Sprintf(" · unstamped %s", units.Comma(c.Unstamped))
 	}
+	if c.Failed > 0 {
+		line += fmt.Sprintf(" · failed publishes %s (never stored, not lost)", units.Comma(c.Failed))
+	}
 	p.line("%s", line)
 	if c.NotReceived > 0 {
 		p.line("%snot received %s: expected %s, saw %s, %s (not counted as lost: a receiver cannot tell messages never sent from ones lost at the end)",

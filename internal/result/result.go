@@ -314,6 +314,9 @@ type Correctness struct {
 	Unstamped  int64 `json:"unstamped"`  // messages without a natsperf stamp (too small or foreign)
 	Publishers int   `json:"publishers"` // distinct publishers seen
 	Lost       int64 `json:"lost"`       // sequence gaps below the highest sequence seen
+	// Failed are gaps that were publishes known to have failed and never been stored (the
+	// publishers were told, and a --verify read-back did not find them): not lost.
+	Failed     int64 `json:"failed,omitempty"`
 	Duplicated int64 `json:"duplicated"` // seen more than once
 	OutOfOrder int64 `json:"out_of_order"`
 	// Expected is the unique messages the receivers waited for (0: open-ended). What of it
