@@ -1,0 +1,136 @@
+package failover
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/js"
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/proctest"
+)
+
+// exitUnrecovered is natsperf's exit code for a run that had not recovered by its end.
+const exitUnrecovered = 5
+
+// TestStandaloneLeaderKill runs js pub async against a standalone 3-node nats-server cluster
+// (three processes) whose stream leader is killed with SIGKILL through --fault-exec (and, in
+// one case, restarted), and checks natsperf's figures against references it did not compute:
+// the longest time without acks against the acks this test saw on the wire (a subscriber to
+// every reply inbox, on the node the publisher uses, which is never killed), including an
+// outage still open at the end; every publish attempted counted (rate x duration) and split
+// into acked, stored-not-acked and failed; and the exit code against the verdict.
+func TestStandaloneLeaderKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 3-node cluster of processes, a leader killed")
+	}
+	for _, tc := range []struct {
+		name       string
+		ackTimeout string
+		restart    bool
+	}{
+		// The publishes lost with the leader time out within the run and the node is back:
+		// whether acks come back within the run depends on the cluster's election (a
+		// standalone nats-server waits seconds); the figures must match the wire either way.
+		{"restarted", "1s", true},
+		// The lost publishes do not time out within the run (20s): the window stays full of
+		// them to the end, and nothing is acked after the kill.
+		{"not recovered", "20s", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startCluster(t)
+			const stream = "FO"
+			nc, err := nats.Connect(c.urls[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			jsc, _ := jetstream.New(nc)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			// natsperf's mark: a stream it may publish into without --force.
+			natstest.Eventually(t, 30*time.Second, 200*time.Millisecond, func() error {
+				_, err := jsc.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{"fo"}, Replicas: 3,
+					Metadata: map[string]string{js.MarkKey: js.MarkValue}})
+				return err
+			})
+			// The leader on another node than n1, the publisher's and the observer's.
+			natstest.Eventually(t, 30*time.Second, 300*time.Millisecond, func() error {
+				s, err := jsc.Stream(ctx, stream)
+				if err != nil {
+					return err
+				}
+				if l := s.CachedInfo().Cluster.Leader; l == "n1" || l == "" {
+					_, _ = nc.Request("$JS.API.STREAM.LEADER.STEPDOWN."+stream, nil, 2*time.Second)
+					return fmt.Errorf("leader %q", l)
+				}
+				return nil
+			})
+			acks := watchAcks(t, c.urls[0], stream)
+			out := filepath.Join(t.TempDir(), "r.json")
+			args := []string{"js", "pub", "async", "fo", "--stream", stream, "-s", c.urls[0], "--rate", "500", "--duration", "3s",
+				"--batch", "100", "--ack-timeout", tc.ackTimeout, "--verify", "--no-progress", "-o", out,
+				"--fault-exec", "1s:" + faultCmd(t, "kill")}
+			if tc.restart {
+				args = append(args, "--fault-exec", "2s:"+faultCmd(t, "restart"))
+			}
+			cmd := exec.Command(natsperfBin, args...)
+			cmd.Env = c.faultEnv(t, stream)
+			p := proctest.Start(t, "natsperf", cmd)
+			code := p.Wait(t, 90*time.Second)
+			res := proctest.ReadResult(t, out)
+			t.Logf("exit %d\n%s", code, p.Out.String())
+
+			if res.Faults == nil || len(res.Faults.Timeline) == 0 || !strings.Contains(res.Faults.Timeline[0].Detail, "killed") {
+				t.Fatalf("the kill did not run: %+v", res.Faults)
+			}
+			// Unavailability against the wire: the longest time without an ack from the run's
+			// start to its end, the last stretch included.
+			wire, wireOpen := acks.longestWithout(res.Start, res.End)
+			got := res.Faults.Unavailable
+			if tol := 300*time.Millisecond + wire/10; got.Duration < wire-tol || got.Duration > wire+tol {
+				t.Errorf("unavailable %v (open %v), the wire saw %v without acks (open %v)", got.Duration, got.Open, wire, wireOpen)
+			}
+			if wire > time.Second && got.Open != wireOpen {
+				t.Errorf("unavailable open %v, the wire's longest stretch without acks open %v", got.Open, wireOpen)
+			}
+			if v := res.Verify; v == nil || v.Unavailable != got.Duration || v.NotRecovered != (res.Faults.NotRecovered != nil) {
+				t.Errorf("verify %+v disagrees with faults %+v", v, res.Faults)
+			}
+			// Every publish of the schedule counted, and accounted for.
+			v := res.Verify
+			if v.Sent != 1500 {
+				t.Errorf("verify sent %d, want 1,500 (500/s x 3s: every publish attempted)", v.Sent)
+			}
+			if v.AckedButMissing != 0 || v.Acked+v.StoredNotAcked+v.Failed != v.Sent {
+				t.Errorf("verify acked %d + stored-not-acked %d + failed %d != sent %d (acked-but-missing %d)",
+					v.Acked, v.StoredNotAcked, v.Failed, v.Sent, v.AckedButMissing)
+			}
+			// The rate is over the 3 s asked for, however early the acks stopped.
+			pub := res.Groups[0].Aggregate
+			if want := float64(pub.Msgs) / 3; pub.MsgsPerSec > want*1.1 {
+				t.Errorf("pub rate %.0f/s from %d acks: want about %.0f/s (over the 3s asked for)", pub.MsgsPerSec, pub.Msgs, want)
+			}
+			wantCode := 0
+			if res.NotRecovered() != nil {
+				wantCode = exitUnrecovered
+				if !strings.Contains(p.Out.String(), "NOT RECOVERED") {
+					t.Errorf("the text does not say the run did not recover")
+				}
+			}
+			if code != wantCode {
+				t.Errorf("exit %d, want %d (not recovered: %+v)", code, wantCode, res.NotRecovered())
+			}
+			if tc.name == "not recovered" && res.NotRecovered() == nil {
+				t.Errorf("a window full of publishes lost with the leader and a 20s ack timeout: want not recovered")
+			}
+		})
+	}
+}
