@@ -64,7 +64,7 @@ type SeqRange struct {
 
 // PublisherVerify is one publisher's part of the read-back.
 type PublisherVerify struct {
-	ID              uint32 `json:"id"` // the publisher id in the stamps
+	ID              uint32 `json:"id"`               // the publisher id in the stamps
 	Sent            int64  `json:"sent,omitempty"`   // publishes attempted
 	Failed          int64  `json:"failed,omitempty"` // never acknowledged and not stored
 	Acked           int64  `json:"acked"`
