@@ -653,6 +653,11 @@ func (m *merger) faults(in []Input) *Faults {
 		if u := m.gap(p.Name, pf.Unavailable, shift); u.Duration > f.Unavailable.Duration {
 			f.Unavailable = u
 		}
+		if n := pf.NotRecovered; n != nil {
+			if g := m.gap(p.Name, *n, shift); f.NotRecovered == nil || g.Duration > f.NotRecovered.Duration {
+				f.NotRecovered = &g
+			}
+		}
 		for _, g := range pf.ByGroup {
 			g = m.gap(p.Name, g, shift)
 			if i, ok := byGroup[g.Group]; !ok {
