@@ -180,10 +180,19 @@ func faultCmd(t *testing.T, what string) string {
 	return fmt.Sprintf("%s=%s %q", helperEnv, what, exe)
 }
 
-// helper is the fault command: kill (SIGKILL the stream leader) or restart (the node killed).
+// helper is the fault command: kill (SIGKILL the stream leader), restart (the node killed),
+// or kill-rest (SIGKILL n2 and n3: n1 alone has no quorum).
 func helper(what string) error {
 	dir := os.Getenv(dirEnv)
 	switch what {
+	case "kill-rest":
+		for _, name := range []string{"n2", "n3"} {
+			if pid, err := readPid(dir, name); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		fmt.Println("killed n2 and n3 with SIGKILL")
+		return nil
 	case "kill":
 		nc, err := nats.Connect(os.Getenv(urlEnv), nats.Timeout(2*time.Second))
 		if err != nil {

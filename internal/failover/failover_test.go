@@ -32,17 +32,17 @@ func TestStandaloneLeaderKill(t *testing.T) {
 		t.Skip("a 3-node cluster of processes, a leader killed")
 	}
 	for _, tc := range []struct {
-		name       string
-		ackTimeout string
-		restart    bool
+		name   string
+		faults []string // after the kill of the leader at 1s
+		lost   bool     // the cluster cannot recover within the run
 	}{
-		// The publishes lost with the leader time out within the run and the node is back:
-		// whether acks come back within the run depends on the cluster's election (a
-		// standalone nats-server waits seconds); the figures must match the wire either way.
-		{"restarted", "1s", true},
-		// The lost publishes do not time out within the run (20s): the window stays full of
-		// them to the end, and nothing is acked after the kill.
-		{"not recovered", "20s", false},
+		// The node is back a second later: whether acks come back within the run depends on
+		// the cluster's election (a standalone nats-server may take seconds); the figures must
+		// match the wire either way.
+		{"restarted", []string{"2s:" + faultCmd(t, "restart")}, false},
+		// The other follower is killed too: n1 alone has no quorum, no publish can be acked
+		// again, and the run must say it did not recover.
+		{"no quorum", []string{"1200ms:" + faultCmd(t, "kill-rest")}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startCluster(t)
@@ -76,10 +76,10 @@ func TestStandaloneLeaderKill(t *testing.T) {
 			acks := watchAcks(t, c.urls[0], stream)
 			out := filepath.Join(t.TempDir(), "r.json")
 			args := []string{"js", "pub", "async", "fo", "--stream", stream, "-s", c.urls[0], "--rate", "500", "--duration", "3s",
-				"--batch", "100", "--ack-timeout", tc.ackTimeout, "--verify", "--no-progress", "-o", out,
+				"--batch", "100", "--ack-timeout", "1s", "--verify", "--no-progress", "-o", out,
 				"--fault-exec", "1s:" + faultCmd(t, "kill")}
-			if tc.restart {
-				args = append(args, "--fault-exec", "2s:"+faultCmd(t, "restart"))
+			for _, f := range tc.faults {
+				args = append(args, "--fault-exec", f)
 			}
 			cmd := exec.Command(natsperfBin, args...)
 			cmd.Env = c.faultEnv(t, stream)
@@ -95,7 +95,8 @@ func TestStandaloneLeaderKill(t *testing.T) {
 			// start to its end, the last stretch included.
 			wire, wireOpen := acks.longestWithout(res.Start, res.End)
 			got := res.Faults.Unavailable
-			if tol := 300*time.Millisecond + wire/10; got.Duration < wire-tol || got.Duration > wire+tol {
+			// The two views are two processes' callbacks: on a loaded machine either may run late.
+			if tol := 500*time.Millisecond + wire/10; got.Duration < wire-tol || got.Duration > wire+tol {
 				t.Errorf("unavailable %v (open %v), the wire saw %v without acks (open %v)", got.Duration, got.Open, wire, wireOpen)
 			}
 			if wire > time.Second && got.Open != wireOpen {
@@ -109,7 +110,12 @@ func TestStandaloneLeaderKill(t *testing.T) {
 			if v.Sent != 1500 {
 				t.Errorf("verify sent %d, want 1,500 (500/s x 3s: every publish attempted)", v.Sent)
 			}
-			if v.AckedButMissing != 0 || v.Acked+v.StoredNotAcked+v.Failed != v.Sent {
+			if tc.lost {
+				// Without quorum the stream cannot be read back: unknown, never called missing.
+				if (v.Error == "" && len(v.Unreadable) == 0) || v.AckedButMissing != 0 {
+					t.Errorf("verify %+v: want the read-back reported impossible or incomplete, nothing called missing", v)
+				}
+			} else if v.AckedButMissing != 0 || v.Acked+v.StoredNotAcked+v.Failed != v.Sent {
 				t.Errorf("verify acked %d + stored-not-acked %d + failed %d != sent %d (acked-but-missing %d)",
 					v.Acked, v.StoredNotAcked, v.Failed, v.Sent, v.AckedButMissing)
 			}
@@ -128,8 +134,8 @@ func TestStandaloneLeaderKill(t *testing.T) {
 			if code != wantCode {
 				t.Errorf("exit %d, want %d (not recovered: %+v)", code, wantCode, res.NotRecovered())
 			}
-			if tc.name == "not recovered" && res.NotRecovered() == nil {
-				t.Errorf("a window full of publishes lost with the leader and a 20s ack timeout: want not recovered")
+			if tc.lost && (res.NotRecovered() == nil || !wireOpen) {
+				t.Errorf("a cluster without quorum from 1.2s: not recovered %+v, the wire's last stretch open %v: want both", res.NotRecovered(), wireOpen)
 			}
 		})
 	}
