@@ -215,14 +215,13 @@ func jsVerify(acks *verify.Acks, ref *StreamRef, subjects []string, fromSeq uint
 	}
 }
 
-// settleReceivers gives the receivers the read-back's verdict: the sequence gaps they saw that
-// are publishes which failed and were never stored (v.Failed) are not lost but failed
-// (Correctness.Failed); and receivers that ended by the idle timeout, when the stream holds
-// nothing they did not consume, only waited for such publishes: the run completed.
+// settleReceivers gives the receivers the read-back's verdict (a complete one: it knows what
+// the stream holds): the sequence gaps they saw that are publishes which failed and were never
+// stored (v.Failed) are not lost but failed (Correctness.Failed), and the rest are messages the
+// stream holds that they did not consume (NotConsumed) or acknowledged ones it lost, which
+// verify's acked-but-missing counts; and receivers that ended by the idle timeout, when the
+// stream holds nothing they did not consume, only waited for such publishes: the run completed.
 func settleReceivers(res *result.Result, v *result.Verify) {
-	if v.Failed == 0 {
-		return
-	}
 	for gi := range res.Groups {
 		g := &res.Groups[gi]
 		if isPub(g.Name) {
@@ -237,18 +236,19 @@ func settleReceivers(res *result.Result, v *result.Verify) {
 			settleGaps(g.Aggregate.Correctness, v.Failed*int64(max(1, len(g.Clients))))
 		}
 	}
-	if res.Stop.Reason == result.StopIdle && v.NotConsumed == 0 && v.AckedButMissing == 0 {
+	if res.Stop.Reason == result.StopIdle && v.Failed > 0 && v.NotConsumed == 0 && v.AckedButMissing == 0 {
 		res.Stop = result.Stop{Reason: result.StopCompleted}
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the receivers waited the idle timeout for publishes that failed and were never stored (%s; the read-back found nothing they did not consume)", units.Comma(v.Failed)))
 	}
 }
 
-// settleGaps moves up to failed of c's gaps from Lost to Failed.
+// settleGaps moves up to failed of c's gaps from Lost to Failed, the rest to NotConsumed.
 func settleGaps(c *result.Correctness, failed int64) {
 	if c == nil {
 		return
 	}
 	moved := min(c.Lost, failed)
-	c.Lost -= moved
 	c.Failed += moved
+	c.NotConsumed += c.Lost - moved
+	c.Lost = 0
 }

@@ -191,6 +191,9 @@ func (p *printer) correctness(indent string, a result.Aggregate, g result.Group)
 	if c.Failed > 0 {
 		line += fmt.Sprintf(" · failed publishes %s (never stored, not lost)", units.Comma(c.Failed))
 	}
+	if c.NotConsumed > 0 {
+		line += fmt.Sprintf(" · not consumed %s (still in the stream, not lost)", units.Comma(c.NotConsumed))
+	}
 	p.line("%s", line)
 	if c.NotReceived > 0 {
 		p.line("%snot received %s: expected %s, saw %s, %s (not counted as lost: a receiver cannot tell messages never sent from ones lost at the end)",

@@ -29,6 +29,8 @@ func (c *Correctness) Add(x *Correctness) {
 	c.OutOfOrder += x.OutOfOrder
 	c.Expected += x.Expected
 	c.NotReceived += x.NotReceived
+	c.Failed += x.Failed
+	c.NotConsumed += x.NotConsumed
 }
 
 // NotRecovered is the run's longest time without success still open when its client ended

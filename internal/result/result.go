@@ -316,9 +316,12 @@ type Correctness struct {
 	Lost       int64 `json:"lost"`       // sequence gaps below the highest sequence seen
 	// Failed are gaps that were publishes known to have failed and never been stored (the
 	// publishers were told, and a --verify read-back did not find them): not lost.
-	Failed     int64 `json:"failed,omitempty"`
-	Duplicated int64 `json:"duplicated"` // seen more than once
-	OutOfOrder int64 `json:"out_of_order"`
+	Failed int64 `json:"failed,omitempty"`
+	// NotConsumed are gaps a complete --verify read-back found in the stream: messages it
+	// holds that this receiver did not consume before it ended; not lost.
+	NotConsumed int64 `json:"not_consumed,omitempty"`
+	Duplicated  int64 `json:"duplicated"` // seen more than once
+	OutOfOrder  int64 `json:"out_of_order"`
 	// Expected is the unique messages the receivers waited for (0: open-ended). What of it
 	// never arrived beyond each publisher's highest sequence seen is NotReceived, not Lost:
 	// a receiver cannot tell messages never sent (a publisher stopped or killed) from ones
