@@ -30,6 +30,8 @@ const (
 	dirEnv    = "NATSPERF_FAILOVER_DIR"
 	urlEnv    = "NATSPERF_FAILOVER_URL"
 	streamEnv = "NATSPERF_FAILOVER_STREAM"
+	// binEnv, when set, is the natsperf binary to test instead of this tree's.
+	binEnv = "NATSPERF_FAILOVER_NATSPERF"
 )
 
 var natsperfBin, serverBin string
@@ -41,6 +43,23 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	}
+	if bin := os.Getenv(binEnv); bin != "" {
+		natsperfBin = bin // another build, e.g. an older one to show what these tests catch
+		serverDir, err := os.MkdirTemp("", "natsperf-failover-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		serverBin = filepath.Join(serverDir, "nats-server")
+		code := 1
+		if out, err := exec.Command("go", "build", "-o", serverBin, "github.com/nats-io/nats-server/v2").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build nats-server: %v\n%s", err, out)
+		} else {
+			code = m.Run()
+		}
+		os.RemoveAll(serverDir)
+		os.Exit(code)
 	}
 	os.Exit(proctest.RunWithNatsperf(m, "natsperf-failover-", &natsperfBin))
 }
