@@ -51,6 +51,7 @@ type asyncPub struct {
 	// At a fixed rate the window slides: busy marks each ring slot whose publish awaits its
 	// ack (cleared by the ack or error callback); a send waits for its slot (runPaced).
 	busy  []atomic.Bool
+	id    uint32 // the publisher id in the stamps
 	endAt int64 // a fixed-rate run's end on its schedule, for the recorder (set before Close)
 }
 
@@ -60,6 +61,7 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 		p.window = DefaultAsyncWindow
 	}
 	p.rec, p.clk, p.paced = env.Rec, env.Clock, p.cfg.Rate > 0
+	p.id = p.cfg.IDs.For(env.Index)
 	p.wake = make(chan struct{}, 1)
 	err := p.prepare(ctx, env,
 		jetstream.WithPublishAsyncAckHandler(p.onAck),
@@ -157,7 +159,8 @@ func (p *asyncPub) settle() {
 	}
 }
 
-// Run publishes the share window by window; at a fixed rate, on its schedule (runPaced).
+// Run publishes the share window by window, as nats bench does; at a fixed rate, on its
+// schedule (runPaced).
 func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 	if p.paced {
 		return p.runPaced(ctx, env)
@@ -166,19 +169,12 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 	defer release()
 	clk := env.Clock
 	p.start = env.Start
-	id := p.cfg.IDs.For(env.Index)
-	stamped := p.cfg.Size >= stamp.Size
-	share, bounded, pacer := p.share(env)
+	share, bounded, _ := p.share(env)
 	var deadline int64
 	if p.cfg.Duration > 0 {
 		deadline = env.Start + int64(p.cfg.Duration)
-		if p.paced {
-			deadline = loop.Deadline(env.Start, p.cfg.Duration)
-		}
 	}
 	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
-	w := loop.NewWaiter(clk)
-	defer w.Close()
 	var published int64
 	ended := false
 	for i := uint64(0); !ended && (!bounded || i < share); {
@@ -191,48 +187,17 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 				ended = true
 				break
 			}
-			intended := now
-			if p.paced {
-				intended = env.Start + int64(pacer.Intended(i))
-				var err error
-				if now, err = w.Until(ctx, intended); err != nil {
-					return err
-				}
-				if loop.Past(deadline, now) {
-					ended = true
-					break
-				}
-			}
-			m := &p.msgs[n]
-			p.sent[n], p.intended[n], p.seqs[n] = now, intended, i+1
-			if i == 0 {
-				p.first = intended
-			}
-			if stamped {
-				stamp.Put(m.Data, id, i+1, intended)
-			}
-			m.Subject = p.subject(int64(i))
-			if p.cfg.Dedup {
-				m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBufs[n], i+1)
-			}
 			i++
-			if p.acks != nil {
-				p.acks.Attempted(i)
+			ok, err := p.send(env, n, i, now, now)
+			if err != nil {
+				return err
 			}
-			if _, err := p.js.PublishMsgAsync(m); err != nil {
-				if p.fatal(err) || p.conn.Err() != nil {
-					return p.conn.Explain("publish", err)
-				}
-				count(&env.Rec.Events, err)
-				env.Rec.Failed(clk.Now())
-				p.refused(err, 1)
+			if !ok {
 				continue
 			}
 			published++
-			if p.cfg.Sleep > 0 {
-				if err := loop.Sleep(ctx, timer, p.cfg.Sleep); err != nil {
-					return err
-				}
+			if err := p.pause(ctx, timer); err != nil {
+				return err
 			}
 		}
 		if err := p.await(ctx, published, ackTimer); err != nil {
@@ -240,6 +205,47 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 		}
 	}
 	return nil
+}
+
+// send fills ring slot n with message seq (1-based), meant for intended and sent at now, and
+// publishes it. It returns false for a publish refused at once (counted: failed, never
+// stored), an error when the client cannot go on.
+func (p *asyncPub) send(env *bench.Env, n int, seq uint64, intended, now int64) (bool, error) {
+	m := &p.msgs[n]
+	p.sent[n], p.intended[n], p.seqs[n] = now, intended, seq
+	if seq == 1 {
+		p.first = intended
+	}
+	if p.cfg.Size >= stamp.Size {
+		stamp.Put(m.Data, p.id, seq, intended)
+	}
+	m.Subject = p.subject(int64(seq - 1))
+	if p.cfg.Dedup {
+		m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBufs[n], seq)
+	}
+	if p.acks != nil {
+		p.acks.Attempted(seq)
+	}
+	p.busy[n].Store(true)
+	if _, err := p.js.PublishMsgAsync(m); err != nil {
+		p.busy[n].Store(false)
+		if p.fatal(err) || p.conn.Err() != nil {
+			return false, p.conn.Explain("publish", err)
+		}
+		count(&env.Rec.Events, err)
+		env.Rec.Failed(env.Clock.Now())
+		p.refused(err, 1)
+		return false, nil
+	}
+	return true, nil
+}
+
+// pause sleeps --sleep between publishes.
+func (p *asyncPub) pause(ctx context.Context, t *time.Timer) error {
+	if p.cfg.Sleep <= 0 {
+		return nil
+	}
+	return loop.Sleep(ctx, t, p.cfg.Sleep)
 }
 
 // runPaced publishes the share on its fixed-rate schedule, at most a window of publishes
@@ -255,8 +261,6 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 	clk := env.Clock
 	p.start = env.Start
-	id := p.cfg.IDs.For(env.Index)
-	stamped := p.cfg.Size >= stamp.Size
 	share, _, pacer := p.share(env)
 	deadline := loop.Deadline(env.Start, p.cfg.Duration)
 	w := loop.NewWaiter(clk)
@@ -274,48 +278,26 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 		if loop.Past(deadline, now) {
 			break
 		}
-		i++
-		if p.acks != nil {
-			p.acks.Attempted(i)
-		}
 		if p.busy[n].Load() {
 			if now, err = p.waitSlot(ctx, n, deadline, timer); err != nil {
 				return err
 			}
 			if loop.Past(deadline, now) {
-				i--
 				full = true
 				break
 			}
 		}
-		m := &p.msgs[n]
-		p.sent[n], p.intended[n], p.seqs[n] = now, intended, i
-		if i == 1 {
-			p.first = intended
+		i++
+		ok, err := p.send(env, n, i, intended, now)
+		if err != nil {
+			return err
 		}
-		if stamped {
-			stamp.Put(m.Data, id, i, intended)
-		}
-		m.Subject = p.subject(int64(i - 1))
-		if p.cfg.Dedup {
-			m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBufs[n], i)
-		}
-		p.busy[n].Store(true)
-		if _, err := p.js.PublishMsgAsync(m); err != nil {
-			p.busy[n].Store(false)
-			if p.fatal(err) || p.conn.Err() != nil {
-				return p.conn.Explain("publish", err)
-			}
-			count(&env.Rec.Events, err)
-			env.Rec.Failed(clk.Now())
-			p.refused(err, 1)
+		if !ok {
 			continue
 		}
 		published++
-		if p.cfg.Sleep > 0 {
-			if err := loop.Sleep(ctx, timer, p.cfg.Sleep); err != nil {
-				return err
-			}
+		if err := p.pause(ctx, timer); err != nil {
+			return err
 		}
 	}
 	if missed := int64(share - i); missed > 0 && full {
