@@ -121,8 +121,12 @@ func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent
 			spec := ""
 			for _, ev := range events {
 				// The last fault before the publisher had acks again (a pause or a kill lasts
-				// beyond its action).
-				if !ev.Skipped && ev.Error == "" && ev.Started <= c.Gap.To {
+				// beyond its action); for an outage still open at the end, the last before it
+				// began, or else the first during it.
+				if ev.Skipped || (ev.Error != "" && ev.Kind != fault.Exec) || ev.Started > c.Gap.To {
+					continue
+				}
+				if !c.Gap.Open || ev.Started <= c.Gap.From || spec == "" {
 					spec = ev.Spec
 				}
 			}
@@ -132,6 +136,7 @@ func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent
 			out = append(out, result.PublisherOutage{
 				Group: g.Name, Client: c.ID, Fault: spec, LastAckBefore: c.Gap.From, FirstAckAfter: c.Gap.To,
 				WithoutAcks: c.Gap.Duration, TimedOutWait: f.Waits.Within(c.ID, c.Gap.From, c.Gap.To), AckTimeout: f.AckTimeout,
+				NotRecovered: c.Gap.Open,
 			})
 		}
 	}

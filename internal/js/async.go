@@ -52,7 +52,7 @@ type asyncPub struct {
 	// ack (cleared by the ack or error callback); a send waits for its slot (runPaced).
 	busy  []atomic.Bool
 	id    uint32 // the publisher id in the stamps
-	endAt int64 // a fixed-rate run's end on its schedule, for the recorder (set before Close)
+	endAt int64  // a fixed-rate run's end on its schedule, for the recorder (set before Close)
 }
 
 func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {

@@ -150,6 +150,12 @@ func (p *printer) faults(r *result.Result) {
 		p.line("  longest gap per group: %s", strings.Join(parts, " · "))
 	}
 	for _, o := range f.Publishers {
+		if o.NotRecovered {
+			p.line("  %s %d after %s: last ack %s, none after it to its end at %s: %s without acks, of it %s waiting on acks that timed out (ack timeout %s), %s otherwise",
+				o.Group, o.Client, o.Fault, seconds(o.LastAckBefore), seconds(o.FirstAckAfter), seconds(o.WithoutAcks),
+				seconds(o.TimedOutWait), seconds(o.AckTimeout), seconds(o.WithoutAcks-o.TimedOutWait))
+			continue
+		}
 		p.line("  %s %d after %s: last ack %s, first ack after it %s: %s without acks, of it %s waiting on acks that timed out (ack timeout %s), %s otherwise",
 			o.Group, o.Client, o.Fault, seconds(o.LastAckBefore), seconds(o.FirstAckAfter), seconds(o.WithoutAcks),
 			seconds(o.TimedOutWait), seconds(o.AckTimeout), seconds(o.WithoutAcks-o.TimedOutWait))

@@ -48,7 +48,9 @@ func TestFaultsNotRecovered(t *testing.T) {
 	r := &result.Result{Start: time.Now(), Stop: result.Stop{Reason: result.StopCompleted},
 		Groups: []result.Group{{Name: "pub", Kind: "JetStream asynchronous publisher"}},
 		Faults: &result.Faults{Timeline: []result.FaultEvent{{Spec: "4s:kill", Kind: "exec", Started: 4 * s}},
-			Unavailable: open, NotRecovered: &open},
+			Unavailable: open, NotRecovered: &open,
+			Publishers: []result.PublisherOutage{{Group: "pub", Client: 1, Fault: "4s:kill", LastAckBefore: 4 * s, FirstAckAfter: 10 * s,
+				WithoutAcks: 6 * s, TimedOutWait: 5 * s, AckTimeout: 5 * s, NotRecovered: true}}},
 		Windows: []result.Window{
 			{Label: "before faults", To: 4 * s, Groups: []result.WindowGroup{{Name: "pub", Msgs: 4047}}},
 			{Label: "after 4s:kill", From: 4 * s, To: 10 * s, Groups: []result.WindowGroup{{Name: "pub"}}},
@@ -62,6 +64,7 @@ func TestFaultsNotRecovered(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"unavailable 6.00s: from 4.00s, NOT RECOVERED by the end of the run at 10.00s (pub 1",
+		"pub 1 after 4s:kill: last ack 4.00s, none after it to its end at 10.00s: 6.00s without acks",
 		"after 4s:kill                   4.00s-10.00s pub nothing acknowledged",
 		"verify: sent 5,000 · acked 4,047 · failed 950 · stored 4,050 · acked-but-missing 0",
 		"unavailable 6.00s (NOT RECOVERED by the end of the run)",

@@ -102,6 +102,8 @@ type PublisherOutage struct {
 	WithoutAcks   time.Duration `json:"without_acks_ns"`   // FirstAckAfter - LastAckBefore
 	TimedOutWait  time.Duration `json:"timed_out_wait_ns"` // of it, waiting on acks that timed out
 	AckTimeout    time.Duration `json:"ack_timeout_ns"`    // the publishers' --ack-timeout
+	// NotRecovered: no ack came after LastAckBefore; FirstAckAfter is then the publisher's end.
+	NotRecovered bool `json:"not_recovered,omitempty"`
 }
 
 // FaultEvent is one action of the timeline.
