@@ -50,9 +50,11 @@ type asyncPub struct {
 
 	// At a fixed rate the window slides: busy marks each ring slot whose publish awaits its
 	// ack (cleared by the ack or error callback); a send waits for its slot (runPaced).
-	busy  []atomic.Bool
-	id    uint32 // the publisher id in the stamps
-	endAt int64  // a fixed-rate run's end on its schedule, for the recorder (set before Close)
+	busy []atomic.Bool
+	id   uint32 // the publisher id in the stamps
+	// published counts the publishes made (publishing goroutine only), for await.
+	published int64
+	endAt     int64 // a fixed-rate run's end on its schedule, for the recorder (set before Close)
 }
 
 func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
@@ -175,7 +177,6 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 		deadline = env.Start + int64(p.cfg.Duration)
 	}
 	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
-	var published int64
 	ended := false
 	for i := uint64(0); !ended && (!bounded || i < share); {
 		for n := 0; n < p.window && (!bounded || i < share); n++ {
@@ -188,29 +189,21 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 				break
 			}
 			i++
-			ok, err := p.send(env, n, i, now, now)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			published++
-			if err := p.pause(ctx, timer); err != nil {
+			if err := p.send(ctx, env, n, i, now, now, timer); err != nil {
 				return err
 			}
 		}
-		if err := p.await(ctx, published, ackTimer); err != nil {
+		if err := p.await(ctx, p.published, ackTimer); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// send fills ring slot n with message seq (1-based), meant for intended and sent at now, and
-// publishes it. It returns false for a publish refused at once (counted: failed, never
-// stored), an error when the client cannot go on.
-func (p *asyncPub) send(env *bench.Env, n int, seq uint64, intended, now int64) (bool, error) {
+// send fills ring slot n with message seq (1-based), meant for intended and sent at now,
+// publishes it and then sleeps --sleep. A publish refused at once is counted (failed, never
+// stored); the error is one the client cannot go on after.
+func (p *asyncPub) send(ctx context.Context, env *bench.Env, n int, seq uint64, intended, now int64, t *time.Timer) error {
 	m := &p.msgs[n]
 	p.sent[n], p.intended[n], p.seqs[n] = now, intended, seq
 	if seq == 1 {
@@ -230,18 +223,14 @@ func (p *asyncPub) send(env *bench.Env, n int, seq uint64, intended, now int64) 
 	if _, err := p.js.PublishMsgAsync(m); err != nil {
 		p.busy[n].Store(false)
 		if p.fatal(err) || p.conn.Err() != nil {
-			return false, p.conn.Explain("publish", err)
+			return p.conn.Explain("publish", err)
 		}
 		count(&env.Rec.Events, err)
 		env.Rec.Failed(env.Clock.Now())
 		p.refused(err, 1)
-		return false, nil
+		return nil
 	}
-	return true, nil
-}
-
-// pause sleeps --sleep between publishes.
-func (p *asyncPub) pause(ctx context.Context, t *time.Timer) error {
+	p.published++
 	if p.cfg.Sleep <= 0 {
 		return nil
 	}
@@ -266,7 +255,6 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 	w := loop.NewWaiter(clk)
 	defer w.Close()
 	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
-	var published int64
 	var i uint64
 	full := false // the run's duration ended while a send waited for the window
 	for n := 0; i < share; n = (n + 1) % p.window {
@@ -288,15 +276,7 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 			}
 		}
 		i++
-		ok, err := p.send(env, n, i, intended, now)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		published++
-		if err := p.pause(ctx, timer); err != nil {
+		if err := p.send(ctx, env, n, i, intended, now, timer); err != nil {
 			return err
 		}
 	}
@@ -312,7 +292,7 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 	// The run lasted what it was asked to: its rate is over the whole schedule, even when the
 	// acks stopped long before its end.
 	p.endAt = env.Start + int64(pacer.After(share))
-	return p.await(ctx, published, ackTimer)
+	return p.await(ctx, p.published, ackTimer)
 }
 
 // waitSlot waits until ring slot n's publish is settled or the deadline passes, and returns
