@@ -173,6 +173,15 @@ func serverBinPath(dir string) string {
 	return string(b)
 }
 
+// killRest SIGKILLs n2 and n3: n1 alone has no quorum.
+func killRest(dir string) {
+	for _, name := range []string{"n2", "n3"} {
+		if pid, err := readPid(dir, name); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
 func readPid(dir, name string) (int, error) {
 	b, err := os.ReadFile(filepath.Join(dir, name+".pid"))
 	if err != nil {
@@ -205,11 +214,7 @@ func helper(what string) error {
 	dir := os.Getenv(dirEnv)
 	switch what {
 	case "kill-rest":
-		for _, name := range []string{"n2", "n3"} {
-			if pid, err := readPid(dir, name); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
+		killRest(dir)
 		fmt.Println("killed n2 and n3 with SIGKILL")
 		return nil
 	case "kill":

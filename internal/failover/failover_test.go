@@ -15,6 +15,7 @@ import (
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/proctest"
+	"github.com/natsperf/natsperf/internal/result"
 )
 
 // exitUnrecovered is natsperf's exit code for a run that had not recovered by its end.
@@ -35,14 +36,18 @@ func TestStandaloneLeaderKill(t *testing.T) {
 		name   string
 		faults []string // after the kill of the leader at 1s
 		lost   bool     // the cluster cannot recover within the run
+		own    bool     // no fault from natsperf: the test kills n2 and n3 itself, 1s in
 	}{
 		// The node is back a second later: whether acks come back within the run depends on
 		// the cluster's election (a standalone nats-server may take seconds); the figures must
 		// match the wire either way.
-		{"restarted", []string{"2s:" + faultCmd(t, "restart")}, false},
+		{"restarted", []string{"2s:" + faultCmd(t, "restart")}, false, false},
 		// The other follower is killed too: n1 alone has no quorum, no publish can be acked
 		// again, and the run must say it did not recover.
-		{"no quorum", []string{"1200ms:" + faultCmd(t, "kill-rest")}, true},
+		{"no quorum", []string{"1200ms:" + faultCmd(t, "kill-rest")}, true, false},
+		// The same outage natsperf did not cause (a --verify run with no fault): it must be
+		// reported the same way.
+		{"on its own", nil, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startCluster(t)
@@ -76,34 +81,46 @@ func TestStandaloneLeaderKill(t *testing.T) {
 			acks := watchAcks(t, c.urls[0], stream)
 			out := filepath.Join(t.TempDir(), "r.json")
 			args := []string{"js", "pub", "async", "fo", "--stream", stream, "-s", c.urls[0], "--rate", "500", "--duration", "3s",
-				"--batch", "100", "--ack-timeout", "1s", "--verify", "--no-progress", "-o", out,
-				"--fault-exec", "1s:" + faultCmd(t, "kill")}
+				"--batch", "100", "--ack-timeout", "1s", "--verify", "--no-progress", "-o", out}
+			if !tc.own {
+				args = append(args, "--fault-exec", "1s:"+faultCmd(t, "kill"))
+			}
 			for _, f := range tc.faults {
 				args = append(args, "--fault-exec", f)
 			}
 			cmd := exec.Command(natsperfBin, args...)
 			cmd.Env = c.faultEnv(t, stream)
 			p := proctest.Start(t, "natsperf", cmd)
+			if tc.own {
+				p.WaitFor(t, "Starting JetStream asynchronous publisher,", 30*time.Second)
+				time.Sleep(time.Second)
+				killRest(c.dir)
+			}
 			code := p.Wait(t, 90*time.Second)
 			res := proctest.ReadResult(t, out)
 			t.Logf("exit %d\n%s", code, p.Out.String())
-
-			if res.Faults == nil || len(res.Faults.Timeline) == 0 || !strings.Contains(res.Faults.Timeline[0].Detail, "killed") {
-				t.Fatalf("the kill did not run: %+v", res.Faults)
+			if res.Verify == nil {
+				t.Fatalf("no verify in the Result")
 			}
 			// Unavailability against the wire: the longest time without an ack from the run's
 			// start to its end, the last stretch included.
 			wire, wireOpen := acks.longestWithout(res.Start, res.End)
-			got := res.Faults.Unavailable
+			got := result.Gap{Duration: res.Verify.Unavailable, Open: res.Verify.NotRecovered}
+			if !tc.own {
+				if res.Faults == nil || len(res.Faults.Timeline) == 0 || !strings.Contains(res.Faults.Timeline[0].Detail, "killed") {
+					t.Fatalf("the kill did not run: %+v", res.Faults)
+				}
+				got = res.Faults.Unavailable
+				if v := res.Verify; v.Unavailable != got.Duration || v.NotRecovered != (res.Faults.NotRecovered != nil) {
+					t.Errorf("verify %+v disagrees with faults %+v", v, res.Faults)
+				}
+			}
 			// The two views are two processes' callbacks: on a loaded machine either may run late.
 			if tol := 500*time.Millisecond + wire/10; got.Duration < wire-tol || got.Duration > wire+tol {
 				t.Errorf("unavailable %v (open %v), the wire saw %v without acks (open %v)", got.Duration, got.Open, wire, wireOpen)
 			}
 			if wire > time.Second && got.Open != wireOpen {
 				t.Errorf("unavailable open %v, the wire's longest stretch without acks open %v", got.Open, wireOpen)
-			}
-			if v := res.Verify; v == nil || v.Unavailable != got.Duration || v.NotRecovered != (res.Faults.NotRecovered != nil) {
-				t.Errorf("verify %+v disagrees with faults %+v", v, res.Faults)
 			}
 			// Every publish of the schedule counted, and accounted for.
 			v := res.Verify
