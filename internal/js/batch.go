@@ -133,6 +133,9 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 			}
 		}
 		i += n
+		if p.acks != nil {
+			p.acks.Attempted(i)
+		}
 		now := clk.Now()
 		if err == nil {
 			err = commitErr(commit, batchID, n)
@@ -145,6 +148,8 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 				return p.conn.Explain("batch publish", err)
 			}
 			count(&rec.Events, err)
+			rec.Failed(now)
+			p.refused(err, int64(n))
 			continue
 		}
 		for j := uint64(0); j < n; j++ {

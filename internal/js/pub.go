@@ -56,6 +56,24 @@ type PubConfig struct {
 	// RideOut keeps publishing through "no responders" (the stream has no leader for a while:
 	// a fault run) instead of ending the client.
 	RideOut bool `json:"ride_out,omitempty"`
+	// Failed, when set, counts the publishes known to have failed without being stored:
+	// refused (an error other than a timeout) or not sent (Events.NotSent). Bumped only on a
+	// failure, for the run's own consumers (ConsumeConfig.PubFailed).
+	Failed *Tally `json:"-"`
+}
+
+// failed counts k publishes known never stored.
+func (p *pubBase) failed(k int64) {
+	if p.cfg.Failed != nil && k > 0 {
+		p.cfg.Failed.Add(k)
+	}
+}
+
+// refused counts a failed publish err as never stored unless it timed out (its fate unknown).
+func (p *pubBase) refused(err error, k int64) {
+	if !isTimeout(err) {
+		p.failed(k)
+	}
 }
 
 // NewPublisher returns a publisher client for cfg.Mode.
@@ -183,6 +201,9 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 		if p.cfg.Dedup {
 			m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBuf, i+1)
 		}
+		if p.acks != nil {
+			p.acks.Attempted(i + 1)
+		}
 		_, err = p.js.PublishMsg(ctx, m)
 		now := clk.Now()
 		if err != nil {
@@ -193,6 +214,8 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 				return p.conn.Explain("publish", err)
 			}
 			count(&rec.Events, err)
+			rec.Failed(now)
+			p.refused(err, 1)
 			if isTimeout(err) {
 				p.waits.add(time.Duration(sent-env.Start), time.Duration(now-env.Start))
 			}

@@ -189,6 +189,12 @@ func (p *printer) correctness(indent string, a result.Aggregate, g result.Group)
 	if c.Unstamped > 0 {
 		line += fmt.Sprintf(" · unstamped %s", units.Comma(c.Unstamped))
 	}
+	if c.Failed > 0 {
+		line += fmt.Sprintf(" · failed publishes %s (never stored, not lost)", units.Comma(c.Failed))
+	}
+	if c.NotConsumed > 0 {
+		line += fmt.Sprintf(" · not consumed %s (still in the stream, not lost)", units.Comma(c.NotConsumed))
+	}
 	p.line("%s", line)
 	if c.NotReceived > 0 {
 		p.line("%snot received %s: expected %s, saw %s, %s (not counted as lost: a receiver cannot tell messages never sent from ones lost at the end)",
@@ -225,6 +231,7 @@ func (p *printer) events(indent string, e result.Events) {
 	add(e.Reconnects, "reconnects")
 	add(e.SlowConsumers, "slow consumer events")
 	add(e.Dropped, "messages dropped by the client library")
+	add(e.NotSent, "sends not made at their scheduled time (the window of publishes awaiting acks was full: failed, never stored)")
 	if len(parts) > 0 {
 		p.line("%sevents: %s", indent, strings.Join(parts, ", "))
 	}

@@ -255,6 +255,10 @@ type Client struct {
 	Events      Events       `json:"events,omitzero"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`
+	// NotRecovered is the client's time without success that was still open when it ended:
+	// operations failed after its last success (a publisher whose acks stopped and never came
+	// back within the run).
+	NotRecovered *Gap `json:"not_recovered,omitempty"`
 	// Part names the process the client ran in, in a merged Result (Result.Parts).
 	Part string `json:"part,omitempty"`
 	// Client is the client library this connection used.
@@ -268,6 +272,9 @@ type Gap struct {
 	To       time.Duration `json:"to_ns"`
 	Group    string        `json:"group,omitempty"`  // in Faults and Verify: the client it was seen on
 	Client   int           `json:"client,omitempty"` //
+	// Open: the stretch was still going on when the client ended (not recovered by the end of
+	// the run); To is then when it ended.
+	Open bool `json:"open,omitempty"`
 }
 
 // Aggregate is the group as a whole: totals over the union of the clients' intervals, and the
@@ -321,8 +328,14 @@ type Correctness struct {
 	Unstamped  int64 `json:"unstamped"`  // messages without a natsperf stamp (too small or foreign)
 	Publishers int   `json:"publishers"` // distinct publishers seen
 	Lost       int64 `json:"lost"`       // sequence gaps below the highest sequence seen
-	Duplicated int64 `json:"duplicated"` // seen more than once
-	OutOfOrder int64 `json:"out_of_order"`
+	// Failed are gaps that were publishes known to have failed and never been stored (the
+	// publishers were told, and a --verify read-back did not find them): not lost.
+	Failed int64 `json:"failed,omitempty"`
+	// NotConsumed are gaps a complete --verify read-back found in the stream: messages it
+	// holds that this receiver did not consume before it ended; not lost.
+	NotConsumed int64 `json:"not_consumed,omitempty"`
+	Duplicated  int64 `json:"duplicated"` // seen more than once
+	OutOfOrder  int64 `json:"out_of_order"`
 	// Expected is the unique messages the receivers waited for (0: open-ended). What of it
 	// never arrived beyond each publisher's highest sequence seen is NotReceived, not Lost:
 	// a receiver cannot tell messages never sent (a publisher stopped or killed) from ones
@@ -354,6 +367,10 @@ type Events struct {
 	Reconnects    int64 `json:"reconnects,omitempty"`
 	SlowConsumers int64 `json:"slow_consumers,omitempty"`
 	Dropped       int64 `json:"dropped,omitempty"` // messages the client library dropped
+	// NotSent are a fixed-rate JetStream publisher's sends that could not go out at their
+	// scheduled time because its whole window of publishes was still awaiting acks (the acks
+	// stopped): counted as sent and failed, never stored.
+	NotSent int64 `json:"not_sent,omitempty"`
 }
 
 // Add accumulates o into e.
@@ -364,6 +381,7 @@ func (e *Events) Add(o Events) {
 	e.Reconnects += o.Reconnects
 	e.SlowConsumers += o.SlowConsumers
 	e.Dropped += o.Dropped
+	e.NotSent += o.NotSent
 }
 
 // Interval is one slice of the per-interval series of a group.
