@@ -62,7 +62,7 @@ stops and says the load generator was the bottleneck instead of calling it the s
 Without a server (-s), each probe starts a fresh embedded server.
 
 Prints every probe, then the capacity line; --json prints the search as JSON (natsperf.capacity/v1)
-and -o saves it. Exit 0 when a capacity was found (or every probe passed up to --max), 5 when none
+and -o saves it. Exit 0 when a capacity was found (or every probe passed up to --max), 6 when none
 holds at --min or the load generator was the bottleneck; docs/capacity.md.
 
 Capacity's own flags: --min RATE (first probe, default 1000), --max RATE (highest, default

@@ -15,6 +15,8 @@ import (
 // connFlags are the nats CLI's connection flags.
 type connFlags struct {
 	s connect.Settings
+	// jsEncryption is --js-encryption: the embedded server's encryption at rest (encryption.go).
+	jsEncryption string
 }
 
 func (c *connFlags) register(cmd *cobra.Command) {
@@ -32,6 +34,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&c.s.TLSFirst, "tlsfirst", false, "do the TLS handshake before the server's INFO")
 	f.BoolVar(&c.s.TLSInsecure, "tls-insecure", false, "skip verification of the server's certificate")
 	f.DurationVar(&c.s.ConnectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "how long to wait for a server to answer")
+	f.StringVar(&c.jsEncryption, "js-encryption", "none", jsEncryptionHelp)
 	f.VisitAll(func(fl *pflag.Flag) { _ = f.SetAnnotation(fl.Name, connAnnotation, nil) }) // register runs first on the root
 }
 
@@ -91,7 +94,7 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	f.DurationVar(&b.Interval, "interval", time.Second, "width of one slice of the per-interval series in the Result")
 	f.DurationVar(&b.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	f.BoolVar(&b.NoLatency, "no-latency", false, "do not record latency histograms")
-	f.StringArrayVar(&b.SLO, "slo", nil, "a threshold the run must hold, repeatable: 'p99<5ms', 'p99.9<20ms', 'loss=0', 'rate>=0.99' (achieved/offered); a failed one exits 5")
+	f.StringArrayVar(&b.SLO, "slo", nil, "a threshold the run must hold, repeatable: 'p99<5ms', 'p99.9<20ms', 'loss=0', 'rate>=0.99' (achieved/offered); a failed one exits 6")
 	if sender {
 		b.registerShape(f)
 		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages; with --msgs too: whichever ends first)")

@@ -74,7 +74,8 @@ nats-server with JetStream, so every command works on a fresh machine.
 Exit codes: 0 done, 1 the run failed (or a file could not be read), 2 bad input, 3 data loss
 found (--verify found acknowledged messages missing, or receivers saw sequence gaps; "not
 received" and "not consumed" are not loss), 4 compare --fail-on-regression found a regression,
-5 a threshold (--slo) failed, or capacity found none that holds, 130 interrupted.`,
+5 a --verify or --fault run that lost nothing but had not recovered by its end, 6 a threshold
+(--slo) failed, or capacity found none that holds, 130 interrupted.`,
 		Example: `  natsperf pub foo --size 16 --msgs 100000           # on an embedded server, nothing to install
   natsperf pubsub foo --pub 1 --sub 5 --size 16
   # Two processes need a server both reach: 'natsperf server' (an embedded one on :4222)

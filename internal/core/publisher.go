@@ -24,6 +24,7 @@ type PubConfig struct {
 	Shape           pace.Shape    `json:"shape,omitzero"`
 	Duration        time.Duration `json:"duration"` // stop after this long; 0: after the share
 	IDs             stamp.IDs     `json:"-"`
+	Fill            stamp.Fill    `json:"fill,omitempty"` // what follows the stamp (zero: text)
 }
 
 // Publisher publishes its share of messages on its own connection.
@@ -44,7 +45,7 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 		return err
 	}
 	p.conn = c
-	p.buf = stamp.Payload(p.cfg.Size)
+	p.buf = p.cfg.Fill.Payload(p.cfg.Size)
 	if p.cfg.MultiSubject {
 		n := p.cfg.MultiSubjectMax
 		if env.Share > 0 && env.Share < int64(n) {

@@ -354,6 +354,9 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if e := s.Target.Embedded; e != nil && e.Nodes > 0 {
 		eo.Nodes = e.Nodes
 	}
+	if e := s.Target.Embedded; e != nil {
+		eo.Encryption, eo.EncryptionKey = e.Encryption, embedded.KeyFromEnv(o.Env.Getenv, e.Encryption)
+	}
 	settings := Settings(s.Target)
 	if o.Connection != nil {
 		settings = *o.Connection
@@ -402,10 +405,8 @@ func (r *Run) Wait() *result.Result {
 	if r.prepared != nil {
 		res = r.prepared.Wait()
 	}
-	if res != nil && r.Target.Embedded != nil {
-		for i := range res.Servers {
-			res.Servers[i].Embedded = true
-		}
+	if res != nil {
+		r.Target.describeServers(res)
 	}
 	if res != nil {
 		Conclude(r.Spec, res)
