@@ -54,6 +54,9 @@ type Pub struct {
 	// (--multisubject, --multisubject-max; 0: 100,000).
 	MultiSubject    bool `json:"multisubject,omitempty"`
 	MultiSubjectMax int  `json:"multisubject_max,omitempty"`
+	// MultiSubjectRandomize sends each message to a random one of the subjects
+	// (--multisubject-randomize).
+	MultiSubjectRandomize bool `json:"multisubject_randomize,omitempty"`
 }
 
 // Sub is `natsperf sub SUBJECT`: core NATS subscribers, each expecting pacing.msgs (with a
@@ -126,7 +129,9 @@ type JSPublish struct {
 	Size            Size     `json:"size,omitempty"`
 	MultiSubject    bool     `json:"multisubject,omitempty"`
 	MultiSubjectMax int      `json:"multisubject_max,omitempty"`
-	Dedup           bool     `json:"dedup,omitempty"`       // --dedup: a Nats-Msg-Id on every message
+	// MultiSubjectRandomize: a random one of the subjects per message (--multisubject-randomize).
+	MultiSubjectRandomize bool `json:"multisubject_randomize,omitempty"`
+	Dedup                 bool `json:"dedup,omitempty"` // --dedup: a Nats-Msg-Id on every message
 	AckTimeout      Duration `json:"ack_timeout,omitempty"` // --ack-timeout (0: 5s)
 }
 

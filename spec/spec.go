@@ -43,6 +43,19 @@ type Target struct {
 	TLSFirst       bool     `json:"tls_first,omitempty"`       // --tlsfirst
 	TLSInsecure    bool     `json:"tls_insecure,omitempty"`    // --tls-insecure
 	ConnectTimeout Duration `json:"connect_timeout,omitempty"` // --connect-timeout (0: 5s)
+	JWT            string   `json:"jwt,omitempty"`             // user JWT file (--jwt, with --seed)
+	Seed           string   `json:"seed,omitempty"`            // nkey seed file (--seed)
+	ConnectionName string   `json:"connection_name,omitempty"` // --connection-name
+	SocksProxy     string   `json:"socks_proxy,omitempty"`     // SOCKS5 proxy URL without credentials (--socks-proxy)
+	NoContext      bool     `json:"no_context,omitempty"`      // ignore the selected nats context (--no-context)
+	// JetStream behind a domain or an API prefix, and the inbox prefix (--js-domain,
+	// --js-api-prefix, --js-event-prefix, --inbox-prefix); Timeout bounds JetStream API calls
+	// and requests (--timeout; 0: 5s).
+	JSDomain      string   `json:"js_domain,omitempty"`
+	JSAPIPrefix   string   `json:"js_api_prefix,omitempty"`
+	JSEventPrefix string   `json:"js_event_prefix,omitempty"`
+	InboxPrefix   string   `json:"inbox_prefix,omitempty"`
+	Timeout       Duration `json:"timeout,omitempty"`
 	// Embedded starts natsperf's own nats-server (JetStream on) instead of connecting to
 	// servers.
 	Embedded *Embedded `json:"embedded,omitempty"`

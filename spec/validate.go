@@ -74,6 +74,24 @@ func (t *Target) check(c *checker) {
 	if (t.TLSCert == "") != (t.TLSKey == "") {
 		c.failf("target.tls_cert", "tls_cert and tls_key go together")
 	}
+	if (t.JWT == "") != (t.Seed == "") {
+		c.failf("target.jwt", "jwt and seed go together (a user JWT file and its nkey seed file)")
+	}
+	if t.SocksProxy != "" {
+		u, err := url.Parse(t.SocksProxy)
+		switch {
+		case err != nil || (u.Scheme != "socks5" && u.Scheme != "socks5h") || u.Host == "":
+			c.failf("target.socks_proxy", "want socks5://host:port")
+		case u.User != nil:
+			c.failf("target.socks_proxy", "credentials in the proxy URL are not kept in a spec (or a Result): use a proxy without authentication")
+		}
+	}
+	if t.JSDomain != "" && t.JSAPIPrefix != "" {
+		c.failf("target.js_domain", "js_domain and js_api_prefix exclude each other")
+	}
+	if t.Timeout < 0 {
+		c.failf("target.timeout", "must not be negative")
+	}
 }
 
 // checkURL refuses a server URL that does not parse or that carries credentials.

@@ -15,12 +15,14 @@ import (
 type subjectFlags struct {
 	MultiSubject    bool `json:"multisubject"`
 	MultiSubjectMax int  `json:"multisubject_max"`
+	Randomize       bool `json:"multisubject_randomize"`
 }
 
 func (s *subjectFlags) register(f *pflag.FlagSet, withMax bool) {
 	f.BoolVar(&s.MultiSubject, "multisubject", false, "publish to SUBJECT.N (N = message number modulo --multisubject-max); receivers subscribe to SUBJECT.>")
 	if withMax {
 		f.IntVar(&s.MultiSubjectMax, "multisubject-max", 100_000, "how many different subjects --multisubject uses")
+		f.BoolVar(&s.Randomize, "multisubject-randomize", false, "with --multisubject: each message goes to a random one of the subjects instead of the next (also --multisubjectrandomize)")
 	}
 }
 

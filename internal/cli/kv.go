@@ -51,7 +51,7 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 				return nil, usagef("--history must be 1 to 64, got %d", history)
 			case randomize < 0:
 				return nil, usagef("--randomize must not be negative")
-			case bf.Msgs == 0:
+			case bf.Msgs == 0 && !put:
 				return nil, usagef("--msgs must be at least 1")
 			}
 			bk := spec.Bucket{Name: bucket, Purge: st.Purge, Force: st.Force}
@@ -79,7 +79,7 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 	}
 	a.specCommand(cmd)
 	f := cmd.Flags()
-	bf.register(f, false, false)
+	bf.register(f, put, false)
 	registerHist(f, &bf.Hist)
 	f.StringVar(&bucket, "bucket", "benchbucket", "KV bucket to use")
 	st.register(f)

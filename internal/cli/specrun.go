@@ -51,6 +51,9 @@ func specTarget(c connect.Settings) spec.Target {
 		Context: c.Context, Creds: c.Creds, NKey: c.NKey, User: c.User,
 		Password: spec.Secret(c.Password), Token: spec.Secret(c.Token),
 		TLSCert: c.TLSCert, TLSKey: c.TLSKey, TLSCA: c.TLSCA, TLSFirst: c.TLSFirst, TLSInsecure: c.TLSInsecure,
+		JWT: c.JWT, Seed: c.Seed, ConnectionName: c.ConnectionName, SocksProxy: c.SocksProxy, NoContext: c.NoContext,
+		JSDomain: c.Domain, JSAPIPrefix: c.APIPrefix, JSEventPrefix: c.EventPrefix, InboxPrefix: c.InboxPrefix,
+		Timeout: spec.Duration(c.JS.Timeout),
 	}
 	for _, u := range strings.Split(c.Servers, ",") {
 		if u = strings.TrimSpace(u); u != "" {

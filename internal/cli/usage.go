@@ -93,18 +93,20 @@ func flagError(cmd *cobra.Command, err error) error {
 // natsBenchAliases are nats bench's flag names (old and new syntax) that natsperf spells
 // differently; they are accepted everywhere under the old name.
 var natsBenchAliases = map[string]string{
-	"multisubjectmax": "multisubject-max",
-	"dedupwindow":     "dedup-window",
-	"doubleack":       "double-ack",
-	"maxackpending":   "max-ack-pending",
-	"jstimeout":       "ack-timeout",
-	"js-timeout":      "ack-timeout",
-	"pubsleep":        "sleep",
-	"subsleep":        "sub-sleep",
-	"pubbatch":        "batch",
-	"consumerbatch":   "batch",
-	"pullbatch":       "batch",
-	"noprogress":      "no-progress",
+	"multisubjectmax":       "multisubject-max",
+	"multisubjectrandomize": "multisubject-randomize",
+	"no-doubleack":          "no-double-ack",
+	"dedupwindow":           "dedup-window",
+	"doubleack":             "double-ack",
+	"maxackpending":         "max-ack-pending",
+	"jstimeout":             "ack-timeout",
+	"js-timeout":            "ack-timeout",
+	"pubsleep":              "sleep",
+	"subsleep":              "sub-sleep",
+	"pubbatch":              "batch",
+	"consumerbatch":         "batch",
+	"pullbatch":             "batch",
+	"noprogress":            "no-progress",
 }
 
 // natsBenchRefused are nats bench flags natsperf has no use for, with what to do instead.

@@ -19,6 +19,7 @@ type PubConfig struct {
 	Sleep           time.Duration `json:"sleep"` // pause after each publish (nats bench --sleep)
 	MultiSubject    bool          `json:"multisubject"`
 	MultiSubjectMax int           `json:"multisubject_max"`
+	Randomize       bool          `json:"multisubject_randomize,omitempty"` // a random subject per message
 	Rate            float64       `json:"rate"`     // total msgs/sec across publishers; 0: as fast as possible
 	Duration        time.Duration `json:"duration"` // stop after this long; 0: after the share
 	IDs             stamp.IDs     `json:"-"`
@@ -44,11 +45,7 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 	p.conn = c
 	p.buf = stamp.Payload(p.cfg.Size)
 	if p.cfg.MultiSubject {
-		n := p.cfg.MultiSubjectMax
-		if env.Share > 0 && env.Share < int64(n) {
-			n = int(env.Share)
-		}
-		p.subjects = loop.Subjects(p.cfg.Subject, max(n, 1))
+		p.subjects = loop.Subjects(p.cfg.Subject, loop.SubjectCount(p.cfg.MultiSubjectMax, env.Share, p.cfg.Randomize))
 	}
 	return nil
 }
@@ -78,10 +75,7 @@ func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
 }
 
 func (p *Publisher) subject(i int64) string {
-	if p.subjects == nil {
-		return p.cfg.Subject
-	}
-	return p.subjects[i%int64(len(p.subjects))]
+	return loop.SubjectAt(p.cfg.Subject, p.subjects, i, p.cfg.Randomize)
 }
 
 // clockEvery is how many messages a paced sender behind its schedule sends back to back
@@ -133,7 +127,7 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 		if stamped {
 			stamp.PutTime(buf, now)
 		}
-		sent, err := burst(nc, buf, stamped, seqID, subject, subjects, i, n)
+		sent, err := burst(nc, buf, stamped, seqID, subject, subjects, p.cfg.Randomize, i, n)
 		i += int64(sent)
 		rec.SentN(now, sent, len(buf))
 		if err != nil {
@@ -160,7 +154,7 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 // burst publishes messages from+1 ... from+n, each with its sequence number in the stamp
 // (whose time the caller wrote), and returns how many it published. The common case, one
 // subject and a stamp, has a loop of its own: a publish and a store per message.
-func burst(nc *nats.Conn, buf []byte, stamped bool, seqID uint64, subject string, subjects []string, from, n int64) (int, error) {
+func burst(nc *nats.Conn, buf []byte, stamped bool, seqID uint64, subject string, subjects []string, random bool, from, n int64) (int, error) {
 	end := from + n
 	if stamped && subjects == nil {
 		for i := from; i < end; i++ {
@@ -175,11 +169,7 @@ func burst(nc *nats.Conn, buf []byte, stamped bool, seqID uint64, subject string
 		if stamped {
 			stamp.PutSeq(buf, seqID, uint64(i+1))
 		}
-		subj := subject
-		if subjects != nil {
-			subj = subjects[i%int64(len(subjects))]
-		}
-		if err := nc.Publish(subj, buf); err != nil {
+		if err := nc.Publish(loop.SubjectAt(subject, subjects, i, random), buf); err != nil {
 			return int(i - from), err
 		}
 	}

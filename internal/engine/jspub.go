@@ -73,7 +73,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	cfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch, Dedup: c.Dedup,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout),
+		AckTimeout: b.ackTimeout(c.AckTimeout),
 	})
 	acked := cfg.Acked
 	s, err := b.openJS(ctx)
@@ -96,7 +96,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name}
 	built := s.built(&Built{
 		Title: pubKinds[mode] + " benchmark", Params: kv, Size: size, Corrected: p.Rate > 0,
-		Settings: map[string]any{"stream": echoStream(st, c.AckTimeout), "publisher": cfg, "faults": b.faultEcho()},
+		Settings: map[string]any{"stream": echoStream(st, spec.Duration(b.ackTimeout(c.AckTimeout))), "publisher": cfg, "faults": b.faultEcho()},
 		Groups:   []*bench.Group{JSPubGroup(cfg, n, b.SenderShares(n))},
 		Stream:   ref,
 	})

@@ -152,6 +152,9 @@ func Settings(t spec.Target) connect.Settings {
 		Servers: strings.Join(t.Servers, ","), Context: t.Context, Creds: t.Creds, NKey: t.NKey,
 		User: t.User, Password: string(t.Password), Token: string(t.Token),
 		TLSCert: t.TLSCert, TLSKey: t.TLSKey, TLSCA: t.TLSCA, TLSFirst: t.TLSFirst, TLSInsecure: t.TLSInsecure,
-		ConnectTimeout: ct,
+		ConnectTimeout: ct, JWT: t.JWT, Seed: t.Seed, ConnectionName: t.ConnectionName,
+		SocksProxy: t.SocksProxy, NoContext: t.NoContext,
+		JS: connect.JS{Domain: t.JSDomain, APIPrefix: t.JSAPIPrefix, EventPrefix: t.JSEventPrefix,
+			InboxPrefix: t.InboxPrefix, Timeout: t.Timeout.D()},
 	}
 }

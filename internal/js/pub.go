@@ -39,6 +39,7 @@ type PubConfig struct {
 	Dedup           bool          `json:"dedup"` // set a Nats-Msg-Id on every message
 	MultiSubject    bool          `json:"multisubject"`
 	MultiSubjectMax int           `json:"multisubject_max"`
+	Randomize       bool          `json:"multisubject_randomize,omitempty"` // a random subject per message
 	Rate            float64       `json:"rate,omitempty"`
 	Duration        time.Duration `json:"duration,omitempty"`
 	Sleep           time.Duration `json:"sleep,omitempty"`
@@ -91,11 +92,7 @@ func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream
 	}
 	p.conn, p.js = c, js
 	if p.cfg.MultiSubject {
-		n := max(p.cfg.MultiSubjectMax, 1)
-		if env.Share > 0 && env.Share < int64(n) {
-			n = int(env.Share)
-		}
-		p.subjects = loop.Subjects(p.cfg.Subject, n)
+		p.subjects = loop.Subjects(p.cfg.Subject, loop.SubjectCount(p.cfg.MultiSubjectMax, env.Share, p.cfg.Randomize))
 	}
 	p.runID = strconv.FormatUint(rand.Uint64(), 36) + "-" + strconv.Itoa(env.ID) + "-"
 	p.waits = p.cfg.AckWaits.publisher(env.ID)
@@ -115,10 +112,7 @@ func (p *pubBase) fatal(err error) bool {
 }
 
 func (p *pubBase) subject(i int64) string {
-	if p.subjects == nil {
-		return p.cfg.Subject
-	}
-	return p.subjects[i%int64(len(p.subjects))]
+	return loop.SubjectAt(p.cfg.Subject, p.subjects, i, p.cfg.Randomize)
 }
 
 // share is how many messages the client publishes: its share, or rate x duration when paced.
