@@ -56,6 +56,7 @@ type Target struct {
 	JSEventPrefix string   `json:"js_event_prefix,omitempty"`
 	InboxPrefix   string   `json:"inbox_prefix,omitempty"`
 	Timeout       Duration `json:"timeout,omitempty"`
+	Trace         bool     `json:"trace,omitempty"` // print JetStream API requests and responses on stderr (--trace)
 	// Embedded starts natsperf's own nats-server (JetStream on) instead of connecting to
 	// servers.
 	Embedded *Embedded `json:"embedded,omitempty"`
@@ -105,6 +106,8 @@ type Bucket struct {
 	Storage  string `json:"storage,omitempty"`  // file (default) or memory
 	Replicas int    `json:"replicas,omitempty"` // 1 to 5 (0: 1)
 	History  int    `json:"history,omitempty"`  // 1 to 64 (0: 1)
+	// MaxBytes bounds a bucket natsperf creates (--maxbytes; 0: unlimited).
+	MaxBytes Size `json:"max_bytes,omitempty"`
 	// Purge empties it first (kv put --purge): only a bucket natsperf created, unless Force.
 	Purge bool `json:"purge,omitempty"`
 	// Force allows purging, or putting into, a bucket natsperf did not create (--force).

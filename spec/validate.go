@@ -345,6 +345,17 @@ func (x *JSPubBatch) check(c *checker, w *Workload) {
 	}
 }
 
+func (x *JSPubFast) check(c *checker, w *Workload) {
+	x.JSPublish.check(c, w)
+	checkBatch(c, w, x.Batch, maxFastFlow)
+	if x.MaxOutstandingAcks < 0 || x.MaxOutstandingAcks > maxFastFlow {
+		c.failf(c.cfg("max_outstanding_acks"), "must be 1 to %d, got %d", maxFastFlow, x.MaxOutstandingAcks)
+	}
+}
+
+// maxFastFlow bounds the fast batch's flow window and outstanding acks (uint16 on the wire).
+const maxFastFlow = 65535
+
 func (x *JSConsumer) check(c *checker, w *Workload) {
 	if x.Stream != "" {
 		checkName(c, c.cfg("stream"), x.Stream)
@@ -463,7 +474,7 @@ func (s *Spec) checkFaults(c *checker) {
 		switch x := w.Config.(type) {
 		case *PubSub:
 			able, stream = true, stream || x.JS != nil
-		case *JSPubSync, *JSPubAsync, *JSPubBatch:
+		case *JSPubSync, *JSPubAsync, *JSPubBatch, *JSPubFast:
 			able, stream = true, true
 		case *JSOrdered, *JSConsume, *JSFetch, *JSPush, *JSGetSync, *JSGetBatch, *KVPut, *KVGet:
 			stream = true

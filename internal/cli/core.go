@@ -50,7 +50,7 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
 				return nil, err
 			}
-			cfg := &spec.Pub{Subject: args[0], Size: size(bf, cmd.Flags()), MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags())}
+			cfg := &spec.Pub{Subject: args[0], Size: size(bf, cmd.Flags()), MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags()), MultiSubjectRandomize: sf.Randomize}
 			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
 		}),
 	}

@@ -41,6 +41,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.StringVar(&c.s.JS.EventPrefix, "js-event-prefix", "", "subject prefix of JetStream advisories (accepted as nats bench does; natsperf reads no advisories)")
 	f.StringVar(&c.s.JS.InboxPrefix, "inbox-prefix", "", "prefix of the inbox subjects replies and acks come back on")
 	f.BoolVar(&c.s.NoContext, "no-context", false, "ignore the selected nats context")
+	f.BoolVar(&c.s.JS.Trace, "trace", false, "print every JetStream API request and response on stderr")
 	f.BoolFunc("no-tlsfirst", "nats bench's --no-tlsfirst: no TLS handshake first (the default)", func(string) error { c.s.TLSFirst = false; return nil })
 	f.String("colors", "", "accepted as nats bench does; natsperf prints no colours")
 	_ = f.MarkHidden("no-tlsfirst")

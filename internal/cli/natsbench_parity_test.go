@@ -74,7 +74,7 @@ func readNatsBenchPages(t *testing.T) []natsBenchPage {
 func natsBenchSample(t *testing.T, name string) []string {
 	dir := t.TempDir()
 	file := func(content string) string {
-		p := filepath.Join(dir, name)
+		p := filepath.Join(dir, name+".file")
 		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -94,15 +94,17 @@ func natsBenchSample(t *testing.T, name string) []string {
 	case "duration":
 		return []string{"--duration", "2s", "--throughput", "1000"}
 	case "jwt", "seed":
-		return []string{"--jwt", file("eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.x"), "--seed", filepath.Join(dir, "seed")}
+		return []string{"--jwt", filepath.Join(dir, "user.jwt"), "--seed", filepath.Join(dir, "user.nk")}
 	case "server":
 		return []string{"--server", "nats://127.0.0.1:4222"}
 	case "user", "password":
 		return []string{"--user", "u", "--password", "p"}
 	case "token":
 		return []string{"--token", "t"}
-	case "creds", "nkey", "tlscert", "tlskey", "tlsca":
+	case "creds", "nkey", "tlsca":
 		return []string{"--" + name, filepath.Join(dir, name)}
+	case "tlscert", "tlskey":
+		return []string{"--tlscert", filepath.Join(dir, "cert.pem"), "--tlskey", filepath.Join(dir, "key.pem")}
 	case "connection-name":
 		return []string{"--connection-name", "bench"}
 	case "socks-proxy":

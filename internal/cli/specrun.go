@@ -53,7 +53,7 @@ func specTarget(c connect.Settings) spec.Target {
 		TLSCert: c.TLSCert, TLSKey: c.TLSKey, TLSCA: c.TLSCA, TLSFirst: c.TLSFirst, TLSInsecure: c.TLSInsecure,
 		JWT: c.JWT, Seed: c.Seed, ConnectionName: c.ConnectionName, SocksProxy: c.SocksProxy, NoContext: c.NoContext,
 		JSDomain: c.Domain, JSAPIPrefix: c.APIPrefix, JSEventPrefix: c.EventPrefix, InboxPrefix: c.InboxPrefix,
-		Timeout: spec.Duration(c.JS.Timeout),
+		Timeout: spec.Duration(c.JS.Timeout), Trace: c.Trace,
 	}
 	for _, u := range strings.Split(c.Servers, ",") {
 		if u = strings.TrimSpace(u); u != "" {

@@ -3,6 +3,7 @@ package connect
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/nats-io/nats.go"
@@ -27,6 +28,14 @@ func (j JS) Check() error {
 // New opens a JetStream context on nc through the domain or API prefix, with the timeout.
 // Every JetStream context natsperf opens (workloads, setup, clean-up) comes from here.
 func (j JS) New(nc *nats.Conn, opts ...jetstream.JetStreamOpt) (jetstream.JetStream, error) {
+	if j.Trace {
+		opts = append(opts, jetstream.WithClientTrace(&jetstream.ClientTrace{
+			RequestSent: func(subj string, payload []byte) { fmt.Fprintf(os.Stderr, ">>> %s\n%s\n\n", subj, payload) },
+			ResponseReceived: func(subj string, payload []byte, _ nats.Header) {
+				fmt.Fprintf(os.Stderr, "<<< %s\n%s\n\n", subj, payload)
+			},
+		}))
+	}
 	if j.Timeout > 0 {
 		opts = append([]jetstream.JetStreamOpt{jetstream.WithDefaultTimeout(j.Timeout)}, opts...)
 	}

@@ -64,6 +64,8 @@ type JS struct {
 	InboxPrefix string `json:"inbox_prefix,omitempty"`    // --inbox-prefix
 	// Timeout bounds JetStream API calls and requests (--timeout; 0: the library's 5s).
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// Trace prints every JetStream API request and response on stderr (--trace).
+	Trace bool `json:"trace,omitempty"`
 }
 
 // timeout is the per-attempt budget actually used.

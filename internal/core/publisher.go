@@ -20,8 +20,8 @@ type PubConfig struct {
 	MultiSubject    bool          `json:"multisubject"`
 	MultiSubjectMax int           `json:"multisubject_max"`
 	Randomize       bool          `json:"multisubject_randomize,omitempty"` // a random subject per message
-	Rate            float64       `json:"rate"`     // total msgs/sec across publishers; 0: as fast as possible
-	Duration        time.Duration `json:"duration"` // stop after this long; 0: after the share
+	Rate            float64       `json:"rate"`                             // total msgs/sec across publishers; 0: as fast as possible
+	Duration        time.Duration `json:"duration"`                         // stop after this long; 0: after the share
 	IDs             stamp.IDs     `json:"-"`
 }
 

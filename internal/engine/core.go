@@ -58,6 +58,7 @@ func buildPub(_ context.Context, b *Build) (*Built, error) {
 	}
 	size, n := sizeOr(c.Size, DefaultSize), b.Clients()
 	cfg := b.pubConfig(c.Subject, size, c.MultiSubject, c.MultiSubjectMax)
+	cfg.Randomize = c.MultiSubjectRandomize
 	kv := b.CommonParams(n, size)
 	kv["subject"], kv["multi-subject"], kv["multi-subject-max"] = c.Subject, strconv.FormatBool(c.MultiSubject), units.Comma(int64(cfg.MultiSubjectMax))
 	return &Built{

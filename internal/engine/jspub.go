@@ -19,7 +19,7 @@ import (
 
 // The JetStream publisher kinds.
 func init() {
-	for _, m := range []string{js.Sync, js.Async, js.Batch} {
+	for _, m := range []string{js.Sync, js.Async, js.Batch, js.Fast} {
 		Register("js pub "+m, buildJSPub)
 	}
 }
@@ -31,6 +31,7 @@ var pubKinds = map[string]string{
 	js.Sync:  "JetStream synchronous publisher",
 	js.Async: "JetStream asynchronous publisher",
 	js.Batch: "JetStream batched publisher",
+	js.Fast:  "JetStream fast batch publisher",
 }
 
 // JSPubGroup is JetStream publishers with their shares.
@@ -50,6 +51,8 @@ func jsPublishOf(c spec.Config) (mode string, p *spec.JSPublish, batch int) {
 		return js.Async, &c.JSPublish, intOr(c.Batch, js.DefaultAsyncWindow)
 	case *spec.JSPubBatch:
 		return js.Batch, &c.JSPublish, intOr(c.Batch, DefaultAtomicBatch)
+	case *spec.JSPubFast:
+		return js.Fast, &c.JSPublish, intOr(c.Batch, js.DefaultFastFlow)
 	}
 	return "", nil, 0
 }
@@ -73,8 +76,11 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	cfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch, Dedup: c.Dedup,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: b.ackTimeout(c.AckTimeout),
+		Randomize: c.MultiSubjectRandomize, AckTimeout: b.ackTimeout(c.AckTimeout),
 	})
+	if f, ok := b.Workload.Config.(*spec.JSPubFast); ok {
+		cfg.Outstanding = intOr(f.MaxOutstandingAcks, js.DefaultFastOutstanding)
+	}
 	acked := cfg.Acked
 	s, err := b.openJS(ctx)
 	if err != nil {
@@ -90,6 +96,9 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	kv := b.CommonParams(n, size)
 	kv["stream"], kv["subject"], kv["batch"] = st.Name, c.Subject, units.Comma(int64(batch))
 	kv["purge"], kv["deduplication"] = strconv.FormatBool(st.Purge), strconv.FormatBool(c.Dedup)
+	if mode == js.Fast {
+		kv["max-outstanding-acks"] = strconv.Itoa(cfg.Outstanding)
+	}
 	kv["multi-subject"], kv["multi-subject-max"] = strconv.FormatBool(c.MultiSubject), units.Comma(int64(cfg.MultiSubjectMax))
 	kv["storage"], kv["replicas"] = strOr(st.Storage, "file"), strconv.Itoa(ss.Replicas)
 	kv["max-bytes"], kv["dedup-window"] = units.Comma(ss.MaxBytes), ss.DedupWindow.String()
@@ -158,6 +167,9 @@ func (s *jsSession) pubStreamSpec(ctx context.Context, sp spec.Stream, ss js.Str
 	}
 	if warning != "" {
 		s.warn("%s", warning)
+	}
+	if cfg.Mode == js.Fast && !st.Info.Config.AllowBatchPublish {
+		return 0, fmt.Errorf("stream %s does not allow fast batch publish (allow_batched is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sp.Name)
 	}
 	if cfg.Mode == js.Batch && !st.Info.Config.AllowAtomicPublish {
 		return 0, fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sp.Name)

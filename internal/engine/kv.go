@@ -64,7 +64,7 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 		return nil, err
 	}
 	if err := s.kvBucket(ctx, js.BucketSpec{
-		Name: bk.Name, Storage: storage, Replicas: max(bk.Replicas, 1), History: max(bk.History, 1),
+		Name: bk.Name, Storage: storage, Replicas: max(bk.Replicas, 1), History: max(bk.History, 1), MaxBytes: int64(bk.MaxBytes),
 		Asked: map[string]bool{"storage": bk.Storage != "", "replicas": bk.Replicas != 0, "history": bk.History != 0},
 	}, keys, put, bk.Purge, bk.Force, size); err != nil {
 		s.close()

@@ -155,6 +155,6 @@ func Settings(t spec.Target) connect.Settings {
 		ConnectTimeout: ct, JWT: t.JWT, Seed: t.Seed, ConnectionName: t.ConnectionName,
 		SocksProxy: t.SocksProxy, NoContext: t.NoContext,
 		JS: connect.JS{Domain: t.JSDomain, APIPrefix: t.JSAPIPrefix, EventPrefix: t.JSEventPrefix,
-			InboxPrefix: t.InboxPrefix, Timeout: t.Timeout.D()},
+			InboxPrefix: t.InboxPrefix, Timeout: t.Timeout.D(), Trace: t.Trace},
 	}
 }

@@ -21,6 +21,7 @@ type BucketSpec struct {
 	Storage  jetstream.StorageType
 	Replicas int
 	History  int
+	MaxBytes int64           // of a bucket natsperf creates (0: unlimited)
 	Asked    map[string]bool // "storage", "replicas", "history" given explicitly
 }
 
@@ -41,7 +42,7 @@ func EnsureBucket(ctx context.Context, js jetstream.JetStream, spec BucketSpec) 
 	case errors.Is(err, jetstream.ErrBucketNotFound):
 		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket: spec.Name, Storage: spec.Storage, Replicas: max(spec.Replicas, 1),
-			History: uint8(max(spec.History, 1)), Metadata: mark(),
+			History: uint8(max(spec.History, 1)), MaxBytes: bucketMaxBytes(spec.MaxBytes), Metadata: mark(),
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("create bucket %s: %w", spec.Name, err)
@@ -188,3 +189,11 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 }
 
 func (k *kvClient) Close() {}
+
+// bucketMaxBytes is the server's "unlimited" (-1) for 0.
+func bucketMaxBytes(n int64) int64 {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}

@@ -131,6 +131,7 @@ func (spec StreamSpec) Config() jetstream.StreamConfig {
 		Duplicates:         spec.DedupWindow,
 		AllowDirect:        true,
 		AllowAtomicPublish: !spec.PersistAsync,
+		AllowBatchPublish:  true, // js pub fast (nats bench creates its streams so too)
 		Metadata:           mark(),
 	}
 	if cfg.MaxBytes == 0 {

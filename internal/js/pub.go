@@ -35,8 +35,9 @@ type PubConfig struct {
 	Stream          string        `json:"stream"`
 	Subject         string        `json:"subject"`
 	Size            int           `json:"size"`
-	Batch           int           `json:"batch"` // async: acks awaited per window; batch: messages per atomic batch
-	Dedup           bool          `json:"dedup"` // set a Nats-Msg-Id on every message
+	Batch           int           `json:"batch"`                          // async: acks awaited per window; batch: messages per atomic batch; fast: the flow window
+	Outstanding     int           `json:"max_outstanding_acks,omitempty"` // fast: acks missing before the publisher stalls
+	Dedup           bool          `json:"dedup"`                          // set a Nats-Msg-Id on every message
 	MultiSubject    bool          `json:"multisubject"`
 	MultiSubjectMax int           `json:"multisubject_max"`
 	Randomize       bool          `json:"multisubject_randomize,omitempty"` // a random subject per message
@@ -68,6 +69,8 @@ func NewPublisher(cfg PubConfig) bench.Client {
 		return &asyncPub{pubBase: pubBase{cfg: cfg}}
 	case Batch:
 		return &batchPub{pubBase: pubBase{cfg: cfg}}
+	case Fast:
+		return &fastPub{pubBase: pubBase{cfg: cfg}}
 	}
 	return &syncPub{pubBase: pubBase{cfg: cfg}}
 }

@@ -4,8 +4,8 @@
 package loop
 
 import (
-	"math/rand/v2"
 	"context"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync/atomic"
