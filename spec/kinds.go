@@ -58,6 +58,22 @@ type Pub struct {
 	// MultiSubjectRandomize sends each message to a random one of the subjects
 	// (--multisubject-randomize).
 	MultiSubjectRandomize bool `json:"multisubject_randomize,omitempty"`
+	// Payload is what the messages carry beyond Size.
+	Payload Payload `json:"payload,omitzero"`
+}
+
+// Payload is a publisher's message body and headers (--payload, --payload-random, --header,
+// --stamp). The zero value is Size bytes starting with the stamp.
+type Payload struct {
+	// File's bytes are sent unchanged as every message's payload (--payload); the stamp rides
+	// in the Natsperf-Stamp header. Read by each process that publishes (each agent).
+	File string `json:"file,omitempty"`
+	// Random fills the payload with random, incompressible bytes (--payload-random).
+	Random bool `json:"random,omitempty"`
+	// Headers are added to every message, "KEY:VALUE" each (--header).
+	Headers []string `json:"headers,omitempty"`
+	// Stamp is where the latency/loss stamp rides: payload (default, unless File) or header.
+	Stamp string `json:"stamp,omitempty"`
 }
 
 // Sub is `natsperf sub SUBJECT`: core NATS subscribers, each expecting pacing.msgs (with a
@@ -134,6 +150,8 @@ type JSPublish struct {
 	MultiSubjectRandomize bool     `json:"multisubject_randomize,omitempty"`
 	Dedup                 bool     `json:"dedup,omitempty"`       // --dedup: a Nats-Msg-Id on every message
 	AckTimeout            Duration `json:"ack_timeout,omitempty"` // --ack-timeout (0: 5s)
+	// Payload is what the messages carry beyond Size.
+	Payload Payload `json:"payload,omitzero"`
 }
 
 // JSPubSync is `natsperf js pub sync SUBJECT`: one message at a time, waiting for its ack.

@@ -271,6 +271,23 @@ func (x *Pub) check(c *checker, w *Workload) {
 	checkSubject(c, w, x.Subject, false)
 	checkSize(c, w, x.Size)
 	checkMulti(c, w, x.MultiSubjectMax)
+	x.Payload.check(c)
+}
+
+func (p *Payload) check(c *checker) {
+	switch p.Stamp {
+	case "", "payload", "header":
+	default:
+		c.failf(c.cfg("payload.stamp"), "must be payload or header, got %q", p.Stamp)
+	}
+	if p.File != "" && (p.Random || p.Stamp == "payload") {
+		c.failf(c.cfg("payload.file"), "a payload file is sent as it is: not with random or a stamp in the payload")
+	}
+	for i, h := range p.Headers {
+		if k, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(k) == "" {
+			c.failf(c.cfg(fmt.Sprintf("payload.headers[%d]", i)), "want KEY:VALUE, got %q", h)
+		}
+	}
 }
 
 func (x *Sub) check(c *checker, w *Workload) {
@@ -328,6 +345,7 @@ func (x *JSPublish) check(c *checker, w *Workload) {
 	checkSize(c, w, x.Size)
 	checkMulti(c, w, x.MultiSubjectMax)
 	checkPositive(c, w, "ack_timeout", x.AckTimeout)
+	x.Payload.check(c)
 }
 
 func (x *JSPubSync) check(c *checker, w *Workload) { x.JSPublish.check(c, w) }

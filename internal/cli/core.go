@@ -29,6 +29,7 @@ func (s *subjectFlags) register(f *pflag.FlagSet, withMax bool) {
 func (a *app) pubCmd() *cobra.Command {
 	var bf benchFlags
 	var sf subjectFlags
+	var pf payloadFlags
 	cmd := &cobra.Command{
 		Use:   "pub SUBJECT",
 		Short: "Publish core NATS messages as fast as possible or at a fixed rate",
@@ -47,16 +48,20 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 			if err := validateSubjects(sf); err != nil {
 				return nil, err
 			}
+			if err := pf.validate(cmd.Flags()); err != nil {
+				return nil, err
+			}
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
 				return nil, err
 			}
-			cfg := &spec.Pub{Subject: args[0], Size: size(bf, cmd.Flags()), MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags()), MultiSubjectRandomize: sf.Randomize}
+			cfg := &spec.Pub{Subject: args[0], Size: size(bf, cmd.Flags()), MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags()), MultiSubjectRandomize: sf.Randomize, Payload: pf.spec()}
 			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
 		}),
 	}
 	a.specCommand(cmd)
 	bf.register(cmd.Flags(), true, false)
 	sf.register(cmd.Flags(), true)
+	pf.register(cmd.Flags())
 	return cmd
 }
 

@@ -46,6 +46,7 @@ func (a *app) jsPubModeCmd(mode string) *cobra.Command {
 	var bf benchFlags
 	var sf streamFlags
 	var subj subjectFlags
+	var pf payloadFlags
 	var batch int
 	var dedup bool
 	var ff faultFlags
@@ -81,6 +82,9 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			if err := validateSubjects(subj); err != nil {
 				return nil, err
 			}
+			if err := pf.validate(f); err != nil {
+				return nil, err
+			}
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
 				return nil, err
 			}
@@ -107,7 +111,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			}
 			pub := spec.JSPublish{
 				Stream: sf.Stream, Subject: args[0], Size: size(bf, f), MultiSubject: subj.MultiSubject,
-				MultiSubjectMax: multiMax(subj, f), MultiSubjectRandomize: subj.Randomize, Dedup: dedup, AckTimeout: ackTimeout(sf, f),
+				MultiSubjectMax: multiMax(subj, f), MultiSubjectRandomize: subj.Randomize, Dedup: dedup, AckTimeout: ackTimeout(sf, f), Payload: pf.spec(),
 			}
 			var cfg spec.Config = &spec.JSPubSync{JSPublish: pub}
 			if !f.Changed("batch") {
@@ -134,6 +138,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 	bf.register(f, true, false)
 	sf.register(f)
 	subj.register(f, true)
+	pf.register(f)
 	def := js.DefaultAsyncWindow
 	f.IntVar(&batch, "batch", def, "async: messages published before waiting for their acks (also --async-window); batch: messages per atomic batch, default 100, at most 1000 (also --batch-size)")
 	switch mode {

@@ -111,8 +111,6 @@ var natsBenchAliases = map[string]string{
 
 // natsBenchRefused are nats bench flags natsperf has no use for, with what to do instead.
 var natsBenchRefused = map[string]string{
-	"payload":  "natsperf sends --size bytes starting with a stamp (publisher, sequence, send time) that measures latency and loss; choose the size with --size",
-	"header":   "natsperf publishes without headers (js pub --dedup adds a Nats-Msg-Id); use --size for the payload",
 	"newjsapi": "natsperf always uses the jetstream package (the new API)",
 	"retries":  "natsperf does not retry: a publish that times out is counted in the Result (see --ack-timeout)",
 	"ack":      "use --acks explicit|none|all (js consume, fetch, push)",

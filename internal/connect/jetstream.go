@@ -47,3 +47,17 @@ func (j JS) New(nc *nats.Conn, opts ...jetstream.JetStreamOpt) (jetstream.JetStr
 	}
 	return jetstream.New(nc, opts...)
 }
+
+// API is the subject prefix of the JetStream API as js reaches it ("$JS.API." by default,
+// "$JS.<domain>.API." in a domain, or the API prefix), for the requests natsperf words
+// itself (direct batch gets, leader gets, stepdowns).
+func API(js jetstream.JetStream) string {
+	o := js.Options()
+	switch {
+	case o.Domain != "":
+		return "$JS." + o.Domain + ".API."
+	case o.APIPrefix != "" && o.APIPrefix != jetstream.DefaultAPIPrefix:
+		return strings.TrimSuffix(o.APIPrefix, ".") + "."
+	}
+	return jetstream.DefaultAPIPrefix
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -23,13 +24,15 @@ type PubConfig struct {
 	Rate            float64       `json:"rate"`                             // total msgs/sec across publishers; 0: as fast as possible
 	Duration        time.Duration `json:"duration"`                         // stop after this long; 0: after the share
 	IDs             stamp.IDs     `json:"-"`
+	// Payload is what is sent beyond Size: a file, random bytes, headers, the stamp's place.
+	Payload payload.Config `json:"payload,omitzero"`
 }
 
 // Publisher publishes its share of messages on its own connection.
 type Publisher struct {
 	cfg      PubConfig
 	conn     *bench.Conn
-	buf      []byte
+	msg      *payload.Message
 	subjects []string
 }
 
@@ -43,7 +46,11 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 		return err
 	}
 	p.conn = c
-	p.buf = stamp.Payload(p.cfg.Size)
+	pc := p.cfg.Payload
+	pc.Size = p.cfg.Size
+	if p.msg, err = payload.New(pc); err != nil {
+		return err
+	}
 	if p.cfg.MultiSubject {
 		p.subjects = loop.Subjects(p.cfg.Subject, loop.SubjectCount(p.cfg.MultiSubjectMax, env.Share, p.cfg.Randomize))
 	}
@@ -95,9 +102,14 @@ const (
 // unpaced is the hot loop: per message a sequence number written into the stamp and a
 // publish; per run of messages a clock read, a stop check and one record.
 func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() bool) error {
-	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
+	clk, rec, st, nc := env.Clock, env.Rec, p.msg.Stamp, p.conn.Conn
+	size := len(p.msg.Data)
+	var hm *payload.Message // with headers: every message through PublishMsg
+	if p.msg.Header != nil {
+		hm = p.msg
+	}
 	seqID := stamp.SeqID(p.cfg.IDs.For(env.Index))
-	stamped := len(buf) >= stamp.Size
+	stamped := len(st) >= stamp.Size
 	subject, subjects := p.cfg.Subject, p.subjects
 	var deadline int64
 	if p.cfg.Duration > 0 {
@@ -125,11 +137,17 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 			n = min(n, env.Share-i)
 		}
 		if stamped {
-			stamp.PutTime(buf, now)
+			stamp.PutTime(st, now)
 		}
-		sent, err := burst(nc, buf, stamped, seqID, subject, subjects, p.cfg.Randomize, i, n)
+		var sent int
+		var err error
+		if hm != nil {
+			sent, err = burstMsg(nc, hm, stamped, seqID, subject, subjects, p.cfg.Randomize, i, n)
+		} else {
+			sent, err = burst(nc, st, stamped, seqID, subject, subjects, p.cfg.Randomize, i, n)
+		}
 		i += int64(sent)
-		rec.SentN(now, sent, len(buf))
+		rec.SentN(now, sent, size)
 		if err != nil {
 			return p.conn.Explain("publish", err)
 		}
@@ -176,6 +194,22 @@ func burst(nc *nats.Conn, buf []byte, stamped bool, seqID uint64, subject string
 	return int(n), nil
 }
 
+// burstMsg is burst for a message with headers (the user's, or the stamp's): nats.go encodes
+// them in PublishMsg.
+func burstMsg(nc *nats.Conn, m *payload.Message, stamped bool, seqID uint64, subject string, subjects []string, random bool, from, n int64) (int, error) {
+	for i := from; i < from+n; i++ {
+		if stamped {
+			stamp.PutSeq(m.Stamp, seqID, uint64(i+1))
+			m.Seal()
+		}
+		m.Subject = loop.SubjectAt(subject, subjects, i, random)
+		if err := nc.PublishMsg(&m.Msg); err != nil {
+			return int(i - from), err
+		}
+	}
+	return int(n), nil
+}
+
 // paced sends at the fixed rate. Each message is stamped with its intended send time, so a
 // receiver's latency includes any delay in sending it (coordinated-omission correction). A
 // payload with room for an extended stamp also carries the actual send time, for the
@@ -186,7 +220,8 @@ func burst(nc *nats.Conn, buf []byte, stamped bool, seqID uint64, subject string
 // within microseconds, and its sends are recorded when they really left, not when the
 // catch-up began: its rate is what it sent, not what it was asked to.
 func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bool) error {
-	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
+	clk, rec, nc, m := env.Clock, env.Rec, p.conn.Conn, p.msg
+	buf, size := m.Stamp, len(m.Data)
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(buf) >= stamp.Size
 	extended := len(buf) >= stamp.ExtSize
@@ -234,10 +269,18 @@ sending:
 			case stamped:
 				stamp.Put(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)))
 			}
-			if err := nc.Publish(p.subject(int64(sent)), buf); err != nil {
+			var err error
+			if m.Header != nil {
+				m.Seal()
+				m.Subject = p.subject(int64(sent))
+				err = nc.PublishMsg(&m.Msg)
+			} else {
+				err = nc.Publish(p.subject(int64(sent)), buf)
+			}
+			if err != nil {
 				return p.conn.Explain("publish", err)
 			}
-			rec.Sent(now, len(buf))
+			rec.Sent(now, size)
 		}
 	}
 	// A schedule kept ends with the slot after its last message: N messages at R/s take N/R

@@ -57,8 +57,12 @@ func buildPub(_ context.Context, b *Build) (*Built, error) {
 		return nil, err
 	}
 	size, n := sizeOr(c.Size, DefaultSize), b.Clients()
+	size, err = payloadSize(c.Payload, size)
+	if err != nil {
+		return nil, err
+	}
 	cfg := b.pubConfig(c.Subject, size, c.MultiSubject, c.MultiSubjectMax)
-	cfg.Randomize = c.MultiSubjectRandomize
+	cfg.Randomize, cfg.Payload = c.MultiSubjectRandomize, payloadConfig(c.Payload)
 	kv := b.CommonParams(n, size)
 	kv["subject"], kv["multi-subject"], kv["multi-subject-max"] = c.Subject, strconv.FormatBool(c.MultiSubject), units.Comma(int64(cfg.MultiSubjectMax))
 	return &Built{

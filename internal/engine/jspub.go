@@ -70,13 +70,17 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	if mode == js.Batch && st.PersistAsync {
 		return nil, InputError{errors.New("persist_async cannot be used with atomic batches (the server forbids it)")}
 	}
-	if b.Spec.Verify && size < stamp.Size {
+	size, err := payloadSize(c.Payload, size)
+	if err != nil {
+		return nil, err
+	}
+	if b.Spec.Verify && size < stamp.Size && c.Payload.Stamp != "header" && c.Payload.File == "" {
 		return nil, InputError{fmt.Errorf("verify needs a size of at least %d B: smaller messages carry no stamp", stamp.Size)}
 	}
 	cfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch, Dedup: c.Dedup,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		Randomize: c.MultiSubjectRandomize, AckTimeout: b.ackTimeout(c.AckTimeout),
+		Randomize: c.MultiSubjectRandomize, AckTimeout: b.ackTimeout(c.AckTimeout), Payload: payloadConfig(c.Payload),
 	})
 	if f, ok := b.Workload.Config.(*spec.JSPubFast); ok {
 		cfg.Outstanding = intOr(f.MaxOutstandingAcks, js.DefaultFastOutstanding)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -32,7 +33,7 @@ type asyncPub struct {
 	rec      *record.Recorder
 	clk      record.Clock
 	window   int
-	msgs     []nats.Msg
+	msgs     []payload.Message
 	idBufs   [][]byte
 	sent     []int64
 	intended []int64
@@ -65,17 +66,18 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if err != nil {
 		return err
 	}
-	p.msgs = make([]nats.Msg, p.window)
+	p.msgs = make([]payload.Message, p.window)
 	p.sent = make([]int64, p.window)
 	p.intended = make([]int64, p.window)
 	p.seqs = make([]uint64, p.window)
-	body := stamp.Payload(p.cfg.Size)
+	body, _, err := p.body()
+	if err != nil {
+		return err
+	}
 	for i := range p.msgs {
-		p.msgs[i].Data = append([]byte(nil), body...)
+		p.msgs[i].CopyOf(body) // in place: a slot points into itself
 		if p.cfg.Dedup {
-			var buf []byte
-			p.msgs[i].Header, buf = idHeader()
-			p.idBufs = append(p.idBufs, buf)
+			p.idBufs = append(p.idBufs, withID(&p.msgs[i], true))
 		}
 	}
 	p.base = slotBase(p.msgs)
@@ -83,12 +85,12 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 }
 
 // slotBase is the ring's address, for slot.
-func slotBase(msgs []nats.Msg) uintptr { return uintptr(unsafe.Pointer(&msgs[0])) }
+func slotBase(msgs []payload.Message) uintptr { return uintptr(unsafe.Pointer(&msgs[0].Msg)) }
 
 // slot finds a message's place in the ring from its address.
 func (p *asyncPub) slot(m *nats.Msg) int {
 	d := uintptr(unsafe.Pointer(m)) - p.base
-	size := unsafe.Sizeof(nats.Msg{})
+	size := unsafe.Sizeof(payload.Message{})
 	if d%size != 0 || d/size >= uintptr(len(p.msgs)) {
 		return -1
 	}
@@ -147,7 +149,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 	clk := env.Clock
 	p.start = env.Start
 	id := p.cfg.IDs.For(env.Index)
-	stamped := p.cfg.Size >= stamp.Size
+	stamped := len(p.msgs[0].Stamp) >= stamp.Size
 	share, bounded, pacer := p.share(env)
 	var deadline int64
 	if p.cfg.Duration > 0 {
@@ -183,13 +185,15 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 					break
 				}
 			}
-			m := &p.msgs[n]
+			slot := &p.msgs[n]
+			m := &slot.Msg
 			p.sent[n], p.intended[n], p.seqs[n] = now, intended, i+1
 			if i == 0 {
 				p.first = intended
 			}
 			if stamped {
-				stamp.Put(m.Data, id, i+1, intended)
+				stamp.Put(slot.Stamp, id, i+1, intended)
+				slot.Seal()
 			}
 			m.Subject = p.subject(int64(i))
 			if p.cfg.Dedup {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/synadia-io/orbit.go/jetstreamext"
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -33,7 +33,7 @@ const (
 // batch's commit).
 type fastPub struct {
 	pubBase
-	msg   nats.Msg
+	msg   *payload.Message
 	idBuf []byte
 	fp    jetstreamext.FastPublisher
 	sent  []int64 // send times of the unacknowledged messages, a ring indexed by batch sequence
@@ -48,9 +48,9 @@ func (p *fastPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if v := p.conn.ConnectedServerVersion(); !versionAtLeast(v, 2, 14) {
 		return fmt.Errorf("fast batch publish needs nats-server 2.14 or newer; %s runs %s", p.conn.ConnectedServerName(), v)
 	}
-	p.msg.Data = stamp.Payload(p.cfg.Size)
-	if p.cfg.Dedup {
-		p.msg.Header, p.idBuf = idHeader()
+	var err error
+	if p.msg, p.idBuf, err = p.body(); err != nil {
+		return err
 	}
 	flow := min(max(p.cfg.Batch, 1), math.MaxUint16)
 	outstanding := min(max(p.cfg.Outstanding, 1), math.MaxUint16)
@@ -77,10 +77,11 @@ func ringSize(n int) int {
 // Run adds the share to the batch on the schedule, records each message when an ack covers
 // it, and closes the batch at the end (its ack covers the rest).
 func (p *fastPub) Run(ctx context.Context, env *bench.Env) error {
-	clk, rec, m := env.Clock, env.Rec, &p.msg
+	clk, rec, body := env.Clock, env.Rec, p.msg
+	m := &body.Msg
 	p.rec = rec
 	id := p.cfg.IDs.For(env.Index)
-	stamped := len(m.Data) >= stamp.Size
+	stamped := len(body.Stamp) >= stamp.Size
 	sched := loop.NewSchedule(env, p.cfg.Rate, p.cfg.Duration)
 	defer sched.Close()
 	rec.Begin(sched.Begin())
@@ -94,7 +95,8 @@ func (p *fastPub) Run(ctx context.Context, env *bench.Env) error {
 			break
 		}
 		if stamped {
-			stamp.Put(m.Data, id, i+1, intended)
+			stamp.Put(body.Stamp, id, i+1, intended)
+			body.Seal()
 		}
 		m.Subject = p.subject(int64(i))
 		m.Reply = ""

@@ -15,6 +15,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/verify"
 )
@@ -57,6 +58,8 @@ type PubConfig struct {
 	// RideOut keeps publishing through "no responders" (the stream has no leader for a while:
 	// a fault run) instead of ending the client.
 	RideOut bool `json:"ride_out,omitempty"`
+	// Payload is what is sent beyond Size: a file, random bytes, headers, the stamp's place.
+	Payload payload.Config `json:"payload,omitzero"`
 }
 
 // NewPublisher returns a publisher client for cfg.Mode.
@@ -131,9 +134,26 @@ func (p *pubBase) msgID(buf []byte, seq uint64) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// idHeader is a header holding only a message id, to be overwritten in place.
-func idHeader() (nats.Header, []byte) {
-	return nats.Header{jetstream.MsgIDHeader: []string{""}}, make([]byte, 0, 64)
+// body is the publisher's message (payload.New) with room for a message id when --dedup
+// asks for one; the id's buffer is returned.
+func (p *pubBase) body() (*payload.Message, []byte, error) {
+	c := p.cfg.Payload
+	c.Size = p.cfg.Size
+	m, err := payload.New(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, withID(m, p.cfg.Dedup), nil
+}
+
+// withID adds an empty message id header to m, to be overwritten in place, and returns its
+// buffer; without dedup it does nothing.
+func withID(m *payload.Message, dedup bool) []byte {
+	if !dedup {
+		return nil
+	}
+	m.WithHeader()[jetstream.MsgIDHeader] = []string{""}
+	return make([]byte, 0, 64)
 }
 
 // Close has nothing to release: the runner closes the connection.
@@ -142,7 +162,7 @@ func (p *pubBase) Close() {}
 // syncPub publishes one message at a time and waits for each ack.
 type syncPub struct {
 	pubBase
-	msg   nats.Msg
+	msg   *payload.Message
 	idBuf []byte
 }
 
@@ -150,19 +170,18 @@ func (p *syncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if err := p.prepare(ctx, env); err != nil {
 		return err
 	}
-	p.msg.Data = stamp.Payload(p.cfg.Size)
-	if p.cfg.Dedup {
-		p.msg.Header, p.idBuf = idHeader()
-	}
-	return nil
+	var err error
+	p.msg, p.idBuf, err = p.body()
+	return err
 }
 
 // Run publishes the share, recording each publish-to-ack round trip. At a fixed rate, latency
 // counts from each message's intended send time.
 func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
-	clk, rec, m := env.Clock, env.Rec, &p.msg
+	clk, rec, body := env.Clock, env.Rec, p.msg
+	m := &body.Msg
 	id := p.cfg.IDs.For(env.Index)
-	stamped := len(m.Data) >= stamp.Size
+	stamped := len(body.Stamp) >= stamp.Size
 	sched := loop.NewSchedule(env, p.cfg.Rate, p.cfg.Duration)
 	defer sched.Close()
 	rec.Begin(sched.Begin())
@@ -173,7 +192,8 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 			return err
 		}
 		if stamped {
-			stamp.Put(m.Data, id, i+1, intended)
+			stamp.Put(body.Stamp, id, i+1, intended)
+			body.Seal()
 		}
 		m.Subject = p.subject(int64(i))
 		if p.cfg.Dedup {
