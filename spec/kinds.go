@@ -24,7 +24,7 @@ var kinds = map[string]kind{
 	"service request": {func() Config { return new(ServiceRequest) }, true},
 	"js pub sync":     {func() Config { return new(JSPubSync) }, true},
 	"js pub async":    {func() Config { return new(JSPubAsync) }, true},
-	"js pub batch":    {func() Config { return new(JSPubBatch) }, true}, // --duration, but no --rate (checked)
+	"js pub batch":    {func() Config { return new(JSPubBatch) }, true},
 	"js pub fast":     {func() Config { return new(JSPubFast) }, true},
 	"js ordered":      {func() Config { return new(JSOrdered) }, false},
 	"js consume":      {func() Config { return new(JSConsume) }, false},
@@ -111,6 +111,8 @@ type PubSub struct {
 	SubSleep Duration `json:"sub_sleep,omitempty"`
 	// JS, when set, publishes to a stream and consumes it (--js).
 	JS *PubSubJS `json:"js,omitempty"`
+	// Payload is what the publishers' messages carry beyond Size.
+	Payload Payload `json:"payload,omitzero"`
 }
 
 // PubSubJS is pubsub --js: the stream (created when missing; its storage and replicas are in

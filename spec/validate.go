@@ -304,6 +304,7 @@ func (x *PubSub) check(c *checker, w *Workload) {
 	checkPositive(c, w, "idle_timeout", x.IdleTimeout)
 	checkPositive(c, w, "sub_sleep", x.SubSleep)
 	checkPending(c, w, x.PendingMsgs, x.PendingBytes)
+	x.Payload.check(c)
 	if w.Clients != 0 {
 		c.failf(c.at+".clients", "pubsub counts its clients in config.pubs and config.subs")
 	}
@@ -358,9 +359,6 @@ func (x *JSPubAsync) check(c *checker, w *Workload) {
 func (x *JSPubBatch) check(c *checker, w *Workload) {
 	x.JSPublish.check(c, w)
 	checkBatch(c, w, x.Batch, maxBatch)
-	if w.Pacing.Rate != 0 {
-		c.failf(c.at+".pacing.rate", "a fixed rate is not supported with atomic batches; use js pub sync or async")
-	}
 }
 
 func (x *JSPubFast) check(c *checker, w *Workload) {

@@ -125,6 +125,7 @@ func (a *app) pubsubCmd() *cobra.Command {
 	var pubs, subs int
 	var queue string
 	var jsf *jsPubsubFlags // --js and its flags (jspubsub.go)
+	var pf payloadFlags
 	var pend pendingFlags
 	var subSleep time.Duration
 	var ff faultFlags
@@ -171,7 +172,10 @@ stamp in each message, on one clock.`,
 				Subject: args[0], Size: size(bf, cmd.Flags()), Pubs: pubs, Subs: subs, Queue: queue,
 				MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags()), IdleTimeout: idle(bf, cmd.Flags()),
 				PendingMsgs: int(pendingLimit(int64(pend.Msgs))), PendingBytes: spec.Size(pendingLimit(pend.Bytes)),
-				SubSleep: spec.Duration(subSleep),
+				SubSleep: spec.Duration(subSleep), Payload: pf.spec(),
+			}
+			if err := pf.validate(cmd.Flags()); err != nil {
+				return nil, err
 			}
 			s := a.newSpec(bf, cmd.Flags(), 0, cfg)
 			if jsf.JS {
@@ -191,6 +195,7 @@ stamp in each message, on one clock.`,
 	cmd.Flags().IntVar(&subs, "sub", 1, "number of subscribers")
 	cmd.Flags().StringVar(&queue, "queue", "", "subscribers join this queue group and share the messages")
 	jsf = registerJSPubsub(cmd.Flags())
+	pf.register(cmd.Flags())
 	registerHist(cmd.Flags(), &bf.Hist)
 	pend.register(cmd.Flags())
 	cmd.Flags().DurationVar(&subSleep, "sub-sleep", 0, "core NATS: simulated processing time per message in each subscriber (a slow subscriber)")

@@ -100,9 +100,6 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			if mode == js.Batch && sf.PersistAsync {
 				return nil, usagef("--persistasync cannot be used with atomic batches (the server forbids it)")
 			}
-			if mode == js.Batch && bf.Rate > 0 {
-				return nil, usagef("--rate is not supported with atomic batches; use sync or async")
-			}
 			if err := checkVerifySize(&ff, bf.Size); err != nil {
 				return nil, err
 			}

@@ -120,7 +120,12 @@ func buildPubSub(ctx context.Context, b *Build) (*Built, error) {
 	}
 	size := sizeOr(c.Size, DefaultSize)
 	pubs, subs := intOr(c.Pubs, 1), intOr(c.Subs, 1)
+	size, err = payloadSize(c.Payload, size)
+	if err != nil {
+		return nil, err
+	}
 	pcfg := b.pubConfig(c.Subject, size, c.MultiSubject, c.MultiSubjectMax)
+	pcfg.Payload = payloadConfig(c.Payload)
 	scfg := core.SubConfig{
 		Subject: c.Subject, Queue: c.Queue, MultiSubject: c.MultiSubject,
 		IdleTimeout:  durOr(c.IdleTimeout, DefaultIdleTimeout),

@@ -28,6 +28,10 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 		return nil, InputError{errors.New("batch must be at least 1")}
 	}
 	size, p := sizeOr(c.Size, DefaultSize), b.Workload.Pacing
+	size, err := payloadSize(c.Payload, size)
+	if err != nil {
+		return nil, err
+	}
 	pubs, subs := intOr(c.Pubs, 1), intOr(c.Subs, 1)
 	st := b.stream(j.Stream)
 	st.Create = true
@@ -39,7 +43,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	pcfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: ackTimeout,
+		AckTimeout: ackTimeout, Payload: payloadConfig(c.Payload),
 	})
 	acked, faults := pcfg.Acked, pcfg.RideOut
 	// pubsub streams grow with the messages: unlimited unless the setup bounds them; only the

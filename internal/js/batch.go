@@ -81,10 +81,18 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 	m := &body.Msg
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(body.Stamp) >= stamp.Size
-	share, bounded := uint64(env.Share), env.Bounded
+	share, bounded, pacer := p.share(env)
 	var deadline int64
 	if p.cfg.Duration > 0 {
 		deadline = env.Start + int64(p.cfg.Duration)
+	}
+	// At a fixed rate (nats bench --throughput) each message waits for its slot, batch or
+	// not, and its latency counts from the slot.
+	var w *loop.Waiter
+	if p.cfg.Rate > 0 {
+		w = loop.NewWaiter(clk)
+		defer w.Close()
+		deadline = loop.Deadline(env.Start, p.cfg.Duration)
 	}
 	timer := loop.NewTimer()
 	rec.Begin(clk.Now())
@@ -110,6 +118,13 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 			}
 			m.Header[batchSeqHeader][0] = p.seqs[j]
 			now := clk.Now()
+			if w != nil {
+				intended := env.Start + int64(pacer.Intended(i+j))
+				if _, err = w.Until(ctx, intended); err != nil {
+					return err
+				}
+				now = intended
+			}
 			p.sent[j] = now
 			if stamped {
 				stamp.Put(body.Stamp, id, i+j+1, now)
