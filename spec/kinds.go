@@ -139,6 +139,8 @@ type ServiceRequest struct {
 	Subject string   `json:"subject"`
 	Size    Size     `json:"size,omitempty"`
 	Timeout Duration `json:"timeout,omitempty"` // per request (--timeout; 0: 5s)
+	// Payload is what the requests carry beyond Size.
+	Payload Payload `json:"payload,omitzero"`
 }
 
 // JSPublish is what the three JetStream publisher kinds share.

@@ -336,6 +336,7 @@ func (x *ServiceRequest) check(c *checker, w *Workload) {
 	checkSubject(c, w, x.Subject, false)
 	checkSize(c, w, x.Size)
 	checkPositive(c, w, "timeout", x.Timeout)
+	x.Payload.check(c)
 }
 
 func (x *JSPublish) check(c *checker, w *Workload) {

@@ -246,6 +246,7 @@ or until --msgs requests are served in total when --msgs is given, then print wh
 func (a *app) requestCmd() *cobra.Command {
 	var bf benchFlags
 	var timeout time.Duration
+	var pf payloadFlags
 	cmd := &cobra.Command{
 		Use:   "request SUBJECT",
 		Short: "Send synchronous requests to SUBJECT and measure each round trip",
@@ -268,7 +269,10 @@ in the percentiles instead of silently lowering the rate.`,
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
 				return nil, err
 			}
-			cfg := &spec.ServiceRequest{Subject: args[0], Size: size(bf, cmd.Flags())}
+			if err := pf.validate(cmd.Flags()); err != nil {
+				return nil, err
+			}
+			cfg := &spec.ServiceRequest{Subject: args[0], Size: size(bf, cmd.Flags()), Payload: pf.spec()}
 			if timeout != 5*time.Second { // --timeout or --ack-timeout
 				cfg.Timeout = spec.Duration(timeout)
 			}
@@ -282,6 +286,7 @@ in the percentiles instead of silently lowering the rate.`,
 	cmd.Flags().DurationVar(&timeout, "ack-timeout", 5*time.Second, "the same as --timeout")
 	_ = cmd.Flags().MarkHidden("ack-timeout")
 	registerHist(cmd.Flags(), &bf.Hist)
+	pf.register(cmd.Flags())
 	return cmd
 }
 

@@ -65,7 +65,9 @@ func (a *app) jsPubModeCmd(mode string) *cobra.Command {
 		Use:     use + " SUBJECT",
 		Aliases: aliases,
 		Short:   short,
-		Long: short + `.
+		Long: short + `.` + map[string]string{js.Batch: `
+Differs from nats bench: --persistasync is refused (the server forbids async persistence on a
+stream that allows atomic batches).`}[mode] + `
 --msgs is the total, split across --clients. Latency is each message's own publish-to-ack time
 (for atomic: to the commit's ack; for fast: to the flow ack that covers it). A missing stream is created with --create (always on the
 embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as it is.`,

@@ -95,4 +95,3 @@ func TestJetStreamDomainOnLeafNode(t *testing.T) {
 		t.Fatalf("the leaf's own JetStream has stream dom (%v): --js-domain was not used", err)
 	}
 }
-

@@ -11,6 +11,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -45,6 +46,7 @@ func (r *Responder) Prepare(ctx context.Context, env *bench.Env) error {
 	r.done = make(chan struct{})
 	r.exited = make(chan struct{})
 	rec, clk, share, sleep := env.Rec, env.Clock, env.Share, r.cfg.Sleep
+	var st [stamp.ExtSize]byte // a stamp decoded from the request's Natsperf-Stamp header
 	r.sub, err = c.QueueSubscribe(r.cfg.Subject, ServiceQueue, func(m *nats.Msg) {
 		if sleep > 0 {
 			time.Sleep(sleep)
@@ -53,7 +55,7 @@ func (r *Responder) Prepare(ctx context.Context, env *bench.Env) error {
 			rec.Events.Errors.Add(1)
 			return
 		}
-		rec.Received(clk.Now(), m.Data)
+		rec.ReceivedStamp(clk.Now(), len(m.Data), stamp.Find(m.Header, m.Data, &st))
 		if rec.Progress() == share {
 			close(r.done)
 		}
@@ -93,13 +95,15 @@ type RequestConfig struct {
 	Rate     float64       `json:"rate"`    // total requests/sec across requesters; 0: back to back
 	Duration time.Duration `json:"duration"`
 	IDs      stamp.IDs     `json:"-"`
+	// Payload is what the requests carry beyond Size: a file, random bytes, headers.
+	Payload payload.Config `json:"payload,omitzero"`
 }
 
 // Requester sends synchronous requests, one at a time, and records each round trip.
 type Requester struct {
 	cfg  RequestConfig
 	conn *bench.Conn
-	buf  []byte
+	msg  *payload.Message
 }
 
 // NewRequester returns a requester client.
@@ -112,8 +116,10 @@ func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
 		return err
 	}
 	q.conn = c
-	q.buf = make([]byte, q.cfg.Size)
-	return nil
+	pc := q.cfg.Payload
+	pc.Size = q.cfg.Size
+	q.msg, err = payload.New(pc)
+	return err
 }
 
 // Run sends the share of requests. At a fixed rate, each request's latency is measured from
@@ -121,7 +127,8 @@ func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
 func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
 	id := q.cfg.IDs.For(env.Index)
-	stamped := len(q.buf) >= stamp.Size
+	m := q.msg
+	stamped := len(m.Stamp) >= stamp.Size
 	timeout := q.cfg.Timeout
 	if timeout <= 0 {
 		timeout = 5 * time.Second
@@ -136,10 +143,12 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 			return err
 		}
 		if stamped {
-			stamp.Put(q.buf, id, i+1, intended)
+			stamp.Put(m.Stamp, id, i+1, intended)
+			m.Seal()
 		}
 		rctx, cancel := context.WithTimeout(ctx, timeout)
-		_, err = q.conn.RequestWithContext(rctx, q.cfg.Subject, q.buf)
+		m.Subject = q.cfg.Subject
+		_, err = q.conn.RequestMsgWithContext(rctx, &m.Msg)
 		cancel()
 		now := clk.Now()
 		switch {
@@ -154,7 +163,7 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 		default:
 			return q.conn.Explain("request", err)
 		}
-		rec.OpCorrected(now, len(q.buf), now-intended, now-sent)
+		rec.OpCorrected(now, len(m.Data), now-intended, now-sent)
 		if err := sched.Pause(ctx, q.cfg.Sleep); err != nil {
 			return err
 		}

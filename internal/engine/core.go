@@ -184,10 +184,13 @@ func buildRequest(_ context.Context, b *Build) (*Built, error) {
 		return nil, err
 	}
 	size, n := sizeOr(c.Size, DefaultSize), b.Clients()
+	if size, err = payloadSize(c.Payload, size); err != nil {
+		return nil, err
+	}
 	p := b.Workload.Pacing
 	cfg := core.RequestConfig{
 		Subject: c.Subject, Size: int(size), Sleep: p.Sleep.D(), Timeout: durOr(c.Timeout, defaultRequestLimit),
-		Rate: p.Rate, Duration: p.Duration.D(), IDs: b.NewIDs(),
+		Rate: p.Rate, Duration: p.Duration.D(), IDs: b.NewIDs(), Payload: payloadConfig(c.Payload),
 	}
 	kv := b.CommonParams(n, size)
 	kv["subject"] = c.Subject
