@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,5 +124,46 @@ func TestHeaderStampLossAndLatency(t *testing.T) {
 	}
 	if g.Latency == nil || g.Latency.Min < int64(200*time.Millisecond) {
 		t.Fatalf("latency %+v: want every sample at least 200ms (the back-dated stamps)", g.Latency)
+	}
+}
+
+// TestBenchOldSyntaxNewFlags: the old syntax passes nats bench 0.5's flags on: --throughput
+// becomes the rate, -H headers (repeated) and --payload reach the publishers (a plain
+// subscriber sees the file's bytes and both headers), --multisubjectrandomize its flag.
+func TestBenchOldSyntaxNewFlags(t *testing.T) {
+	s := startServer(t, nil)
+	file := filepath.Join(t.TempDir(), "p.txt")
+	if err := os.WriteFile(file, []byte("old syntax, real payload"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync("old.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	res, r := runJSON(context.Background(), t, "bench", "old", "-s", s.ClientURL(), "--pub", "1", "--msgs", "200", "--throughput", "2000",
+		"-H", "X-A:1", "--header", "X-B:2", "--payload", file, "--multisubject", "--multisubjectmax", "10", "--multisubjectrandomize")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	if !strings.Contains(r.err, "--header=X-A:1 --header=X-B:2") || !strings.Contains(r.err, "--rate=2000") || strings.Contains(r.err, "--throughput") {
+		t.Errorf("translation: %s", r.err)
+	}
+	if ws := decodeSettings(t, res)["workload"]; findKey(ws, "rate") != float64(2000) || findKey(ws, "multisubject_randomize") != true {
+		t.Errorf("settings %v: want rate 2000 and a random subject per message", ws)
+	}
+	m, err := sub.NextMsg(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(m.Data) != "old syntax, real payload" || m.Header.Get("X-A") != "1" || m.Header.Get("X-B") != "2" || m.Header.Get(stamp.Header) == "" {
+		t.Fatalf("message %q, headers %v", m.Data, m.Header)
 	}
 }
