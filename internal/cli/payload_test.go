@@ -167,3 +167,17 @@ func TestBenchOldSyntaxNewFlags(t *testing.T) {
 		t.Fatalf("message %q, headers %v", m.Data, m.Header)
 	}
 }
+
+// TestRustRefusesWhatItLacks: the connection and payload flags natsperf-rust does not take
+// are refused on one line naming the flag, before anything starts.
+func TestRustRefusesWhatItLacks(t *testing.T) {
+	for _, args := range [][]string{
+		{"--js-domain", "hub"}, {"--jwt", "u.jwt", "--seed", "u.nk"}, {"--socks-proxy", "socks5://127.0.0.1:1"},
+		{"--inbox-prefix", "_I"}, {"--connection-name", "x"}, {"--timeout", "1s"}, {"--header", "a:b"}, {"--stamp", "header"}, {"--payload-random"},
+	} {
+		r := run(context.Background(), t, nil, append([]string{"pub", "rusty", "--client", "rust", "--msgs", "10"}, args...)...)
+		if r.code != exitUsage || !strings.Contains(r.err, "does not apply to --client rust") || !strings.Contains(r.err, strings.Fields(args[0])[0]) || strings.Count(strings.TrimSpace(r.err), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.err)
+		}
+	}
+}
