@@ -82,7 +82,9 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 		conn = connect.Settings{Servers: tg.Servers, Context: tg.Context, User: tg.User, Password: tg.Password,
 			Token: tg.Token, Creds: tg.Creds, NKey: tg.NKey, TLSCert: tg.TLSCert, TLSKey: tg.TLSKey, TLSCA: tg.TLSCA,
 			TLSFirst: tg.TLSFirst || cli.TLSFirst, TLSInsecure: tg.TLSInsecure || cli.TLSInsecure,
-			ConnectTimeout: cli.ConnectTimeout}
+			ConnectTimeout: cli.ConnectTimeout, JWT: tg.JWT, Seed: tg.Seed, ConnectionName: tg.ConnectionName, SocksProxy: tg.SocksProxy,
+			JS: connect.JS{Domain: tg.JSDomain, APIPrefix: tg.JSAPIPrefix, EventPrefix: tg.JSEventPrefix, InboxPrefix: tg.InboxPrefix}}
+		conn.JS = overJS(conn.JS, cli.JS)
 	default:
 		conn = cli
 	}
@@ -283,4 +285,24 @@ func scenarioInfo(sc *scenario.Scenario, c scenario.Cell, rep int) map[string]an
 		values[v.Axis] = v.Value
 	}
 	return map[string]any{"name": sc.Name, "file": sc.Path, "cell": c.Name, "cell_index": c.Index, "values": values, "repetition": rep}
+}
+
+// overJS is the scenario file's JetStream settings with the command line's, where given, over
+// them.
+func overJS(file, flags connect.JS) connect.JS {
+	for _, f := range []struct {
+		to   *string
+		from string
+	}{
+		{&file.Domain, flags.Domain}, {&file.APIPrefix, flags.APIPrefix}, {&file.EventPrefix, flags.EventPrefix}, {&file.InboxPrefix, flags.InboxPrefix},
+	} {
+		if f.from != "" {
+			*f.to = f.from
+		}
+	}
+	if flags.Timeout != 0 {
+		file.Timeout = flags.Timeout
+	}
+	file.Trace = file.Trace || flags.Trace
+	return file
 }
