@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/runopts"
 )
 
 // connFlags are the nats CLI's connection flags.
@@ -103,7 +103,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 
 // benchFlags are the flags every benchmark command has, named as nats bench names them: the
 // engine's echo of them in a Result, so the flags and the echo are one definition.
-type benchFlags engine.BenchSettings
+type benchFlags runopts.BenchSettings
 
 const (
 	defaultMsgs = 100_000
@@ -132,7 +132,7 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 		aliasFlag(f, "throughput", "rate") // nats bench 0.5's name for the aggregate rate
 	}
 	if receiver {
-		f.DurationVar(&b.IdleTimeout, "idle-timeout", engine.DefaultIdleTimeout, "once messages have started, end a receiver that gets nothing for this long")
+		f.DurationVar(&b.IdleTimeout, "idle-timeout", runopts.DefaultIdleTimeout, "once messages have started, end a receiver that gets nothing for this long")
 	}
 }
 
