@@ -107,3 +107,14 @@ func TestJWTAndSeed(t *testing.T) {
 		})
 	}
 }
+
+// TestSocksProxyCredentialsRefused: a proxy URL with a password is refused on one line (a
+// Spec and a Result keep no credentials), without the password.
+func TestSocksProxyCredentialsRefused(t *testing.T) {
+	for _, cmd := range [][]string{{"pub", "foo", "--msgs", "1"}, {"spec", "pub", "foo"}} {
+		r := run(context.Background(), t, nil, append(cmd, "--socks-proxy", "socks5://u:pw5ecret@127.0.0.1:1")...)
+		if r.code != exitUsage || strings.Contains(r.out+r.err, "pw5ecret") || !strings.Contains(r.err, "socks_proxy") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", cmd, r.code, r.out, r.err)
+		}
+	}
+}
