@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+)
+
+// TestKVPutThroughputDuration: kv put takes nats bench 0.5's --throughput and --duration: 100
+// puts a second for 1s are 100 puts, and the bucket's stream holds 100 values.
+func TestKVPutThroughputDuration(t *testing.T) {
+	s := startServer(t, nil)
+	res, r := runJSON(context.Background(), t, "kv", "put", "-s", s.ClientURL(), "--bucket", "paced", "--storage", "memory", "--throughput", "100", "--duration", "1s")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	if g := res.Groups[0].Aggregate; g.Msgs != 100 {
+		t.Fatalf("%d puts, want 100 (100/s for 1s)", g.Msgs)
+	}
+	if len(res.Streams) != 1 || res.Streams[0].Messages != 100 {
+		t.Fatalf("bucket stream %+v: want 100 values", res.Streams)
+	}
+}
+
+// TestMultiSubjectRandomize: with --multisubject-randomize each message goes to a random one
+// of --multisubject-max subjects (a plain subscriber sees them out of turn), without it to the
+// next one in turn.
+func TestMultiSubjectRandomize(t *testing.T) {
+	s := startServer(t, nil)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	for _, random := range []bool{false, true} {
+		subject := fmt.Sprintf("ms%v", random)
+		sub, err := nc.SubscribeSync(subject + ".>")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"pub", subject, "-s", s.ClientURL(), "--msgs", "200", "--multisubject", "--multisubjectmax", "10"}
+		if random {
+			args = append(args, "--multisubjectrandomize")
+		}
+		if r := run(context.Background(), t, nil, args...); r.code != exitOK {
+			t.Fatalf("exit %d: %s", r.code, r.err)
+		}
+		inTurn, seen := 0, map[string]bool{}
+		for i := 0; i < 200; i++ {
+			m, err := sub.NextMsg(5e9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen[m.Subject] = true
+			if m.Subject == fmt.Sprintf("%s.%d", subject, i%10) {
+				inTurn++
+			}
+		}
+		_ = sub.Unsubscribe()
+		switch {
+		case len(seen) != 10:
+			t.Errorf("random %v: %d subjects, want 10", random, len(seen))
+		case !random && inTurn != 200:
+			t.Errorf("in turn: %d of 200 on the next subject", inTurn)
+		case random && inTurn > 100: // in turn by chance: 1 in 10 each, about 20
+			t.Errorf("random: %d of 200 happened to be in turn", inTurn)
+		}
+	}
+}
