@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -101,15 +100,16 @@ type RequestConfig struct {
 
 // Requester sends synchronous requests, one at a time, and records each round trip.
 type Requester struct {
-	cfg  RequestConfig
-	conn *bench.Conn
-	msg  *payload.Message
+	cfg     RequestConfig
+	conn    *bench.Conn
+	msg     *payload.Message
+	replies *replies
 }
 
 // NewRequester returns a requester client.
 func NewRequester(cfg RequestConfig) *Requester { return &Requester{cfg: cfg} }
 
-// Prepare connects and builds the payload.
+// Prepare connects, builds the payload and subscribes for the replies.
 func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
 	c, err := env.Dial(ctx)
 	if err != nil {
@@ -118,8 +118,13 @@ func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
 	q.conn = c
 	pc := q.cfg.Payload
 	pc.Size = q.cfg.Size
-	q.msg, err = payload.New(pc)
-	return err
+	if q.msg, err = payload.New(pc); err != nil {
+		return err
+	}
+	if q.replies, err = newReplies(c.Conn); err != nil {
+		return err
+	}
+	return c.FlushTimeout(10 * time.Second) // the reply subscription is in place
 }
 
 // Run sends the share of requests. At a fixed rate, each request's latency is measured from
@@ -146,22 +151,25 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 			stamp.Put(m.Stamp, id, i+1, intended)
 			m.Seal()
 		}
-		rctx, cancel := context.WithTimeout(ctx, timeout)
-		m.Subject = q.cfg.Subject
-		_, err = q.conn.RequestMsgWithContext(rctx, &m.Msg)
-		cancel()
+		if err := q.replies.send(q.cfg.Subject, &m.Msg); err != nil {
+			return q.conn.Explain("request", err)
+		}
+		reply := q.replies.wait(ctx.Done(), q.conn.Lost(), sent+int64(timeout), clk.Now)
 		now := clk.Now()
 		switch {
-		case err == nil:
+		case reply != nil && noResponders(reply):
+			return fmt.Errorf("no responders on %q: start `natsperf service serve %s` first", q.cfg.Subject, q.cfg.Subject)
+		case reply != nil:
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-			rec.Events.Timeouts.Add(1)
-			continue
-		case errors.Is(err, nats.ErrNoResponders):
-			return fmt.Errorf("no responders on %q: start `natsperf service serve %s` first", q.cfg.Subject, q.cfg.Subject)
+		case q.conn.Err() != nil:
+			return q.conn.Explain("request", q.conn.Err())
 		default:
-			return q.conn.Explain("request", err)
+			rec.Events.Timeouts.Add(1)
+			if err := q.replies.subscribe(); err != nil {
+				return q.conn.Explain("request", err)
+			}
+			continue
 		}
 		rec.OpCorrected(now, len(m.Data), now-intended, now-sent)
 		if err := sched.Pause(ctx, q.cfg.Sleep); err != nil {
@@ -170,5 +178,15 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	}
 }
 
-// Close has nothing to release: the runner closes the connection.
-func (q *Requester) Close() {}
+// noResponders reports the server's answer to a request nobody is subscribed to: an empty
+// message with status 503 (what nats.go's Request turns into ErrNoResponders).
+func noResponders(m *nats.Msg) bool {
+	return len(m.Data) == 0 && m.Header.Get("Status") == "503"
+}
+
+// Close stops the reply subscription; the runner closes the connection.
+func (q *Requester) Close() {
+	if q.replies != nil {
+		q.replies.close()
+	}
+}
