@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 // TestKVPutThroughputDuration: kv put takes nats bench 0.5's --throughput and --duration: 100
@@ -70,5 +76,41 @@ func TestMultiSubjectRandomize(t *testing.T) {
 		case random && inTurn > 100: // in turn by chance: 1 in 10 each, about 20
 			t.Errorf("random: %d of 200 happened to be in turn", inTurn)
 		}
+	}
+}
+
+// TestServiceRequestPayload: service request --payload FILE -H K:V sends the file's bytes and
+// the header (a plain nats.go responder checks both and answers), one reply per request.
+func TestServiceRequestPayload(t *testing.T) {
+	s := startServer(t, nil)
+	file := filepath.Join(t.TempDir(), "req.json")
+	body := []byte(`{"q":"price","sku":7}`)
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var good atomic.Int64
+	if _, err := nc.Subscribe("svc.real", func(m *nats.Msg) {
+		if bytes.Equal(m.Data, body) && m.Header.Get("X-Tenant") == "a" && m.Header.Get(stamp.Header) != "" {
+			good.Add(1)
+		}
+		_ = m.Respond([]byte("ok"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	res, r := runJSON(context.Background(), t, "service", "request", "svc.real", "-s", s.ClientURL(), "--msgs", "100", "--payload", file, "-H", "X-Tenant:a")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	g := res.Groups[0].Aggregate
+	if g.Msgs != 100 || g.Events.Timeouts != 0 || good.Load() != 100 {
+		t.Fatalf("%d requests answered, %d timeouts, %d arrived as the file with its header; want 100, 0, 100", g.Msgs, g.Events.Timeouts, good.Load())
 	}
 }
