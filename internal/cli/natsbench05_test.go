@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -112,5 +114,39 @@ func TestServiceRequestPayload(t *testing.T) {
 	g := res.Groups[0].Aggregate
 	if g.Msgs != 100 || g.Events.Timeouts != 0 || good.Load() != 100 {
 		t.Fatalf("%d requests answered, %d timeouts, %d arrived as the file with its header; want 100, 0, 100", g.Msgs, g.Events.Timeouts, good.Load())
+	}
+}
+
+// TestAtomicThroughputAndTrace: js pub atomic takes --throughput (200/s for 1s: 200 messages
+// in batches of 20, all stored), and --trace prints the JetStream API calls on stderr.
+func TestAtomicThroughputAndTrace(t *testing.T) {
+	s := startServer(t, nil)
+	// The trace goes to the process's stderr (the JetStream contexts are opened far below the
+	// command's streams): read it from a pipe while the command runs.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = pw
+	t.Cleanup(func() { os.Stderr = stderr; pw.Close() })
+	traced := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(pr)
+		traced <- string(b)
+	}()
+	res, r := runJSON(context.Background(), t, at(s, "js", "pub", "atomic", "paced.atomic", "--create", "--stream", "paced_atomic", "--storage", "memory",
+		"--throughput", "200", "--duration", "1s", "--batch", "20", "--trace")...)
+	os.Stderr = stderr
+	pw.Close()
+	trace := <-traced
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	if g := res.Groups[0].Aggregate; g.Msgs != 200 || len(res.Streams) != 1 || res.Streams[0].Messages != 200 {
+		t.Fatalf("%d acked, streams %+v: want 200 acked and stored", g.Msgs, res.Streams)
+	}
+	if !strings.Contains(trace, ">>> $JS.API.STREAM.CREATE.paced_atomic") || !strings.Contains(trace, "<<< $JS.API.STREAM.CREATE.paced_atomic") {
+		t.Fatalf("--trace printed no API calls: %q", trace)
 	}
 }
