@@ -1,29 +1,57 @@
 package engine
 
 import (
+	"context"
 	"fmt"
-	"os"
+	"reflect"
 
-	"github.com/natsperf/natsperf/internal/payload"
+	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
 )
 
-// payloadConfig is a spec payload as the publishers take it.
-func payloadConfig(p spec.Payload) payload.Config {
-	return payload.Config{File: p.File, Random: p.Random, Headers: p.Headers, InHeader: p.Stamp == "header"}
+// CheckPayload refuses a run whose messages are larger than the server accepts (the
+// max_payload of its INFO, 1 MiB unless configured), before a stream is created or a client
+// connects: otherwise every publish fails once the run has started. One short connection
+// learns the limit; it also waits for a server that is still starting, as a client would.
+func CheckPayload(ctx context.Context, t *Target, s *spec.Spec) error {
+	size, kind := largestMessage(s)
+	if size == 0 {
+		return nil
+	}
+	nc, err := t.Dialer()(ctx, "natsperf-probe")
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer nc.Close()
+	if limit := nc.MaxPayload(); size > limit {
+		return InputError{fmt.Errorf("%s --size %s is larger than the server's max_payload (%s): it would refuse every message",
+			kind, units.FormatSize(size), units.FormatSize(limit))}
+	}
+	return nil
 }
 
-// payloadSize is the messages' payload size: a payload file's length, else size.
-func payloadSize(p spec.Payload, size int64) (int64, error) {
-	if p.File == "" {
-		return size, nil
+// largestMessage is the largest size a workload of s is configured with (0 when none is set:
+// the defaults are 128 B and 16 B) and that workload's kind. Every kind names its message
+// size Size (also a receiver's, whose publishers send that size).
+func largestMessage(s *spec.Spec) (int64, string) {
+	var size int64
+	var kind string
+	for _, w := range s.Workloads {
+		v := reflect.Indirect(reflect.ValueOf(w.Config))
+		if v.Kind() != reflect.Struct {
+			continue
+		}
+		f := v.FieldByName("Size")
+		if f.IsValid() && f.Type() == reflect.TypeFor[spec.Size]() && f.Int() > size {
+			size, kind = f.Int(), w.Kind()
+		}
+		// A payload file's bytes are the message (--payload); a missing file is refused later.
+		if pf := v.FieldByName("Payload"); pf.IsValid() && pf.Type() == reflect.TypeFor[spec.Payload]() && pf.Interface().(spec.Payload).File != "" {
+			p := pf.Interface().(spec.Payload)
+			if n, err := payloadSize(p, 0); err == nil && n > size {
+				size, kind = n, w.Kind()
+			}
+		}
 	}
-	fi, err := os.Stat(p.File)
-	if err != nil {
-		return 0, InputError{fmt.Errorf("payload file: %w", err)}
-	}
-	if fi.Size() > 64<<20 {
-		return 0, InputError{fmt.Errorf("payload file %s is %d bytes, more than NATS' 64 MiB maximum payload", p.File, fi.Size())}
-	}
-	return fi.Size(), nil
+	return size, kind
 }
