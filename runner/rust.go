@@ -51,8 +51,61 @@ func checkClient(s *spec.Spec) error {
 		if p := w.Pacing; p.RateTo > 0 || len(p.Steps) > 0 || p.Arrivals == "poisson" {
 			return InputError{fmt.Errorf("natsperf-rust paces at a constant rate: --ramp, --steps and --arrivals poisson run with --client go")}
 		}
+		if flag := rustLacksPayload(w.Config); flag != "" {
+			return InputError{fmt.Errorf("%s does not apply to --client rust (natsperf-rust sends --size bytes with the stamp in the payload): use --client go", flag)}
+		}
+	}
+	if flag := rustLacksTarget(s.Target); flag != "" {
+		return InputError{fmt.Errorf("%s does not apply to --client rust (natsperf-rust connects with -s, --creds, --nkey, --user/--password, --token and TLS only): use --client go", flag)}
 	}
 	return nil
+}
+
+// rustLacksTarget names a connection flag natsperf-rust does not take, "" when none is set.
+func rustLacksTarget(t spec.Target) string {
+	for _, f := range []struct {
+		set  bool
+		flag string
+	}{
+		{t.JWT != "" || t.Seed != "", "--jwt/--seed"}, {t.ConnectionName != "", "--connection-name"},
+		{t.SocksProxy != "", "--socks-proxy"}, {t.JSDomain != "", "--js-domain"}, {t.JSAPIPrefix != "", "--js-api-prefix"},
+		{t.JSEventPrefix != "", "--js-event-prefix"}, {t.InboxPrefix != "", "--inbox-prefix"},
+		{t.Timeout != 0, "--timeout"}, {t.Trace, "--trace"}, {t.NoContext, "--no-context"},
+	} {
+		if f.set {
+			return f.flag
+		}
+	}
+	return ""
+}
+
+// rustLacksPayload names a payload flag natsperf-rust does not take, "" when none is set.
+func rustLacksPayload(c spec.Config) string {
+	var p spec.Payload
+	var random bool
+	switch x := c.(type) {
+	case *spec.Pub:
+		p, random = x.Payload, x.MultiSubjectRandomize
+	case *spec.ServiceRequest:
+		p = x.Payload
+	case *spec.JSPubSync:
+		p, random = x.Payload, x.MultiSubjectRandomize
+	case *spec.JSPubAsync:
+		p, random = x.Payload, x.MultiSubjectRandomize
+	}
+	switch {
+	case p.File != "":
+		return "--payload"
+	case p.Random:
+		return "--payload-random"
+	case len(p.Headers) > 0:
+		return "--header"
+	case p.Stamp == "header":
+		return "--stamp header"
+	case random:
+		return "--multisubject-randomize"
+	}
+	return ""
 }
 
 // kindList is "a, b and c".

@@ -56,10 +56,10 @@ version: natsperf.spec/v1
 workloads:
   - kind: js pub batch
     pacing: {rate: 100, duration: 5s}
-    config: {subject: orders, size: 16kb}
+    config: {subject: orders, size: 16kb, batch: 2000}
 `))
 	fmt.Println(s.Validate())
 	// Output:
 	// spec: workloads[0].config: unknown field "sizee"
-	// workloads[0] (js pub batch).pacing.rate: a fixed rate is not supported with atomic batches; use js pub sync or async
+	// workloads[0] (js pub batch).config.batch: must be 1 to 1000, got 2000
 }

@@ -24,14 +24,15 @@ var kinds = map[string]kind{
 	"service request": {func() Config { return new(ServiceRequest) }, true},
 	"js pub sync":     {func() Config { return new(JSPubSync) }, true},
 	"js pub async":    {func() Config { return new(JSPubAsync) }, true},
-	"js pub batch":    {func() Config { return new(JSPubBatch) }, true}, // --duration, but no --rate (checked)
+	"js pub batch":    {func() Config { return new(JSPubBatch) }, true},
+	"js pub fast":     {func() Config { return new(JSPubFast) }, true},
 	"js ordered":      {func() Config { return new(JSOrdered) }, false},
 	"js consume":      {func() Config { return new(JSConsume) }, false},
 	"js fetch":        {func() Config { return new(JSFetch) }, false},
 	"js push":         {func() Config { return new(JSPush) }, false},
 	"js get sync":     {func() Config { return new(JSGetSync) }, false},
 	"js get batch":    {func() Config { return new(JSGetBatch) }, false},
-	"kv put":          {func() Config { return new(KVPut) }, false},
+	"kv put":          {func() Config { return new(KVPut) }, true},
 	"kv get":          {func() Config { return new(KVGet) }, false},
 	"latency":         {func() Config { return new(Latency) }, true},
 }
@@ -54,6 +55,25 @@ type Pub struct {
 	// (--multisubject, --multisubject-max; 0: 100,000).
 	MultiSubject    bool `json:"multisubject,omitempty"`
 	MultiSubjectMax int  `json:"multisubject_max,omitempty"`
+	// MultiSubjectRandomize sends each message to a random one of the subjects
+	// (--multisubject-randomize).
+	MultiSubjectRandomize bool `json:"multisubject_randomize,omitempty"`
+	// Payload is what the messages carry beyond Size.
+	Payload Payload `json:"payload,omitzero"`
+}
+
+// Payload is a publisher's message body and headers (--payload, --payload-random, --header,
+// --stamp). The zero value is Size bytes starting with the stamp.
+type Payload struct {
+	// File's bytes are sent unchanged as every message's payload (--payload); the stamp rides
+	// in the Natsperf-Stamp header. Read by each process that publishes (each agent).
+	File string `json:"file,omitempty"`
+	// Random fills the payload with random, incompressible bytes (--payload-random).
+	Random bool `json:"random,omitempty"`
+	// Headers are added to every message, "KEY:VALUE" each (--header).
+	Headers []string `json:"headers,omitempty"`
+	// Stamp is where the latency/loss stamp rides: payload (default, unless File) or header.
+	Stamp string `json:"stamp,omitempty"`
 }
 
 // Sub is `natsperf sub SUBJECT`: core NATS subscribers, each expecting pacing.msgs (with a
@@ -91,6 +111,8 @@ type PubSub struct {
 	SubSleep Duration `json:"sub_sleep,omitempty"`
 	// JS, when set, publishes to a stream and consumes it (--js).
 	JS *PubSubJS `json:"js,omitempty"`
+	// Payload is what the publishers' messages carry beyond Size.
+	Payload Payload `json:"payload,omitzero"`
 }
 
 // PubSubJS is pubsub --js: the stream (created when missing; its storage and replicas are in
@@ -117,17 +139,23 @@ type ServiceRequest struct {
 	Subject string   `json:"subject"`
 	Size    Size     `json:"size,omitempty"`
 	Timeout Duration `json:"timeout,omitempty"` // per request (--timeout; 0: 5s)
+	// Payload is what the requests carry beyond Size.
+	Payload Payload `json:"payload,omitzero"`
 }
 
 // JSPublish is what the three JetStream publisher kinds share.
 type JSPublish struct {
-	Stream          string   `json:"stream,omitempty"` // --stream (default benchstream)
-	Subject         string   `json:"subject"`
-	Size            Size     `json:"size,omitempty"`
-	MultiSubject    bool     `json:"multisubject,omitempty"`
-	MultiSubjectMax int      `json:"multisubject_max,omitempty"`
-	Dedup           bool     `json:"dedup,omitempty"`       // --dedup: a Nats-Msg-Id on every message
-	AckTimeout      Duration `json:"ack_timeout,omitempty"` // --ack-timeout (0: 5s)
+	Stream          string `json:"stream,omitempty"` // --stream (default benchstream)
+	Subject         string `json:"subject"`
+	Size            Size   `json:"size,omitempty"`
+	MultiSubject    bool   `json:"multisubject,omitempty"`
+	MultiSubjectMax int    `json:"multisubject_max,omitempty"`
+	// MultiSubjectRandomize: a random one of the subjects per message (--multisubject-randomize).
+	MultiSubjectRandomize bool     `json:"multisubject_randomize,omitempty"`
+	Dedup                 bool     `json:"dedup,omitempty"`       // --dedup: a Nats-Msg-Id on every message
+	AckTimeout            Duration `json:"ack_timeout,omitempty"` // --ack-timeout (0: 5s)
+	// Payload is what the messages carry beyond Size.
+	Payload Payload `json:"payload,omitzero"`
 }
 
 // JSPubSync is `natsperf js pub sync SUBJECT`: one message at a time, waiting for its ack.
@@ -147,6 +175,18 @@ type JSPubBatch struct {
 	JSPublish
 	// Batch is the messages per atomic batch (--batch; 0: 100, at most 1000).
 	Batch int `json:"batch,omitempty"`
+}
+
+// JSPubFast is `natsperf js pub fast SUBJECT`: each client publishes its share as one fast
+// batch (orbit.go's jetstreamext.FastPublisher; nats-server 2.14+).
+type JSPubFast struct {
+	JSPublish
+	// Batch is the flow window: the server acks every this many messages (--batch; 0: 500,
+	// at most 65535).
+	Batch int `json:"batch,omitempty"`
+	// MaxOutstandingAcks is how many acks may be missing before the publisher stalls
+	// (--max-outstanding-acks; 0: 1, at most 65535).
+	MaxOutstandingAcks int `json:"max_outstanding_acks,omitempty"`
 }
 
 // JSConsumer is what the four JetStream consumer kinds share. A stream natsperf created that
@@ -259,6 +299,7 @@ func (*ServiceRequest) Kind() string { return "service request" }
 func (*JSPubSync) Kind() string      { return "js pub sync" }
 func (*JSPubAsync) Kind() string     { return "js pub async" }
 func (*JSPubBatch) Kind() string     { return "js pub batch" }
+func (*JSPubFast) Kind() string      { return "js pub fast" }
 func (*JSOrdered) Kind() string      { return "js ordered" }
 func (*JSConsume) Kind() string      { return "js consume" }
 func (*JSFetch) Kind() string        { return "js fetch" }

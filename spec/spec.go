@@ -46,6 +46,20 @@ type Target struct {
 	TLSFirst       bool     `json:"tls_first,omitempty"`       // --tlsfirst
 	TLSInsecure    bool     `json:"tls_insecure,omitempty"`    // --tls-insecure
 	ConnectTimeout Duration `json:"connect_timeout,omitempty"` // --connect-timeout (0: 5s)
+	JWT            string   `json:"jwt,omitempty"`             // user JWT file (--jwt, with --seed)
+	Seed           string   `json:"seed,omitempty"`            // nkey seed file (--seed)
+	ConnectionName string   `json:"connection_name,omitempty"` // --connection-name
+	SocksProxy     string   `json:"socks_proxy,omitempty"`     // SOCKS5 proxy URL without credentials (--socks-proxy)
+	NoContext      bool     `json:"no_context,omitempty"`      // ignore the selected nats context (--no-context)
+	// JetStream behind a domain or an API prefix, and the inbox prefix (--js-domain,
+	// --js-api-prefix, --js-event-prefix, --inbox-prefix); Timeout bounds JetStream API calls
+	// and requests (--timeout; 0: 5s).
+	JSDomain      string   `json:"js_domain,omitempty"`
+	JSAPIPrefix   string   `json:"js_api_prefix,omitempty"`
+	JSEventPrefix string   `json:"js_event_prefix,omitempty"`
+	InboxPrefix   string   `json:"inbox_prefix,omitempty"`
+	Timeout       Duration `json:"timeout,omitempty"`
+	Trace         bool     `json:"trace,omitempty"` // print JetStream API requests and responses on stderr (--trace)
 	// Embedded starts natsperf's own nats-server (JetStream on) instead of connecting to
 	// servers.
 	Embedded *Embedded `json:"embedded,omitempty"`
@@ -104,6 +118,8 @@ type Bucket struct {
 	History  int    `json:"history,omitempty"`  // 1 to 64 (0: 1)
 	// Compression is the bucket's stream compression (--compression): s2 or none.
 	Compression string `json:"compression,omitempty"`
+	// MaxBytes bounds a bucket natsperf creates (--maxbytes; 0: unlimited).
+	MaxBytes Size `json:"max_bytes,omitempty"`
 	// Purge empties it first (kv put --purge): only a bucket natsperf created, unless Force.
 	Purge bool `json:"purge,omitempty"`
 	// Force allows purging, or putting into, a bucket natsperf did not create (--force).
@@ -177,7 +193,7 @@ type Pacing struct {
 	Steps        []float64 `json:"steps,omitempty"`
 	StepDuration Duration  `json:"step_duration,omitempty"`
 	// Arrivals spaces the messages: "" or "uniform" evenly, "poisson" with exponential gaps
-	// around the rate (--arrivals), drawn from Seed (--seed; 0: one is drawn and recorded in
+	// around the rate (--arrivals), drawn from Seed (--arrivals-seed; 0: one is drawn and recorded in
 	// the Result's settings, so a run can be repeated).
 	Arrivals string `json:"arrivals,omitempty"`
 	Seed     uint64 `json:"seed,omitempty"`

@@ -20,13 +20,14 @@ func sec(n float64) Duration { return Duration(time.Duration(n * float64(time.Se
 // everyKind is one spec per workload kind, every field of the kind's config set, so the golden
 // files show and pin every key.
 func everyKind() map[string]*Spec {
-	pub := JSPublish{Stream: "orders", Subject: "orders.new", Size: 512, MultiSubject: true, MultiSubjectMax: 10, Dedup: true, AckTimeout: sec(2)}
+	pub := JSPublish{Stream: "orders", Subject: "orders.new", Size: 512, MultiSubject: true, MultiSubjectMax: 10, MultiSubjectRandomize: true, Dedup: true, AckTimeout: sec(2),
+		Payload: Payload{Random: true, Headers: []string{"X-App:bench"}, Stamp: "header"}}
 	cons := JSConsumer{Stream: "orders", Size: 1024, Batch: 100, Filter: "orders.>", Deliver: "all", IdleTimeout: sec(4), AckTimeout: sec(2)}
 	dur := JSDurable{Consumer: "bench", Acks: "all", DoubleAck: true, MaxAckPending: 1000, AckWait: sec(30), Force: true}
 	stream := Stream{Name: "orders", Subjects: []string{"orders.new", "orders.new.>"}, Storage: "memory", Replicas: 3,
 		MaxBytes: ptr(Size(1 << 30)), DedupWindow: ptr(sec(120)), Create: true, Purge: true, Force: true}
 	kv := KV{Bucket: "cache", Size: 256, Randomize: 1000, AckTimeout: sec(3)}
-	bucket := Bucket{Name: "cache", Storage: "file", Replicas: 3, History: 5, Purge: true, Force: true}
+	bucket := Bucket{Name: "cache", Storage: "file", Replicas: 3, History: 5, MaxBytes: 1 << 20, Purge: true, Force: true}
 	sender := Pacing{Msgs: 100_000, Rate: 2500.5, Duration: sec(10), Sleep: Duration(time.Millisecond)}
 	receiver := Pacing{Msgs: 50_000, Sleep: Duration(time.Microsecond)}
 	one := func(w Workload, setup Setup) *Spec {
@@ -34,7 +35,8 @@ func everyKind() map[string]*Spec {
 	}
 	streams := Setup{Streams: []Stream{stream}}
 	out := map[string]*Spec{
-		"pub": one(Workload{Clients: 4, Pacing: sender, Config: &Pub{Subject: "foo", Size: 16384, MultiSubject: true, MultiSubjectMax: 100}}, Setup{}),
+		"pub": one(Workload{Clients: 4, Pacing: sender, Config: &Pub{Subject: "foo", Size: 16384, MultiSubject: true, MultiSubjectMax: 100,
+			Payload: Payload{File: "order.json", Headers: []string{"X-App:bench", "X-Tenant:a"}, Stamp: "header"}}}, Setup{}),
 		"sub": one(Workload{Clients: 2, Pacing: receiver, Config: &Sub{Subject: "foo", Queue: "workers", MultiSubject: true, IdleTimeout: sec(5), PendingMsgs: 65536, PendingBytes: 64 << 20}}, Setup{}),
 		"pubsub": one(Workload{Name: "pod", Instances: 3, Pacing: sender, Config: &PubSub{Subject: "app.bench", Size: 1024, Pubs: 2, Subs: 10,
 			Queue: "q", MultiSubject: true, MultiSubjectMax: 50, IdleTimeout: sec(3), PendingMsgs: -1, PendingBytes: -1, SubSleep: Duration(time.Millisecond),
@@ -44,6 +46,7 @@ func everyKind() map[string]*Spec {
 		"js pub sync":     one(Workload{Pacing: sender, Config: &JSPubSync{JSPublish: pub}}, streams),
 		"js pub async":    one(Workload{Clients: 2, Pacing: sender, Config: &JSPubAsync{JSPublish: pub, Batch: 250}}, streams),
 		"js pub batch":    one(Workload{Pacing: Pacing{Msgs: 10_000, Duration: sec(10)}, Config: &JSPubBatch{JSPublish: pub, Batch: 100}}, streams),
+		"js pub fast":     one(Workload{Pacing: sender, Config: &JSPubFast{JSPublish: pub, Batch: 100, MaxOutstandingAcks: 2}}, streams),
 		"js ordered":      one(Workload{Clients: 4, Pacing: receiver, Config: &JSOrdered{JSConsumer: cons}}, streams),
 		"js consume":      one(Workload{Clients: 4, Pacing: receiver, Config: &JSConsume{JSConsumer: cons, JSDurable: dur}}, streams),
 		"js fetch":        one(Workload{Clients: 4, Pacing: receiver, Config: &JSFetch{JSConsumer: cons, JSDurable: dur}}, streams),
@@ -51,7 +54,7 @@ func everyKind() map[string]*Spec {
 			FlowControl: ptr(false), Heartbeat: ptr(sec(0))}}, streams),
 		"js get sync":  one(Workload{Clients: 2, Pacing: receiver, Config: &JSGetSync{Stream: "orders", Size: 128, Filter: "orders.new", AckTimeout: sec(1)}}, streams),
 		"js get batch": one(Workload{Clients: 2, Pacing: receiver, Config: &JSGetBatch{JSGetSync: JSGetSync{Stream: "orders", Size: 128, Filter: "orders.new", AckTimeout: sec(1)}, Batch: 500}}, streams),
-		"kv put":       one(Workload{Clients: 4, Pacing: Pacing{Msgs: 10_000, Sleep: Duration(time.Millisecond)}, Config: &KVPut{KV: kv}}, Setup{Buckets: []Bucket{bucket}}),
+		"kv put":       one(Workload{Clients: 4, Pacing: Pacing{Msgs: 10_000, Rate: 500, Duration: sec(10), Sleep: Duration(time.Millisecond)}, Config: &KVPut{KV: kv}}, Setup{Buckets: []Bucket{bucket}}),
 		"kv get":       one(Workload{Clients: 16, Pacing: Pacing{Msgs: 10_000}, Config: &KVGet{KV: kv}}, Setup{Buckets: []Bucket{bucket}}),
 		"latency":      one(Workload{Pacing: Pacing{Rate: 1000, Duration: sec(5)}, Config: &Latency{Subject: "lat", Size: 512, ServerB: "nats://127.0.0.1:4223"}}, Setup{}),
 	}
@@ -63,6 +66,9 @@ func everyKind() map[string]*Spec {
 	out["pub"].Target = Target{Servers: []string{"nats://127.0.0.1:4222", "nats://127.0.0.1:4223"}, Creds: "/etc/nats/user.creds",
 		User: "bench", TLSCert: "c.pem", TLSKey: "k.pem", TLSCA: "ca.pem", TLSFirst: true, TLSInsecure: true, ConnectTimeout: sec(2)}
 	out["sub"].Target = Target{Context: "prod", NKey: "/etc/nats/user.nk"}
+	out["js pub fast"].Target = Target{Servers: []string{"nats://leaf.example:4222"}, JWT: "/etc/nats/user.jwt", Seed: "/etc/nats/user.nk",
+		ConnectionName: "bench", SocksProxy: "socks5://127.0.0.1:1080", NoContext: true, JSDomain: "hub", JSEventPrefix: "$JS.EVENT",
+		InboxPrefix: "_INBOX_bench", Timeout: sec(3), Trace: true}
 	out["sub"].NoLatency = true
 	return out
 }
@@ -253,9 +259,11 @@ func TestValidate(t *testing.T) {
 		}, "config.js.consumer_kind: must be ordered, pull or push"},
 		{"js pub wildcard", func(s *Spec) { s.Workloads[0] = Workload{Config: &JSPubSync{JSPublish{Subject: "a.*"}}} }, "must be a literal subject"},
 		{"atomic batch", func(s *Spec) { s.Workloads[0] = Workload{Config: &JSPubBatch{JSPublish{Subject: "a"}, 1001}} }, "config.batch: must be 1 to 1000"},
-		{"atomic rate", func(s *Spec) {
-			s.Workloads[0] = Workload{Pacing: Pacing{Rate: 10, Duration: sec(2)}, Config: &JSPubBatch{JSPublish: JSPublish{Subject: "a"}}}
-		}, "pacing.rate: a fixed rate is not supported with atomic batches"},
+		{"fast flow window", func(s *Spec) {
+			s.Workloads[0] = Workload{Config: &JSPubFast{JSPublish: JSPublish{Subject: "a"}, Batch: 70000}}
+		}, "config.batch: must be 1 to 65535"},
+		{"jwt without seed", func(s *Spec) { s.Target.JWT = "user.jwt" }, "target.jwt: jwt and seed go together"},
+		{"socks proxy with a password", func(s *Spec) { s.Target.SocksProxy = "socks5://u:pw@127.0.0.1:1080" }, "target.socks_proxy: credentials in the proxy URL"},
 		{"deliver", func(s *Spec) { s.Workloads[0] = Workload{Config: &JSOrdered{JSConsumer{Deliver: "first"}}} }, "config.deliver: must be all, new or last"},
 		{"acks", func(s *Spec) { s.Workloads[0] = Workload{Config: &JSFetch{JSDurable: JSDurable{Acks: "some"}}} }, "config.acks: must be explicit, none or all"},
 		{"flow control", func(s *Spec) { s.Workloads[0] = Workload{Config: &JSPush{Heartbeat: ptr(Duration(0))}} }, "flow control needs a heartbeat"},

@@ -86,6 +86,24 @@ func (t *Target) check(c *checker) {
 	if (t.TLSCert == "") != (t.TLSKey == "") {
 		c.failf("target.tls_cert", "tls_cert and tls_key go together")
 	}
+	if (t.JWT == "") != (t.Seed == "") {
+		c.failf("target.jwt", "jwt and seed go together (a user JWT file and its nkey seed file)")
+	}
+	if t.SocksProxy != "" {
+		u, err := url.Parse(t.SocksProxy)
+		switch {
+		case err != nil || (u.Scheme != "socks5" && u.Scheme != "socks5h") || u.Host == "":
+			c.failf("target.socks_proxy", "want socks5://host:port")
+		case u.User != nil:
+			c.failf("target.socks_proxy", "credentials in the proxy URL are not kept in a spec (or a Result): use a proxy without authentication")
+		}
+	}
+	if t.JSDomain != "" && t.JSAPIPrefix != "" {
+		c.failf("target.js_domain", "js_domain and js_api_prefix exclude each other")
+	}
+	if t.Timeout < 0 {
+		c.failf("target.timeout", "must not be negative")
+	}
 }
 
 // checkURL refuses a server URL that does not parse or that carries credentials.
@@ -283,6 +301,23 @@ func (x *Pub) check(c *checker, w *Workload) {
 	checkSubject(c, w, x.Subject, false)
 	checkSize(c, w, x.Size)
 	checkMulti(c, w, x.MultiSubjectMax)
+	x.Payload.check(c)
+}
+
+func (p *Payload) check(c *checker) {
+	switch p.Stamp {
+	case "", "payload", "header":
+	default:
+		c.failf(c.cfg("payload.stamp"), "must be payload or header, got %q", p.Stamp)
+	}
+	if p.File != "" && (p.Random || p.Stamp == "payload") {
+		c.failf(c.cfg("payload.file"), "a payload file is sent as it is: not with random or a stamp in the payload")
+	}
+	for i, h := range p.Headers {
+		if k, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(k) == "" {
+			c.failf(c.cfg(fmt.Sprintf("payload.headers[%d]", i)), "want KEY:VALUE, got %q", h)
+		}
+	}
 }
 
 func (x *Sub) check(c *checker, w *Workload) {
@@ -299,6 +334,7 @@ func (x *PubSub) check(c *checker, w *Workload) {
 	checkPositive(c, w, "idle_timeout", x.IdleTimeout)
 	checkPositive(c, w, "sub_sleep", x.SubSleep)
 	checkPending(c, w, x.PendingMsgs, x.PendingBytes)
+	x.Payload.check(c)
 	if w.Clients != 0 {
 		c.failf(c.at+".clients", "pubsub counts its clients in config.pubs and config.subs")
 	}
@@ -330,6 +366,7 @@ func (x *ServiceRequest) check(c *checker, w *Workload) {
 	checkSubject(c, w, x.Subject, false)
 	checkSize(c, w, x.Size)
 	checkPositive(c, w, "timeout", x.Timeout)
+	x.Payload.check(c)
 }
 
 func (x *JSPublish) check(c *checker, w *Workload) {
@@ -340,6 +377,7 @@ func (x *JSPublish) check(c *checker, w *Workload) {
 	checkSize(c, w, x.Size)
 	checkMulti(c, w, x.MultiSubjectMax)
 	checkPositive(c, w, "ack_timeout", x.AckTimeout)
+	x.Payload.check(c)
 }
 
 func (x *JSPubSync) check(c *checker, w *Workload) { x.JSPublish.check(c, w) }
@@ -352,10 +390,21 @@ func (x *JSPubAsync) check(c *checker, w *Workload) {
 func (x *JSPubBatch) check(c *checker, w *Workload) {
 	x.JSPublish.check(c, w)
 	checkBatch(c, w, x.Batch, maxBatch)
-	if w.Pacing.Rate != 0 || len(w.Pacing.Steps) > 0 {
-		c.failf(c.at+".pacing.rate", "a fixed rate is not supported with atomic batches; use js pub sync or async")
+	if p := w.Pacing; p.RateTo > 0 || len(p.Steps) > 0 || p.Arrivals == "poisson" {
+		c.failf(c.at+".pacing", "load shapes (ramp, steps, poisson arrivals) are not supported with atomic batches; a constant rate is")
 	}
 }
+
+func (x *JSPubFast) check(c *checker, w *Workload) {
+	x.JSPublish.check(c, w)
+	checkBatch(c, w, x.Batch, maxFastFlow)
+	if x.MaxOutstandingAcks < 0 || x.MaxOutstandingAcks > maxFastFlow {
+		c.failf(c.cfg("max_outstanding_acks"), "must be 1 to %d, got %d", maxFastFlow, x.MaxOutstandingAcks)
+	}
+}
+
+// maxFastFlow bounds the fast batch's flow window and outstanding acks (uint16 on the wire).
+const maxFastFlow = 65535
 
 func (x *JSConsumer) check(c *checker, w *Workload) {
 	if x.Stream != "" {
@@ -475,7 +524,7 @@ func (s *Spec) checkFaults(c *checker) {
 		switch x := w.Config.(type) {
 		case *PubSub:
 			able, stream = true, stream || x.JS != nil
-		case *JSPubSync, *JSPubAsync, *JSPubBatch:
+		case *JSPubSync, *JSPubAsync, *JSPubBatch, *JSPubFast:
 			able, stream = true, true
 		case *JSOrdered, *JSConsume, *JSFetch, *JSPush, *JSGetSync, *JSGetBatch, *KVPut, *KVGet:
 			stream = true

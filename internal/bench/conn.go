@@ -23,6 +23,8 @@ type Dialer func(ctx context.Context, name string, opts ...nats.Option) (*nats.C
 // period is given up: Lost is closed and Err says why, so no client waits on a dead server.
 type Conn struct {
 	*nats.Conn
+	// JS opens JetStream the way the target says (domain, API prefix, timeout).
+	JS       connect.JS
 	lost     chan struct{}
 	lostOnce sync.Once
 	mu       sync.Mutex

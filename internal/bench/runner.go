@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/cpuuse"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/result"
@@ -20,6 +21,8 @@ import (
 // Runner runs Plans.
 type Runner struct {
 	Dial Dialer
+	// JS is how the clients reach JetStream (domain, API prefix, timeout): Conn.JS.
+	JS connect.JS
 	// Grace is how long a dropped connection may take to come back before its client fails;
 	// 0 means 5s.
 	Grace time.Duration
@@ -128,6 +131,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 				if err != nil {
 					return nil, err
 				}
+				c.JS = r.JS
 				s.conns = append(s.conns, c)
 				return c, nil
 			}

@@ -38,12 +38,14 @@ natsperf command it stands for, and runs that:
   --kv --pub N | --sub M  kv put | kv get
 Old flag names are accepted: --pubbatch/--consumerbatch/--pullbatch (--batch), --jstimeout
 (--ack-timeout), --pubsleep (--sleep), --subsleep (--sub-sleep), --maxackpending,
---multisubjectmax, --dedupwindow, --doubleack. --csv FILE writes nats bench's per-client CSV
-(every command has it).`,
+--multisubjectmax, --dedupwindow, --doubleack, and nats bench 0.5's --throughput (--rate),
+--payload FILE, -H/--header K:V, --multisubjectrandomize. --csv FILE writes nats bench's
+per-client CSV (every command has it).`,
 		Example: `  natsperf bench foo --pub 1 --sub 1 --size 16
   natsperf bench foo --pub 5 --sub 5 --size 16 --msgs 100000
   natsperf bench bar --js --pub 1 --sub 1 --size 16 --msgs 10000 --pubbatch 100
-  natsperf bench foo --pub 2 --msgs 10000 --csv bench.csv`,
+  natsperf bench foo --pub 2 --msgs 10000 --csv bench.csv
+  natsperf bench foo --pub 1 --sub 1 --msgs 10000 --throughput 5000 -H X-App:bench`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			local := cmd.LocalNonPersistentFlags() // the root's flags (-s, --csv, ...) are already set
@@ -98,6 +100,10 @@ Old flag names are accepted: --pubbatch/--consumerbatch/--pullbatch (--batch), -
 		{"history", "with --kv: history of the bucket natsperf creates"},
 		{"multisubject-max", "with --multisubject: how many subjects (--multisubjectmax)"},
 		{"dedup-window", "with --js: the stream's duplicate window (--dedupwindow)"},
+		{"rate", "publishers: a fixed total rate in messages per second (--throughput)"},
+		{"duration", "publishers: run this long"},
+		{"payload", "publishers: send this file's bytes (the stamp rides in a header)"},
+		{"stamp", "publishers: where the stamp rides, payload or header"},
 	} {
 		f.String(s.name, "", s.usage)
 	}
@@ -106,9 +112,13 @@ Old flag names are accepted: --pubbatch/--consumerbatch/--pullbatch (--batch), -
 		{"multisubject", "publish to SUBJECT.N"},
 		{"dedup", "with --js: set a message id for de-duplication"},
 		{"double-ack", "with --js --pull/--push: wait for each ack to be confirmed (--doubleack)"},
+		{"multisubject-randomize", "with --multisubject: a random subject per message (--multisubjectrandomize)"},
+		{"payload-random", "publishers: random, incompressible payloads"},
 	} {
 		f.Bool(s.name, false, s.usage)
 	}
+	f.StringArrayP("header", "H", nil, "publishers: add a header KEY:VALUE (repeatable)")
+	aliasFlag(f, "throughput", "rate")
 	return cmd
 }
 
@@ -182,11 +192,17 @@ func (o *benchCompat) translate(f *pflag.FlagSet, subject string) ([]string, err
 	}
 	var err error
 	f.VisitAll(func(fl *pflag.Flag) {
-		if !fl.Changed || benchChoosers[fl.Name] || err != nil {
-			return
+		if _, alias := fl.Value.(aliasValue); !fl.Changed || benchChoosers[fl.Name] || err != nil || alias {
+			return // an alias set its flag, which passes through
 		}
 		if fl.Name == "purge" && argv[0] == "pubsub" {
 			return // pubsub --js consumes from the stream's next sequence: nothing to purge
+		}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				argv = append(argv, "--"+fl.Name+"="+v)
+			}
+			return
 		}
 		argv = append(argv, "--"+fl.Name+"="+fl.Value.String())
 	})
@@ -197,7 +213,8 @@ func (o *benchCompat) translate(f *pflag.FlagSet, subject string) ([]string, err
 func checkApplies(f *pflag.FlagSet, target *cobra.Command) error {
 	var err error
 	f.VisitAll(func(fl *pflag.Flag) {
-		if err != nil || !fl.Changed || benchChoosers[fl.Name] || (fl.Name == "purge" && target.Name() == "pubsub") {
+		_, alias := fl.Value.(aliasValue)
+		if err != nil || !fl.Changed || benchChoosers[fl.Name] || alias || (fl.Name == "purge" && target.Name() == "pubsub") {
 			return
 		}
 		if target.Flags().Lookup(fl.Name) == nil {

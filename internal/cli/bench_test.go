@@ -115,8 +115,8 @@ func TestBenchOldSyntaxRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"bench", "foo"}, "--pub 1"},
-		{[]string{"bench", "foo", "--pub", "1", "--payload", "x"}, "--size"},
-		{[]string{"bench", "foo", "--pub", "1", "--header", "a:b"}, "--size"},
+		{[]string{"bench", "foo", "--sub", "1", "--payload", "x"}, "does not apply to 'natsperf sub'"},
+		{[]string{"bench", "foo", "--sub", "1", "--header", "a:b"}, "does not apply to 'natsperf sub'"},
 		{[]string{"bench", "foo", "--pub", "1", "--sub", "1", "--request"}, "service serve"},
 		{[]string{"bench", "foo", "--pub", "1", "--pull"}, "--js"},
 		{[]string{"bench", "foo", "--pub", "1", "--history", "2"}, "does not apply to 'natsperf pub'"},

@@ -86,6 +86,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 		conn = connect.FromSpec(s.Target)
 		conn.TLSFirst, conn.TLSInsecure = conn.TLSFirst || cli.TLSFirst, conn.TLSInsecure || cli.TLSInsecure
 		conn.ConnectTimeout = cli.ConnectTimeout
+		conn.JS = overJS(conn.JS, cli.JS) // the scenario's JetStream domain, unless the flags say
 	default:
 		conn = cli
 	}
@@ -210,4 +211,24 @@ func scenarioInfo(sc *scenario.Scenario, c scenario.Cell, rep int) map[string]an
 		values[v.Axis] = v.Value
 	}
 	return map[string]any{"name": sc.Name, "file": sc.Path, "cell": c.Name, "cell_index": c.Index, "values": values, "repetition": rep}
+}
+
+// overJS is the scenario file's JetStream settings with the command line's, where given, over
+// them.
+func overJS(file, flags connect.JS) connect.JS {
+	for _, f := range []struct {
+		to   *string
+		from string
+	}{
+		{&file.Domain, flags.Domain}, {&file.APIPrefix, flags.APIPrefix}, {&file.EventPrefix, flags.EventPrefix}, {&file.InboxPrefix, flags.InboxPrefix},
+	} {
+		if f.from != "" {
+			*f.to = f.from
+		}
+	}
+	if flags.Timeout != 0 {
+		file.Timeout = flags.Timeout
+	}
+	file.Trace = file.Trace || flags.Trace
+	return file
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/connect"
@@ -38,7 +37,7 @@ created-by=natsperf). Anything else is left alone. Each removal is listed; --dry
 				return fmt.Errorf("connect: %w", err)
 			}
 			defer nc.Close()
-			jsc, err := jetstream.New(nc)
+			jsc, err := settings.JS.New(nc)
 			if err != nil {
 				return fmt.Errorf("jetstream: %w", err)
 			}

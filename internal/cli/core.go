@@ -15,18 +15,21 @@ import (
 type subjectFlags struct {
 	MultiSubject    bool `json:"multisubject"`
 	MultiSubjectMax int  `json:"multisubject_max"`
+	Randomize       bool `json:"multisubject_randomize"`
 }
 
 func (s *subjectFlags) register(f *pflag.FlagSet, withMax bool) {
 	f.BoolVar(&s.MultiSubject, "multisubject", false, "publish to SUBJECT.N (N = message number modulo --multisubject-max); receivers subscribe to SUBJECT.>")
 	if withMax {
 		f.IntVar(&s.MultiSubjectMax, "multisubject-max", 100_000, "how many different subjects --multisubject uses")
+		f.BoolVar(&s.Randomize, "multisubject-randomize", false, "with --multisubject: each message goes to a random one of the subjects instead of the next (also --multisubjectrandomize)")
 	}
 }
 
 func (a *app) pubCmd() *cobra.Command {
 	var bf benchFlags
 	var sf subjectFlags
+	var pf payloadFlags
 	cmd := &cobra.Command{
 		Use:   "pub SUBJECT",
 		Short: "Publish core NATS messages as fast as possible or at a fixed rate",
@@ -46,10 +49,13 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 			if err := validateSubjects(sf); err != nil {
 				return nil, err
 			}
+			if err := pf.validate(cmd.Flags()); err != nil {
+				return nil, err
+			}
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
 				return nil, err
 			}
-			cfg := &spec.Pub{Subject: args[0], Size: size(bf, cmd.Flags()), MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags())}
+			cfg := &spec.Pub{Subject: args[0], Size: size(bf, cmd.Flags()), MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags()), MultiSubjectRandomize: sf.Randomize, Payload: pf.spec()}
 			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
 		}),
 	}
@@ -57,6 +63,7 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 	bf.register(cmd.Flags(), true, false)
 	sf.register(cmd.Flags(), true)
 	registerPayloadFill(cmd.Flags())
+	pf.register(cmd.Flags())
 	return cmd
 }
 
@@ -120,6 +127,7 @@ func (a *app) pubsubCmd() *cobra.Command {
 	var pubs, subs int
 	var queue string
 	var jsf *jsPubsubFlags // --js and its flags (jspubsub.go)
+	var pf payloadFlags
 	var pend pendingFlags
 	var subSleep time.Duration
 	var ff faultFlags
@@ -134,7 +142,7 @@ stamp in each message, on one clock.`,
   natsperf pubsub foo --pub 1 --sub 5 --size 16
   natsperf pubsub foo --pub 2 --sub 2 --rate 20000 --duration 3s
   natsperf pubsub foo --steps 1000,2000,4000 --step-duration 1s --duration 3s --slo 'loss=0'   # per-step results
-  natsperf pubsub foo --rate 2000 --arrivals poisson --seed 7 --duration 2s --slo 'p99.9<1s'`,
+  natsperf pubsub foo --rate 2000 --arrivals poisson --arrivals-seed 7 --duration 2s --slo 'p99.9<1s'`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			if err := bf.validate(cmd.Flags()); err != nil {
@@ -168,7 +176,10 @@ stamp in each message, on one clock.`,
 				Subject: args[0], Size: size(bf, cmd.Flags()), Pubs: pubs, Subs: subs, Queue: queue,
 				MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags()), IdleTimeout: idle(bf, cmd.Flags()),
 				PendingMsgs: int(pendingLimit(int64(pend.Msgs))), PendingBytes: spec.Size(pendingLimit(pend.Bytes)),
-				SubSleep: spec.Duration(subSleep),
+				SubSleep: spec.Duration(subSleep), Payload: pf.spec(),
+			}
+			if err := pf.validate(cmd.Flags()); err != nil {
+				return nil, err
 			}
 			s := a.newSpec(bf, cmd.Flags(), 0, cfg)
 			if jsf.JS {
@@ -188,6 +199,7 @@ stamp in each message, on one clock.`,
 	cmd.Flags().IntVar(&subs, "sub", 1, "number of subscribers")
 	cmd.Flags().StringVar(&queue, "queue", "", "subscribers join this queue group and share the messages")
 	jsf = registerJSPubsub(cmd.Flags())
+	pf.register(cmd.Flags())
 	registerHist(cmd.Flags(), &bf.Hist)
 	pend.register(cmd.Flags())
 	cmd.Flags().DurationVar(&subSleep, "sub-sleep", 0, "core NATS: simulated processing time per message in each subscriber (a slow subscriber)")
@@ -238,6 +250,7 @@ or until --msgs requests are served in total when --msgs is given, then print wh
 func (a *app) requestCmd() *cobra.Command {
 	var bf benchFlags
 	var timeout time.Duration
+	var pf payloadFlags
 	cmd := &cobra.Command{
 		Use:   "request SUBJECT",
 		Short: "Send synchronous requests to SUBJECT and measure each round trip",
@@ -260,7 +273,10 @@ in the percentiles instead of silently lowering the rate.`,
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
 				return nil, err
 			}
-			cfg := &spec.ServiceRequest{Subject: args[0], Size: size(bf, cmd.Flags())}
+			if err := pf.validate(cmd.Flags()); err != nil {
+				return nil, err
+			}
+			cfg := &spec.ServiceRequest{Subject: args[0], Size: size(bf, cmd.Flags()), Payload: pf.spec()}
 			if timeout != 5*time.Second { // --timeout or --ack-timeout
 				cfg.Timeout = spec.Duration(timeout)
 			}
@@ -274,6 +290,7 @@ in the percentiles instead of silently lowering the rate.`,
 	cmd.Flags().DurationVar(&timeout, "ack-timeout", 5*time.Second, "the same as --timeout")
 	_ = cmd.Flags().MarkHidden("ack-timeout")
 	registerHist(cmd.Flags(), &bf.Hist)
+	pf.register(cmd.Flags())
 	return cmd
 }
 

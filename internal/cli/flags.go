@@ -35,6 +35,21 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&c.s.TLSInsecure, "tls-insecure", false, "skip verification of the server's certificate")
 	f.DurationVar(&c.s.ConnectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "how long to wait for a server to answer")
 	f.StringVar(&c.jsEncryption, "js-encryption", "none", jsEncryptionHelp)
+	f.StringVar(&c.s.JWT, "jwt", "", "file holding a user JWT, with --seed (files only: natsperf keeps credentials out of the process list)")
+	f.StringVar(&c.s.Seed, "seed", "", "file holding the nkey seed that signs for --jwt")
+	f.StringVar(&c.s.ConnectionName, "connection-name", "", "name every connection this (server /connz); default: natsperf-GROUP-N per client")
+	f.StringVar(&c.s.SocksProxy, "socks-proxy", "", "connect through this SOCKS5 proxy (socks5://host:port; no credentials in the URL)")
+	f.DurationVar(&c.s.JS.Timeout, "timeout", 0, "JetStream API and request timeout (default 5s); the JetStream and KV commands also take it as --ack-timeout, service request as its reply timeout")
+	f.StringVar(&c.s.JS.Domain, "js-domain", "", "JetStream domain to use (a leaf node's or a hub's)")
+	f.StringVar(&c.s.JS.APIPrefix, "js-api-prefix", "", "subject prefix of the JetStream API (imported from another account)")
+	f.StringVar(&c.s.JS.EventPrefix, "js-event-prefix", "", "subject prefix of JetStream advisories (accepted as nats bench does; natsperf reads no advisories)")
+	f.StringVar(&c.s.JS.InboxPrefix, "inbox-prefix", "", "prefix of the inbox subjects replies and acks come back on")
+	f.BoolVar(&c.s.NoContext, "no-context", false, "ignore the selected nats context")
+	f.BoolVar(&c.s.JS.Trace, "trace", false, "print every JetStream API request and response on stderr")
+	f.BoolFunc("no-tlsfirst", "nats bench's --no-tlsfirst: no TLS handshake first (the default)", func(string) error { c.s.TLSFirst = false; return nil })
+	f.String("colors", "", "accepted as nats bench does; natsperf prints no colours")
+	_ = f.MarkHidden("no-tlsfirst")
+	_ = f.MarkHidden("colors")
 	f.VisitAll(func(fl *pflag.Flag) { _ = f.SetAnnotation(fl.Name, connAnnotation, nil) }) // register runs first on the root
 }
 
@@ -98,6 +113,7 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	if sender {
 		b.registerShape(f)
 		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages; with --msgs too: whichever ends first)")
+		aliasFlag(f, "throughput", "rate") // nats bench 0.5's name for the aggregate rate
 	}
 	if receiver {
 		f.DurationVar(&b.IdleTimeout, "idle-timeout", runopts.DefaultIdleTimeout, "once messages have started, end a receiver that gets nothing for this long")

@@ -31,13 +31,14 @@ missing or holds fewer messages than asked creates and fills it first (setup, no
 func (a *app) jsPubCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pub",
-		Short: "Publish to a stream: sync (one at a time), async (windows of acks) or batch (atomic batches)",
+		Short: "Publish to a stream: sync (one at a time), async (windows of acks), atomic (atomic batches) or fast (fast batch)",
 		Example: `  natsperf js pub sync jsfoo --msgs 1000
   natsperf js pub async jsfoo --create --storage memory --msgs 10000
   natsperf js pub async jsfoo --compression s2 --payload-fill zeros --size 1kb --msgs 20000   # the Result gives the bytes on disk
-  natsperf js pub async jsfoo --js-encryption aes --msgs 10000                               # the embedded server's store encrypted at rest`,
+  natsperf js pub async jsfoo --js-encryption aes --msgs 10000                               # the embedded server's store encrypted at rest
+  natsperf js pub fast jsfast --create --storage memory --msgs 10000 --batch 100`,
 	}
-	for _, mode := range []string{js.Sync, js.Async, js.Batch} {
+	for _, mode := range []string{js.Sync, js.Async, js.Batch, js.Fast} {
 		cmd.AddCommand(a.jsPubModeCmd(mode))
 	}
 	return cmd
@@ -47,22 +48,32 @@ func (a *app) jsPubModeCmd(mode string) *cobra.Command {
 	var bf benchFlags
 	var sf streamFlags
 	var subj subjectFlags
+	var pf payloadFlags
 	var batch int
 	var dedup bool
 	var ff faultFlags
 	short := map[string]string{
 		js.Sync:  "Publish one message at a time, waiting for each ack (latency)",
 		js.Async: "Publish windows of --batch messages asynchronously, then wait for their acks (throughput)",
-		js.Batch: "Publish atomic batches of --batch messages (nats-server 2.12+, stream allowing atomic publish)",
+		js.Batch: "Publish atomic batches of --batch messages (nats-server 2.12+, stream allowing atomic publish; also 'batch')",
+		js.Fast:  "Publish each client's share as one fast batch, acked every --batch messages (nats-server 2.14+, orbit.go's FastPublisher)",
 	}[mode]
+	use, aliases := mode, []string(nil)
+	if mode == js.Batch {
+		use, aliases = "atomic", []string{js.Batch} // nats bench 0.5's name; natsperf's first one stays
+	}
+	var outstanding int
 	cmd := &cobra.Command{
-		Use:   mode + " SUBJECT",
-		Short: short,
-		Long: short + `.
+		Use:     use + " SUBJECT",
+		Aliases: aliases,
+		Short:   short,
+		Long: short + `.` + map[string]string{js.Batch: `
+Differs from nats bench: --persistasync is refused (the server forbids async persistence on a
+stream that allows atomic batches).`}[mode] + `
 --msgs is the total, split across --clients. Latency is each message's own publish-to-ack time
-(for batch: to the commit's ack). A missing stream is created with --create (always on the
+(for atomic: to the commit's ack; for fast: to the flow ack that covers it). A missing stream is created with --create (always on the
 embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as it is.`,
-		Example: "  natsperf js pub " + mode + " jsfoo --create --storage memory --size 16 --msgs 10000",
+		Example: "  natsperf js pub " + use + " jsfoo --create --storage memory --size 16 --msgs 10000",
 		Args:    exactArgs(1, "one SUBJECT"),
 		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			f := cmd.Flags()
@@ -75,20 +86,23 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			if err := validateSubjects(subj); err != nil {
 				return nil, err
 			}
+			if err := pf.validate(f); err != nil {
+				return nil, err
+			}
 			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
 				return nil, err
 			}
 			if !f.Changed("batch") && mode == js.Batch {
 				batch = 100
 			}
+			if mode == js.Fast && (batch < 1 || batch > 65535 || outstanding < 1 || outstanding > 65535) {
+				return nil, usagef("--batch (the flow window) and --max-outstanding-acks must be 1 to 65535, got %d and %d", batch, outstanding)
+			}
 			if batch < 1 || (mode == js.Batch && batch > js.MaxAtomicBatch) {
 				return nil, usagef("--batch must be 1 to %d for atomic batches (the server's limit), got %d", js.MaxAtomicBatch, batch)
 			}
 			if mode == js.Batch && sf.PersistAsync {
 				return nil, usagef("--persistasync cannot be used with atomic batches (the server forbids it)")
-			}
-			if mode == js.Batch && bf.Rate > 0 {
-				return nil, usagef("--rate is not supported with atomic batches; use sync or async")
 			}
 			if err := checkVerifySize(&ff, bf.Size); err != nil {
 				return nil, err
@@ -98,7 +112,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 			}
 			pub := spec.JSPublish{
 				Stream: sf.Stream, Subject: args[0], Size: size(bf, f), MultiSubject: subj.MultiSubject,
-				MultiSubjectMax: multiMax(subj, f), Dedup: dedup, AckTimeout: ackTimeout(sf, f),
+				MultiSubjectMax: multiMax(subj, f), MultiSubjectRandomize: subj.Randomize, Dedup: dedup, AckTimeout: ackTimeout(sf, f), Payload: pf.spec(),
 			}
 			var cfg spec.Config = &spec.JSPubSync{JSPublish: pub}
 			if !f.Changed("batch") {
@@ -109,6 +123,12 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 				cfg = &spec.JSPubAsync{JSPublish: pub, Batch: batch}
 			case js.Batch:
 				cfg = &spec.JSPubBatch{JSPublish: pub, Batch: batch}
+			case js.Fast:
+				fc := &spec.JSPubFast{JSPublish: pub, Batch: batch}
+				if f.Changed("max-outstanding-acks") {
+					fc.MaxOutstandingAcks = outstanding
+				}
+				cfg = fc
 			}
 			spc := withStream(a.newSpec(bf, f, bf.Clients, cfg), &sf, f)
 			return &specRun{spec: withFaults(spc, &ff, f), hist: bf.Hist, conn: &a.conn.s}, nil
@@ -119,6 +139,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 	bf.register(f, true, false)
 	sf.register(f)
 	subj.register(f, true)
+	pf.register(f)
 	def := js.DefaultAsyncWindow
 	f.IntVar(&batch, "batch", def, "async: messages published before waiting for their acks (also --async-window); batch: messages per atomic batch, default 100, at most 1000 (also --batch-size)")
 	switch mode {
@@ -126,6 +147,10 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 		aliasFlag(f, "async-window", "batch")
 	case js.Batch:
 		aliasFlag(f, "batch-size", "batch")
+	case js.Fast:
+		f.Lookup("batch").Usage = "the flow window: the server acks every this many messages, at most 65535 (also --flow)"
+		aliasFlag(f, "flow", "batch")
+		f.IntVar(&outstanding, "max-outstanding-acks", js.DefaultFastOutstanding, "acks that may be missing before the publisher waits")
 	}
 	registerHist(f, &bf.Hist)
 	f.BoolVar(&dedup, "dedup", false, "set a unique Nats-Msg-Id on every message (server-side deduplication)")

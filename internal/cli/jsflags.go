@@ -109,6 +109,8 @@ func (c *consumerFlags) register(f *pflag.FlagSet, durable, push bool) {
 		f.StringVar(&c.Consumer, "consumer", "natsperf", "durable consumer name (natsperf creates it fresh and deletes it after the run)")
 		f.StringVar(&c.Acks, "acks", "explicit", "ack policy: explicit, none or all")
 		f.BoolVar(&c.DoubleAck, "double-ack", false, "wait for the server to confirm each ack")
+		f.BoolFunc("no-double-ack", "nats bench's --no-doubleack: do not wait for ack confirmations (the default)", func(string) error { c.DoubleAck = false; return nil })
+		_ = f.MarkHidden("no-double-ack")
 		f.IntVar(&c.MaxAckPending, "max-ack-pending", 0, "consumer's maximum of unacknowledged messages (0: server default)")
 		f.DurationVar(&c.AckWait, "ack-wait", 0, "consumer's ack wait before redelivery (0: server default)")
 	}

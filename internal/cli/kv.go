@@ -23,6 +23,7 @@ func (a *app) kvOpCmd(put bool) *cobra.Command {
 	var bucket string
 	var history int
 	var randomize int64
+	var maxBytes int64
 	use := "get"
 	if put {
 		use = "put"
@@ -51,7 +52,7 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 				return nil, usagef("--history must be 1 to 64, got %d", history)
 			case randomize < 0:
 				return nil, usagef("--randomize must not be negative")
-			case bf.Msgs == 0:
+			case bf.Msgs == 0 && !put:
 				return nil, usagef("--msgs must be at least 1")
 			}
 			bk := spec.Bucket{Name: bucket, Purge: st.Purge, Force: st.Force}
@@ -66,6 +67,9 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 			}
 			if f.Changed("history") {
 				bk.History = history
+			}
+			if f.Changed("maxbytes") {
+				bk.MaxBytes = spec.Size(maxBytes)
 			}
 			c := spec.KV{Bucket: bucket, Size: size(bf, f), Randomize: randomize}
 			if f.Changed("ack-timeout") {
@@ -82,11 +86,12 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 	}
 	a.specCommand(cmd)
 	f := cmd.Flags()
-	bf.register(f, false, false)
+	bf.register(f, put, false)
 	registerHist(f, &bf.Hist)
 	f.StringVar(&bucket, "bucket", "benchbucket", "KV bucket to use")
 	st.register(f)
 	f.IntVar(&history, "history", 1, "history (values kept per key) of a bucket natsperf creates")
+	f.Var((*sizeValue)(&maxBytes), "maxbytes", "maximum size of a bucket natsperf creates (size units; 0: unlimited)")
 	f.Int64Var(&randomize, "randomize", 0, "use random keys among this many instead of the message number")
 	return cmd
 }

@@ -93,7 +93,7 @@ func TestPoissonSeedRepeats(t *testing.T) {
 		return group(t, res, "pub").Expected, set.Bench.Shape.Seed
 	}
 	n1, seed := count()
-	n2, seed2 := count("--seed", formatSeed(seed))
+	n2, seed2 := count("--arrivals-seed", formatSeed(seed))
 	if seed2 != seed || n2 != n1 {
 		t.Errorf("seed %d sent %d, again %d (seed %d)", seed, n1, n2, seed2)
 	}
@@ -153,7 +153,7 @@ func TestShapeBadInput(t *testing.T) {
 		{"pub", "x", "--steps", "1000,0", "--step-duration", "1s"}, // a zero step
 		{"pub", "x", "--steps", "1000", "--step-duration", "1s", "--rate", "5"},
 		{"pub", "x", "--rate", "100", "--arrivals", "zipf"},
-		{"pub", "x", "--rate", "100", "--seed", "5"}, // seed without poisson
+		{"pub", "x", "--rate", "100", "--arrivals-seed", "5"}, // seed without poisson
 		{"pub", "x", "--arrivals", "poisson"},        // no rate
 		{"js", "pub", "batch", "x", "--steps", "10,20", "--step-duration", "1s"},
 	} {

@@ -108,8 +108,8 @@ func (b *benchFlags) registerShape(f *pflag.FlagSet) {
 	f.DurationVar(&b.Shape.Ramp, "ramp", 0, "with --rate A..B: ramp the rate linearly from A to B over this long, then hold B")
 	f.Var((*stepsValue)(&b.Shape.Steps), "steps", "rates held --step-duration each, e.g. 1000,2000,5000 (the last one then held)")
 	f.DurationVar(&b.Shape.StepDuration, "step-duration", 0, "how long each of --steps lasts")
-	f.Var((*arrivalsValue)(&b.Shape.Poisson), "arrivals", "uniform (evenly spaced) or poisson (exponential gaps around the rate, seeded by --seed)")
-	f.Uint64Var(&b.Shape.Seed, "seed", 0, "seed of --arrivals poisson (0: a random one, recorded in the Result)")
+	f.Var((*arrivalsValue)(&b.Shape.Poisson), "arrivals", "uniform (evenly spaced) or poisson (exponential gaps around the rate, seeded by --arrivals-seed)")
+	f.Uint64Var(&b.Shape.Seed, "arrivals-seed", 0, "seed of --arrivals poisson (0: a random one, recorded in the Result)")
 }
 
 // validateShape checks the load-shape flags (after the common ones).
@@ -128,8 +128,8 @@ func (b *benchFlags) validateShape(f *pflag.FlagSet) error {
 		return usagef("give --steps or --rate, not both")
 	case sh.Poisson && b.Rate <= 0 && len(sh.Steps) == 0:
 		return usagef("--arrivals poisson needs --rate or --steps")
-	case f.Changed("seed") && !sh.Poisson:
-		return usagef("--seed is for --arrivals poisson")
+	case f.Changed("arrivals-seed") && !sh.Poisson:
+		return usagef("--arrivals-seed is for --arrivals poisson")
 	}
 	for _, r := range sh.Steps {
 		if !(r >= minRate && r <= maxRate) {

@@ -93,24 +93,24 @@ func flagError(cmd *cobra.Command, err error) error {
 // natsBenchAliases are nats bench's flag names (old and new syntax) that natsperf spells
 // differently; they are accepted everywhere under the old name.
 var natsBenchAliases = map[string]string{
-	"multisubjectmax": "multisubject-max",
-	"dedupwindow":     "dedup-window",
-	"doubleack":       "double-ack",
-	"maxackpending":   "max-ack-pending",
-	"jstimeout":       "ack-timeout",
-	"js-timeout":      "ack-timeout",
-	"pubsleep":        "sleep",
-	"subsleep":        "sub-sleep",
-	"pubbatch":        "batch",
-	"consumerbatch":   "batch",
-	"pullbatch":       "batch",
-	"noprogress":      "no-progress",
+	"multisubjectmax":       "multisubject-max",
+	"multisubjectrandomize": "multisubject-randomize",
+	"no-doubleack":          "no-double-ack",
+	"dedupwindow":           "dedup-window",
+	"doubleack":             "double-ack",
+	"maxackpending":         "max-ack-pending",
+	"jstimeout":             "ack-timeout",
+	"js-timeout":            "ack-timeout",
+	"pubsleep":              "sleep",
+	"subsleep":              "sub-sleep",
+	"pubbatch":              "batch",
+	"consumerbatch":         "batch",
+	"pullbatch":             "batch",
+	"noprogress":            "no-progress",
 }
 
 // natsBenchRefused are nats bench flags natsperf has no use for, with what to do instead.
 var natsBenchRefused = map[string]string{
-	"payload":  "natsperf sends --size bytes starting with a stamp (publisher, sequence, send time) that measures latency and loss; choose the size with --size",
-	"header":   "natsperf publishes without headers (js pub --dedup adds a Nats-Msg-Id); use --size for the payload",
 	"newjsapi": "natsperf always uses the jetstream package (the new API)",
 	"retries":  "natsperf does not retry: a publish that times out is counted in the Result (see --ack-timeout)",
 	"ack":      "use --acks explicit|none|all (js consume, fetch, push)",

@@ -51,7 +51,10 @@ func Connect(ctx context.Context, s Settings, name string, extra ...nats.Option)
 	}
 	defer func() { <-handshakes }()
 
-	d := newDialer(ctx, s.timeout())
+	d := newDialer(ctx, s.timeout(), s.SocksProxy)
+	if s.ConnectionName != "" {
+		name = s.ConnectionName // as the nats CLI names its connections
+	}
 	opts = append(opts,
 		nats.Name(name),
 		nats.RetryOnFailedConnect(false),

@@ -58,14 +58,15 @@ func (a *attempt) end() {
 // dialer with a timeout, for reconnects.
 type dialer struct {
 	timeout time.Duration
+	socks   string // --socks-proxy URL, "" to dial directly
 
 	mu       sync.Mutex
 	ctx      context.Context // nil once the initial connect is over
 	attempts []*attempt
 }
 
-func newDialer(ctx context.Context, timeout time.Duration) *dialer {
-	return &dialer{timeout: timeout, ctx: ctx}
+func newDialer(ctx context.Context, timeout time.Duration, socks string) *dialer {
+	return &dialer{timeout: timeout, ctx: ctx, socks: socks}
 }
 
 // Dial implements nats.CustomDialer.
@@ -79,13 +80,15 @@ func (d *dialer) Dial(network, addr string) (net.Conn, error) {
 	}
 	d.mu.Unlock()
 	if ctx == nil {
-		return (&net.Dialer{Timeout: d.timeout}).Dial(network, addr)
+		rctx, cancel := context.WithTimeout(context.Background(), d.timeout)
+		defer cancel()
+		return dialVia(rctx, d.socks, network, addr)
 	}
 
 	start := time.Now()
 	actx, cancel := context.WithTimeoutCause(ctx, d.timeout, &timeoutError{after: d.timeout})
 	a := &attempt{addr: addr, budget: d.timeout, start: start, actx: actx, cancel: cancel}
-	conn, err := (&net.Dialer{}).DialContext(actx, network, addr)
+	conn, err := dialVia(actx, d.socks, network, addr)
 	if err != nil {
 		a.dialErr, a.cause = err, context.Cause(actx) // nil unless actx ran out
 		if a.cause == nil && isTimeout(err) {

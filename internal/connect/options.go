@@ -20,7 +20,16 @@ func (s Settings) Options() ([]nats.Option, error) {
 	if s.ConnectTimeout < 0 {
 		return nil, fmt.Errorf("connect timeout must not be negative (got %v)", s.ConnectTimeout)
 	}
+	if err := s.JS.Check(); err != nil {
+		return nil, err
+	}
+	if err := s.checkSocks(); err != nil {
+		return nil, err
+	}
 	opts := []nats.Option{nats.Timeout(s.timeout())}
+	if s.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(s.InboxPrefix))
+	}
 	auth, err := s.authOptions()
 	if err != nil {
 		return nil, err
@@ -44,6 +53,7 @@ func (s Settings) authOptions() ([]nats.Option, error) {
 		{s.Token != "", flagToken},
 		{s.Creds != "", flagCreds},
 		{s.NKey != "", flagNKey},
+		{s.JWT != "" || s.Seed != "", flagJWT + "/" + flagSeed},
 	} {
 		if m.set {
 			given = append(given, m.flag)
@@ -74,6 +84,12 @@ func (s Settings) authOptions() ([]nats.Option, error) {
 		opt, err := nats.NkeyOptionFromSeed(s.NKey)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", flagNKey, s.NKey, err)
+		}
+		return []nats.Option{opt}, nil
+	case s.JWT != "" || s.Seed != "":
+		opt, err := s.jwtAndSeed()
+		if err != nil {
+			return nil, err
 		}
 		return []nats.Option{opt}, nil
 	}

@@ -17,6 +17,7 @@ func (s Settings) Redacted() Settings {
 		s.Token = redactedMark
 	}
 	s.Servers = redactServers(s.Servers)
+	s.SocksProxy = redactURL(s.SocksProxy)
 	return s
 }
 

@@ -40,7 +40,7 @@ func contextFor(s Settings, env Env, envURL string) (Settings, error) {
 	}
 	// A selected context must not lend its credentials to a server the
 	// user chose some other way.
-	if s.Servers != "" || envURL != "" || dir == "" {
+	if s.Servers != "" || envURL != "" || dir == "" || s.NoContext {
 		return Settings{}, nil
 	}
 	name, file, err := selectedContext(dir)
@@ -69,7 +69,10 @@ func overlay(base, top Settings) Settings {
 	if top.hasAuth() {
 		out.User, out.Password, out.Token = top.User, top.Password, top.Token
 		out.Creds, out.NKey = top.Creds, top.NKey
+		out.JWT, out.Seed = top.JWT, top.Seed
 	}
+	// Only the flags say these: a nats context's own are not read (see contextFile).
+	out.ConnectionName, out.SocksProxy, out.NoContext, out.JS = top.ConnectionName, top.SocksProxy, top.NoContext, top.JS
 	if top.TLSCert != "" {
 		out.TLSCert = top.TLSCert
 	}

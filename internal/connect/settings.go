@@ -19,6 +19,9 @@ const (
 	flagTLSCert  = "--tlscert"
 	flagTLSKey   = "--tlskey"
 	flagTLSCA    = "--tlsca"
+	flagJWT      = "--jwt"
+	flagSeed     = "--seed"
+	flagSocks    = "--socks-proxy"
 )
 
 // Settings is what the user gave to reach NATS. It is embedded in the run
@@ -38,6 +41,31 @@ type Settings struct {
 	TLSFirst       bool          `json:"tls_first,omitempty"`
 	TLSInsecure    bool          `json:"tls_insecure,omitempty"` // skip server cert verification (latency-tests -secure)
 	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	// JWT and Seed are files holding a user JWT and its nkey seed: the credential pair of
+	// --jwt and --seed.
+	JWT  string `json:"jwt,omitempty"`
+	Seed string `json:"seed,omitempty"`
+	// ConnectionName names every connection on the server (/connz) instead of natsperf's
+	// per-client names (--connection-name).
+	ConnectionName string `json:"connection_name,omitempty"`
+	// SocksProxy is a SOCKS5 proxy URL every connection goes through (--socks-proxy).
+	SocksProxy string `json:"socks_proxy,omitempty"`
+	// NoContext ignores the selected nats context (--no-context).
+	NoContext bool `json:"no_context,omitempty"`
+	JS
+}
+
+// JS is how JetStream is reached: a domain or an API prefix (leaf nodes, hub and spoke,
+// imported JetStream), the inbox prefix replies come back on, and the API timeout.
+type JS struct {
+	Domain      string `json:"js_domain,omitempty"`       // --js-domain
+	APIPrefix   string `json:"js_api_prefix,omitempty"`   // --js-api-prefix
+	EventPrefix string `json:"js_event_prefix,omitempty"` // --js-event-prefix (natsperf reads no advisories)
+	InboxPrefix string `json:"inbox_prefix,omitempty"`    // --inbox-prefix
+	// Timeout bounds JetStream API calls and requests (--timeout; 0: the library's 5s).
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Trace prints every JetStream API request and response on stderr (--trace).
+	Trace bool `json:"trace,omitempty"`
 }
 
 // timeout is the per-attempt budget actually used.
@@ -51,5 +79,5 @@ func (s Settings) timeout() time.Duration {
 // hasAuth reports whether any credential is set; Resolve uses it to replace
 // the context's authentication as a whole.
 func (s Settings) hasAuth() bool {
-	return s.User != "" || s.Password != "" || s.Token != "" || s.Creds != "" || s.NKey != ""
+	return s.User != "" || s.Password != "" || s.Token != "" || s.Creds != "" || s.NKey != "" || s.JWT != "" || s.Seed != ""
 }

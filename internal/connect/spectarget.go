@@ -19,7 +19,10 @@ func FromSpec(t spec.Target) Settings {
 		Servers: strings.Join(t.Servers, ","), Context: t.Context, Creds: t.Creds, NKey: t.NKey,
 		User: t.User, Password: string(t.Password), Token: string(t.Token),
 		TLSCert: t.TLSCert, TLSKey: t.TLSKey, TLSCA: t.TLSCA, TLSFirst: t.TLSFirst, TLSInsecure: t.TLSInsecure,
-		ConnectTimeout: ct,
+		ConnectTimeout: ct, JWT: t.JWT, Seed: t.Seed, ConnectionName: t.ConnectionName,
+		SocksProxy: t.SocksProxy, NoContext: t.NoContext,
+		JS: JS{Domain: t.JSDomain, APIPrefix: t.JSAPIPrefix, EventPrefix: t.JSEventPrefix,
+			InboxPrefix: t.InboxPrefix, Timeout: t.Timeout.D(), Trace: t.Trace},
 	}
 }
 
@@ -30,6 +33,9 @@ func SpecTarget(c Settings) spec.Target {
 		Context: c.Context, Creds: c.Creds, NKey: c.NKey, User: c.User,
 		Password: spec.Secret(c.Password), Token: spec.Secret(c.Token),
 		TLSCert: c.TLSCert, TLSKey: c.TLSKey, TLSCA: c.TLSCA, TLSFirst: c.TLSFirst, TLSInsecure: c.TLSInsecure,
+		JWT: c.JWT, Seed: c.Seed, ConnectionName: c.ConnectionName, SocksProxy: c.SocksProxy, NoContext: c.NoContext,
+		JSDomain: c.Domain, JSAPIPrefix: c.APIPrefix, JSEventPrefix: c.EventPrefix, InboxPrefix: c.InboxPrefix,
+		Timeout: spec.Duration(c.JS.Timeout), Trace: c.Trace,
 	}
 	for _, u := range strings.Split(c.Servers, ",") {
 		if u = strings.TrimSpace(u); u != "" {

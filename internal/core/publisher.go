@@ -10,6 +10,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -22,16 +23,19 @@ type PubConfig struct {
 	MultiSubjectMax int           `json:"multisubject_max"`
 	Rate            float64       `json:"rate"` // total msgs/sec across publishers; 0: as fast as possible
 	Shape           pace.Shape    `json:"shape,omitzero"`
-	Duration        time.Duration `json:"duration"` // stop after this long; 0: after the share
+	Randomize       bool          `json:"multisubject_randomize,omitempty"` // a random subject per message
+	Duration        time.Duration `json:"duration"`                         // stop after this long; 0: after the share
 	IDs             stamp.IDs     `json:"-"`
 	Fill            stamp.Fill    `json:"fill,omitempty"` // what follows the stamp (zero: text)
+	// Payload is what is sent beyond Size: a file, random bytes, headers, the stamp's place.
+	Payload payload.Config `json:"payload,omitzero"`
 }
 
 // Publisher publishes its share of messages on its own connection.
 type Publisher struct {
 	cfg      PubConfig
 	conn     *bench.Conn
-	buf      []byte
+	msg      *payload.Message
 	subjects []string
 }
 
@@ -45,13 +49,13 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 		return err
 	}
 	p.conn = c
-	p.buf = p.cfg.Fill.Payload(p.cfg.Size)
+	pc := p.cfg.Payload
+	pc.Size, pc.Fill = p.cfg.Size, p.cfg.Fill
+	if p.msg, err = payload.New(pc); err != nil {
+		return err
+	}
 	if p.cfg.MultiSubject {
-		n := p.cfg.MultiSubjectMax
-		if env.Share > 0 && env.Share < int64(n) {
-			n = int(env.Share)
-		}
-		p.subjects = loop.Subjects(p.cfg.Subject, max(n, 1))
+		p.subjects = loop.Subjects(p.cfg.Subject, loop.SubjectCount(p.cfg.MultiSubjectMax, env.Share, p.cfg.Randomize))
 	}
 	return nil
 }
@@ -81,10 +85,7 @@ func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
 }
 
 func (p *Publisher) subject(i int64) string {
-	if p.subjects == nil {
-		return p.cfg.Subject
-	}
-	return p.subjects[i%int64(len(p.subjects))]
+	return loop.SubjectAt(p.cfg.Subject, p.subjects, i, p.cfg.Randomize)
 }
 
 // clockEvery is how many messages a paced sender behind its schedule sends back to back
@@ -104,9 +105,14 @@ const (
 // unpaced is the hot loop: per message a sequence number written into the stamp and a
 // publish; per run of messages a clock read, a stop check and one record.
 func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() bool) error {
-	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
+	clk, rec, st, nc := env.Clock, env.Rec, p.msg.Stamp, p.conn.Conn
+	size := len(p.msg.Data)
+	var hm *payload.Message // with headers: every message through PublishMsg
+	if p.msg.Header != nil {
+		hm = p.msg
+	}
 	seqID := stamp.SeqID(p.cfg.IDs.For(env.Index))
-	stamped := len(buf) >= stamp.Size
+	stamped := len(st) >= stamp.Size
 	subject, subjects := p.cfg.Subject, p.subjects
 	var deadline int64
 	if p.cfg.Duration > 0 {
@@ -134,11 +140,17 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 			n = min(n, env.Share-i)
 		}
 		if stamped {
-			stamp.PutTime(buf, now)
+			stamp.PutTime(st, now)
 		}
-		sent, err := burst(nc, buf, stamped, seqID, subject, subjects, i, n)
+		var sent int
+		var err error
+		if hm != nil {
+			sent, err = burstMsg(nc, hm, stamped, seqID, subject, subjects, p.cfg.Randomize, i, n)
+		} else {
+			sent, err = burst(nc, st, stamped, seqID, subject, subjects, p.cfg.Randomize, i, n)
+		}
 		i += int64(sent)
-		rec.SentN(now, sent, len(buf))
+		rec.SentN(now, sent, size)
 		if err != nil {
 			return p.conn.Explain("publish", err)
 		}
@@ -163,7 +175,7 @@ func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() 
 // burst publishes messages from+1 ... from+n, each with its sequence number in the stamp
 // (whose time the caller wrote), and returns how many it published. The common case, one
 // subject and a stamp, has a loop of its own: a publish and a store per message.
-func burst(nc *nats.Conn, buf []byte, stamped bool, seqID uint64, subject string, subjects []string, from, n int64) (int, error) {
+func burst(nc *nats.Conn, buf []byte, stamped bool, seqID uint64, subject string, subjects []string, random bool, from, n int64) (int, error) {
 	end := from + n
 	if stamped && subjects == nil {
 		for i := from; i < end; i++ {
@@ -178,11 +190,23 @@ func burst(nc *nats.Conn, buf []byte, stamped bool, seqID uint64, subject string
 		if stamped {
 			stamp.PutSeq(buf, seqID, uint64(i+1))
 		}
-		subj := subject
-		if subjects != nil {
-			subj = subjects[i%int64(len(subjects))]
+		if err := nc.Publish(loop.SubjectAt(subject, subjects, i, random), buf); err != nil {
+			return int(i - from), err
 		}
-		if err := nc.Publish(subj, buf); err != nil {
+	}
+	return int(n), nil
+}
+
+// burstMsg is burst for a message with headers (the user's, or the stamp's): nats.go encodes
+// them in PublishMsg.
+func burstMsg(nc *nats.Conn, m *payload.Message, stamped bool, seqID uint64, subject string, subjects []string, random bool, from, n int64) (int, error) {
+	for i := from; i < from+n; i++ {
+		if stamped {
+			stamp.PutSeq(m.Stamp, seqID, uint64(i+1))
+			m.Seal()
+		}
+		m.Subject = loop.SubjectAt(subject, subjects, i, random)
+		if err := nc.PublishMsg(&m.Msg); err != nil {
 			return int(i - from), err
 		}
 	}
@@ -199,7 +223,8 @@ func burst(nc *nats.Conn, buf []byte, stamped bool, seqID uint64, subject string
 // within microseconds, and its sends are recorded when they really left, not when the
 // catch-up began: its rate is what it sent, not what it was asked to.
 func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bool) error {
-	clk, rec, buf, nc := env.Clock, env.Rec, p.buf, p.conn.Conn
+	clk, rec, nc, m := env.Clock, env.Rec, p.conn.Conn, p.msg
+	buf, size := m.Stamp, len(m.Data)
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(buf) >= stamp.Size
 	extended := len(buf) >= stamp.ExtSize
@@ -248,10 +273,18 @@ sending:
 			case stamped:
 				stamp.Put(buf, id, sent+1, next)
 			}
-			if err := nc.Publish(p.subject(int64(sent)), buf); err != nil {
+			var err error
+			if m.Header != nil {
+				m.Seal()
+				m.Subject = p.subject(int64(sent))
+				err = nc.PublishMsg(&m.Msg)
+			} else {
+				err = nc.Publish(p.subject(int64(sent)), buf)
+			}
+			if err != nil {
 				return p.conn.Explain("publish", err)
 			}
-			rec.Sent(now, len(buf))
+			rec.Sent(now, size)
 			rec.Late(now - next)
 			sent++
 			next = env.Start + int64(pacer.Intended(sent))

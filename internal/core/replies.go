@@ -53,12 +53,18 @@ func (r *replies) subscribe() error {
 	return nil
 }
 
-// send publishes a request with the next reply subject. nats.go copies the subject into its
-// write buffer before Publish returns, so the string may alias the reused buffer.
-func (r *replies) send(subject string, data []byte) error {
+// send publishes a request (m: its payload and headers) to subject with the next reply
+// subject. nats.go copies the subject into its write buffer before Publish returns, so the
+// string may alias the reused buffer. A message without headers goes through PublishRequest,
+// which encodes nothing.
+func (r *replies) send(subject string, m *nats.Msg) error {
 	r.n++
 	r.buf = strconv.AppendUint(r.buf[:r.cut], r.n, 36)
-	return r.conn.PublishRequest(subject, r.reply(), data)
+	if m.Header == nil {
+		return r.conn.PublishRequest(subject, r.reply(), m.Data)
+	}
+	m.Subject, m.Reply = subject, r.reply()
+	return r.conn.PublishMsg(m)
 }
 
 func (r *replies) reply() string { return unsafe.String(unsafe.SliceData(r.buf), len(r.buf)) }

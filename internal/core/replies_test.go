@@ -31,14 +31,14 @@ func TestRepliesIgnoreAStaleReply(t *testing.T) {
 	}
 	defer r.close()
 	clk := record.NewClock()
-	if err := r.send("svc.stale", []byte("a")); err != nil {
+	if err := r.send("svc.stale", &nats.Msg{Data: []byte("a")}); err != nil {
 		t.Fatal(err)
 	}
 	first := string(r.buf) // a copy: the buffer is reused by the next send
 	if m := r.wait(nil, nil, clk.Now()+int64(50*time.Millisecond), clk.Now); m != nil {
 		t.Fatalf("a request nobody answered got %q", m.Data)
 	}
-	if err := r.send("svc.stale", []byte("b")); err != nil {
+	if err := r.send("svc.stale", &nats.Msg{Data: []byte("b")}); err != nil {
 		t.Fatal(err)
 	}
 	if first == r.reply() {

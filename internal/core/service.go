@@ -11,6 +11,7 @@ import (
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -45,6 +46,7 @@ func (r *Responder) Prepare(ctx context.Context, env *bench.Env) error {
 	r.done = make(chan struct{})
 	r.exited = make(chan struct{})
 	rec, clk, share, sleep := env.Rec, env.Clock, env.Share, r.cfg.Sleep
+	var st [stamp.ExtSize]byte // a stamp decoded from the request's Natsperf-Stamp header
 	r.sub, err = c.QueueSubscribe(r.cfg.Subject, ServiceQueue, func(m *nats.Msg) {
 		if sleep > 0 {
 			time.Sleep(sleep)
@@ -53,7 +55,7 @@ func (r *Responder) Prepare(ctx context.Context, env *bench.Env) error {
 			rec.Events.Errors.Add(1)
 			return
 		}
-		rec.Received(clk.Now(), m.Data)
+		rec.ReceivedStamp(clk.Now(), len(m.Data), stamp.Find(m.Header, m.Data, &st))
 		if rec.Progress() == share {
 			close(r.done)
 		}
@@ -94,13 +96,15 @@ type RequestConfig struct {
 	Shape    pace.Shape    `json:"shape,omitzero"`
 	Duration time.Duration `json:"duration"`
 	IDs      stamp.IDs     `json:"-"`
+	// Payload is what the requests carry beyond Size: a file, random bytes, headers.
+	Payload payload.Config `json:"payload,omitzero"`
 }
 
 // Requester sends synchronous requests, one at a time, and records each round trip.
 type Requester struct {
 	cfg     RequestConfig
 	conn    *bench.Conn
-	buf     []byte
+	msg     *payload.Message
 	replies *replies
 }
 
@@ -114,7 +118,11 @@ func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
 		return err
 	}
 	q.conn = c
-	q.buf = make([]byte, q.cfg.Size)
+	pc := q.cfg.Payload
+	pc.Size = q.cfg.Size
+	if q.msg, err = payload.New(pc); err != nil {
+		return err
+	}
 	if q.replies, err = newReplies(c.Conn); err != nil {
 		return err
 	}
@@ -126,7 +134,8 @@ func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
 func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
 	id := q.cfg.IDs.For(env.Index)
-	stamped := len(q.buf) >= stamp.Size
+	m := q.msg
+	stamped := len(m.Stamp) >= stamp.Size
 	timeout := q.cfg.Timeout
 	if timeout <= 0 {
 		timeout = 5 * time.Second
@@ -141,17 +150,18 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 			return err
 		}
 		if stamped {
-			stamp.Put(q.buf, id, i+1, intended)
+			stamp.Put(m.Stamp, id, i+1, intended)
+			m.Seal()
 		}
-		if err := q.replies.send(q.cfg.Subject, q.buf); err != nil {
+		if err := q.replies.send(q.cfg.Subject, &m.Msg); err != nil {
 			return q.conn.Explain("request", err)
 		}
-		m := q.replies.wait(ctx.Done(), q.conn.Lost(), sent+int64(timeout), clk.Now)
+		reply := q.replies.wait(ctx.Done(), q.conn.Lost(), sent+int64(timeout), clk.Now)
 		now := clk.Now()
 		switch {
-		case m != nil && noResponders(m):
+		case reply != nil && noResponders(reply):
 			return fmt.Errorf("no responders on %q: start `natsperf service serve %s` first", q.cfg.Subject, q.cfg.Subject)
-		case m != nil:
+		case reply != nil:
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case q.conn.Err() != nil:
@@ -163,7 +173,7 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 			}
 			continue
 		}
-		rec.OpCorrected(now, len(q.buf), now-intended, now-sent)
+		rec.OpCorrected(now, len(m.Data), now-intended, now-sent)
 		if err := sched.Pause(ctx, q.cfg.Sleep); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/record"
+	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 // SubConfig configures core NATS subscribers.
@@ -39,6 +40,8 @@ type Subscriber struct {
 	done   chan struct{} // closed by the callback at the share
 	full   bool          // done is closed; the callback's own
 	exited chan struct{} // closed once the library's delivery goroutine is gone
+	// stampBuf holds a stamp decoded from the Natsperf-Stamp header (the callback's own).
+	stampBuf [stamp.ExtSize]byte
 }
 
 // NewSubscriber returns a subscriber client.
@@ -80,7 +83,7 @@ func (s *Subscriber) init(c *bench.Conn, env *bench.Env) {
 
 // handle is the receive callback: one clock read and one record per message.
 func (s *Subscriber) handle(m *nats.Msg) {
-	s.rec.Received(s.clk.Now(), m.Data)
+	s.rec.ReceivedStamp(s.clk.Now(), len(m.Data), stamp.Find(m.Header, m.Data, &s.stampBuf))
 	if !s.full && s.rec.Unique() == s.share {
 		s.full = true // duplicates may follow: the count stays at the share
 		close(s.done)

@@ -57,7 +57,12 @@ func buildPub(_ context.Context, b *Build) (*Built, error) {
 		return nil, err
 	}
 	size, n := sizeOr(c.Size, DefaultSize), b.Clients()
+	size, err = payloadSize(c.Payload, size)
+	if err != nil {
+		return nil, err
+	}
 	cfg := b.pubConfig(c.Subject, size, c.MultiSubject, c.MultiSubjectMax)
+	cfg.Randomize, cfg.Payload = c.MultiSubjectRandomize, payloadConfig(c.Payload)
 	kv := b.CommonParams(n, size)
 	kv["subject"], kv["multi-subject"], kv["multi-subject-max"] = c.Subject, strconv.FormatBool(c.MultiSubject), units.Comma(int64(cfg.MultiSubjectMax))
 	return &Built{
@@ -115,7 +120,12 @@ func buildPubSub(ctx context.Context, b *Build) (*Built, error) {
 	}
 	size := sizeOr(c.Size, DefaultSize)
 	pubs, subs := intOr(c.Pubs, 1), intOr(c.Subs, 1)
+	size, err = payloadSize(c.Payload, size)
+	if err != nil {
+		return nil, err
+	}
 	pcfg := b.pubConfig(c.Subject, size, c.MultiSubject, c.MultiSubjectMax)
+	pcfg.Payload = payloadConfig(c.Payload)
 	scfg := core.SubConfig{
 		Subject: c.Subject, Queue: c.Queue, MultiSubject: c.MultiSubject,
 		IdleTimeout:  durOr(c.IdleTimeout, DefaultIdleTimeout),
@@ -174,10 +184,13 @@ func buildRequest(_ context.Context, b *Build) (*Built, error) {
 		return nil, err
 	}
 	size, n := sizeOr(c.Size, DefaultSize), b.Clients()
+	if size, err = payloadSize(c.Payload, size); err != nil {
+		return nil, err
+	}
 	p := b.Workload.Pacing
 	cfg := core.RequestConfig{
 		Subject: c.Subject, Size: int(size), Sleep: p.Sleep.D(), Timeout: durOr(c.Timeout, defaultRequestLimit),
-		Rate: p.Rate, Shape: shapeOf(p), Duration: p.Duration.D(), IDs: b.NewIDs(),
+		Rate: p.Rate, Shape: shapeOf(p), Duration: p.Duration.D(), IDs: b.NewIDs(), Payload: payloadConfig(c.Payload),
 	}
 	kv := b.CommonParams(n, size)
 	kv["subject"] = c.Subject

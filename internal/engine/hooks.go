@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/fault"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/result"
@@ -40,7 +41,7 @@ func (s *StreamRef) Leader(ctx context.Context) (string, error) {
 func (s *StreamRef) Stepdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	msg, err := s.NC.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+s.Name, nil)
+	msg, err := s.NC.RequestWithContext(ctx, connect.API(s.JS)+"STREAM.LEADER.STEPDOWN."+s.Name, nil)
 	if err != nil {
 		return fmt.Errorf("stream leader stepdown: %w", err)
 	}

@@ -19,7 +19,7 @@ import (
 
 // The JetStream publisher kinds.
 func init() {
-	for _, m := range []string{js.Sync, js.Async, js.Batch} {
+	for _, m := range []string{js.Sync, js.Async, js.Batch, js.Fast} {
 		Register("js pub "+m, buildJSPub)
 	}
 }
@@ -31,6 +31,7 @@ var pubKinds = map[string]string{
 	js.Sync:  "JetStream synchronous publisher",
 	js.Async: "JetStream asynchronous publisher",
 	js.Batch: "JetStream batched publisher",
+	js.Fast:  "JetStream fast batch publisher",
 }
 
 // JSPubGroup is JetStream publishers with their shares.
@@ -50,6 +51,8 @@ func jsPublishOf(c spec.Config) (mode string, p *spec.JSPublish, batch int) {
 		return js.Async, &c.JSPublish, intOr(c.Batch, js.DefaultAsyncWindow)
 	case *spec.JSPubBatch:
 		return js.Batch, &c.JSPublish, intOr(c.Batch, DefaultAtomicBatch)
+	case *spec.JSPubFast:
+		return js.Fast, &c.JSPublish, intOr(c.Batch, js.DefaultFastFlow)
 	}
 	return "", nil, 0
 }
@@ -67,14 +70,21 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	if mode == js.Batch && st.PersistAsync {
 		return nil, InputError{errors.New("persist_async cannot be used with atomic batches (the server forbids it)")}
 	}
-	if b.Spec.Verify && size < stamp.Size {
+	size, err := payloadSize(c.Payload, size)
+	if err != nil {
+		return nil, err
+	}
+	if b.Spec.Verify && size < stamp.Size && c.Payload.Stamp != "header" && c.Payload.File == "" {
 		return nil, InputError{fmt.Errorf("verify needs a size of at least %d B: smaller messages carry no stamp", stamp.Size)}
 	}
 	cfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch, Dedup: c.Dedup,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout), Fill: b.Fill(),
+		Randomize: c.MultiSubjectRandomize, AckTimeout: b.ackTimeout(c.AckTimeout), Fill: b.Fill(), Payload: payloadConfig(c.Payload),
 	})
+	if f, ok := b.Workload.Config.(*spec.JSPubFast); ok {
+		cfg.Outstanding = intOr(f.MaxOutstandingAcks, js.DefaultFastOutstanding)
+	}
 	acked := cfg.Acked
 	s, err := b.openJS(ctx)
 	if err != nil {
@@ -90,6 +100,9 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	kv := b.CommonParams(n, size)
 	kv["stream"], kv["subject"], kv["batch"] = st.Name, c.Subject, units.Comma(int64(batch))
 	kv["purge"], kv["deduplication"] = strconv.FormatBool(st.Purge), strconv.FormatBool(c.Dedup)
+	if mode == js.Fast {
+		kv["max-outstanding-acks"] = strconv.Itoa(cfg.Outstanding)
+	}
 	kv["multi-subject"], kv["multi-subject-max"] = strconv.FormatBool(c.MultiSubject), units.Comma(int64(cfg.MultiSubjectMax))
 	kv["storage"], kv["replicas"] = strOr(st.Storage, "file"), strconv.Itoa(ss.Replicas)
 	kv["max-bytes"], kv["dedup-window"] = units.Comma(ss.MaxBytes), ss.DedupWindow.String()
@@ -99,7 +112,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name}
 	built := s.built(&Built{
 		Title: pubKinds[mode] + " benchmark", Params: kv, Size: size, Corrected: p.Rate > 0,
-		Settings: map[string]any{"stream": echoStream(st, c.AckTimeout), "publisher": cfg, "faults": b.faultEcho()},
+		Settings: map[string]any{"stream": echoStream(st, spec.Duration(b.ackTimeout(c.AckTimeout))), "publisher": cfg, "faults": b.faultEcho()},
 		Groups:   []*bench.Group{JSPubGroup(cfg, n, b.SenderShares(n))},
 		Stream:   ref,
 	})
@@ -162,6 +175,9 @@ func (s *jsSession) pubStreamSpec(ctx context.Context, sp spec.Stream, ss js.Str
 	}
 	if warning != "" {
 		s.warn("%s", warning)
+	}
+	if cfg.Mode == js.Fast && !st.Info.Config.AllowBatchPublish {
+		return 0, fmt.Errorf("stream %s does not allow fast batch publish (allow_batched is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sp.Name)
 	}
 	if cfg.Mode == js.Batch && !st.Info.Config.AllowAtomicPublish {
 		return 0, fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", sp.Name)

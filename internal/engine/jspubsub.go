@@ -28,10 +28,14 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 		return nil, InputError{errors.New("batch must be at least 1")}
 	}
 	size, p := sizeOr(c.Size, DefaultSize), b.Workload.Pacing
+	size, err := payloadSize(c.Payload, size)
+	if err != nil {
+		return nil, err
+	}
 	pubs, subs := intOr(c.Pubs, 1), intOr(c.Subs, 1)
 	st := b.stream(j.Stream)
 	st.Create = true
-	ackTimeout := durOr(j.AckTimeout, js.DefaultAckTimeout)
+	ackTimeout := b.ackTimeout(j.AckTimeout)
 	mode := js.Async
 	if j.SyncPub {
 		mode = js.Sync
@@ -39,7 +43,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	pcfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: ackTimeout, Fill: b.Fill(),
+		AckTimeout: ackTimeout, Fill: b.Fill(), Payload: payloadConfig(c.Payload),
 	})
 	pcfg.Failed = js.NewTally(0)
 	acked, faults := pcfg.Acked, pcfg.RideOut
@@ -108,7 +112,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	kv["pub"], kv["sub"], kv["subject"], kv["stream"] = strconv.Itoa(pubs), strconv.Itoa(subs), c.Subject, st.Name
 	kv["storage"], kv["replicas"], kv["consumer-kind"], kv["syncpub"] = strOr(st.Storage, "file"), strconv.Itoa(ss.Replicas), strOr(j.ConsumerKind, js.Ordered), strconv.FormatBool(j.SyncPub)
 	kv["batch"] = units.Comma(int64(batch))
-	echo := echoStream(st, j.AckTimeout)
+	echo := echoStream(st, spec.Duration(b.ackTimeout(j.AckTimeout)))
 	echo.MaxBytes = ss.MaxBytes
 	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name}
 	built := s.built(&Built{

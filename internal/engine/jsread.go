@@ -62,7 +62,7 @@ func buildConsumer(ctx context.Context, b *Build) (*Built, error) {
 	st := b.stream(rc.Stream)
 	cfg := js.ConsumeConfig{
 		Kind: kind, Stream: st.Name, Batch: intOr(rc.Batch, DefaultPullBatch), Sleep: b.Workload.Pacing.Sleep.D(),
-		IdleTimeout: durOr(rc.IdleTimeout, DefaultIdleTimeout), AckTimeout: durOr(rc.AckTimeout, js.DefaultAckTimeout),
+		IdleTimeout: durOr(rc.IdleTimeout, DefaultIdleTimeout), AckTimeout: b.ackTimeout(rc.AckTimeout),
 		Consumer: js.ConsumerSpec{Filter: rc.Filter, Deliver: strOr(rc.Deliver, "all")},
 	}
 	force := st.Force
@@ -116,7 +116,7 @@ func buildConsumer(ctx context.Context, b *Build) (*Built, error) {
 	}
 	return s.built(&Built{
 		Title: consumerKinds[kind] + " benchmark", Params: kv, Size: size, Receivers: true,
-		Settings: map[string]any{"stream": echoStream(st, rc.AckTimeout), "consumer": cfg},
+		Settings: map[string]any{"stream": echoStream(st, spec.Duration(b.ackTimeout(rc.AckTimeout))), "consumer": cfg},
 		Groups:   []*bench.Group{g},
 	}), nil
 }
@@ -196,7 +196,7 @@ func buildGet(ctx context.Context, b *Build) (*Built, error) {
 	}
 	cfg := js.GetConfig{
 		Batch: batched, BatchSize: intOr(batch, defaultGetBatch), Stream: st.Name, Filter: c.Filter,
-		Sleep: b.Workload.Pacing.Sleep.D(), AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout),
+		Sleep: b.Workload.Pacing.Sleep.D(), AckTimeout: b.ackTimeout(c.AckTimeout),
 	}
 	s.report = append(s.report, streamReport{name: st.Name})
 	kv := b.CommonParams(n, size)
@@ -206,7 +206,7 @@ func buildGet(ctx context.Context, b *Build) (*Built, error) {
 	}
 	return s.built(&Built{
 		Title: kind + " benchmark", Params: kv, Size: size,
-		Settings: map[string]any{"stream": echoStream(st, c.AckTimeout), "get": cfg},
+		Settings: map[string]any{"stream": echoStream(st, spec.Duration(b.ackTimeout(c.AckTimeout))), "get": cfg},
 		Groups: []*bench.Group{{
 			Name: "get", Kind: kind, Verb: "expecting", Clients: n, Shares: Each(msgs, n),
 			New: func(int) bench.Client { return js.NewGetter(cfg) },

@@ -76,7 +76,7 @@ func (b *Build) openJS(ctx context.Context) (*jsSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	jsc, err := jetstream.New(nc)
+	jsc, err := b.Target.Settings.JS.New(nc)
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("jetstream: %w", err)

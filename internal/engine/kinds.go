@@ -11,6 +11,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/idle"
+	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
@@ -242,4 +243,13 @@ func configOf[T spec.Config](b *Build) (T, error) {
 		return zero, fmt.Errorf("workload kind %q: config is %T", b.Workload.Kind(), b.Workload.Config)
 	}
 	return c, nil
+}
+
+// ackTimeout is a workload's --ack-timeout, else the target's --timeout (the nats CLI's
+// JetStream API and request timeout), else js.DefaultAckTimeout.
+func (b *Build) ackTimeout(d spec.Duration) time.Duration {
+	if b.Target != nil && b.Target.Settings.JS.Timeout > 0 {
+		return durOr(d, b.Target.Settings.JS.Timeout)
+	}
+	return durOr(d, js.DefaultAckTimeout)
 }

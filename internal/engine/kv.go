@@ -52,6 +52,9 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 	bk := b.bucket(c.Bucket)
 	storage, _ := js.ParseStorage(strOr(bk.Storage, "file"))
 	nkeys := msgs
+	if put && nkeys == 0 { // a duration bounds the puts: keys cycle through as many as a rate gives
+		nkeys = max(Sum(b.SenderShares(n)), DefaultMsgs)
+	}
 	if c.Randomize > 0 {
 		nkeys = c.Randomize
 	}
@@ -61,7 +64,7 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 		return nil, err
 	}
 	if err := s.kvBucket(ctx, js.BucketSpec{
-		Name: bk.Name, Storage: storage, Replicas: max(bk.Replicas, 1), History: max(bk.History, 1), Compression: compressionOf(bk.Compression),
+		Name: bk.Name, Storage: storage, Replicas: max(bk.Replicas, 1), History: max(bk.History, 1), Compression: compressionOf(bk.Compression), MaxBytes: int64(bk.MaxBytes),
 		Asked: map[string]bool{"storage": bk.Storage != "", "replicas": bk.Replicas != 0, "history": bk.History != 0, "compression": bk.Compression != ""},
 	}, keys, put, bk.Purge, bk.Force, size); err != nil {
 		s.close()
@@ -70,7 +73,11 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 	acked := js.NewTally(0)
 	cfg := js.KVConfig{
 		Bucket: bk.Name, Size: int(size), Randomize: c.Randomize, Sleep: b.Workload.Pacing.Sleep.D(),
-		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout), Keys: keys, IDs: b.NewIDs(), Acked: acked, Fill: b.Fill(),
+		AckTimeout: b.ackTimeout(c.AckTimeout), Keys: keys, IDs: b.NewIDs(), Acked: acked, Fill: b.Fill(),
+	}
+	shares := Split(msgs, n)
+	if put {
+		cfg.Rate, cfg.Duration, shares = b.Workload.Pacing.Rate, b.Workload.Pacing.Duration.D(), b.SenderShares(n)
 	}
 	rep := streamReport{name: "KV_" + bk.Name}
 	if put {
@@ -87,7 +94,7 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 	return s.built(&Built{
 		Title: kind + " benchmark", Params: kv, Settings: cfg, Size: size,
 		Groups: []*bench.Group{{
-			Name: use, Kind: kind, Verb: verb, Clients: n, Shares: Split(msgs, n), Producer: put,
+			Name: use, Kind: kind, Verb: verb, Clients: n, Shares: shares, Producer: put,
 			New: func(int) bench.Client { return js.NewKV(cfg, put) },
 		}},
 	}), nil

@@ -45,6 +45,13 @@ func largestMessage(s *spec.Spec) (int64, string) {
 		if f.IsValid() && f.Type() == reflect.TypeFor[spec.Size]() && f.Int() > size {
 			size, kind = f.Int(), w.Kind()
 		}
+		// A payload file's bytes are the message (--payload); a missing file is refused later.
+		if pf := v.FieldByName("Payload"); pf.IsValid() && pf.Type() == reflect.TypeFor[spec.Payload]() && pf.Interface().(spec.Payload).File != "" {
+			p := pf.Interface().(spec.Payload)
+			if n, err := payloadSize(p, 0); err == nil && n > size {
+				size, kind = n, w.Kind()
+			}
+		}
 	}
 	return size, kind
 }

@@ -114,7 +114,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		return nil, err
 	}
 	runner := &bench.Runner{
-		Dial: r.Target.Dialer(), Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
+		Dial: r.Target.Dialer(), JS: r.Target.Settings.JS, Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
 		Logf: o.Logf, Progress: o.Progress, Series: o.Series, Skew: r.skew,
 	}
 	if r.quiet {

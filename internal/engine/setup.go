@@ -106,7 +106,7 @@ func setup(ctx context.Context, t *Target, s *spec.Spec) (warnings []string, tea
 	if err != nil {
 		return nil, func() {}, fmt.Errorf("setup: connect: %w", err)
 	}
-	jsc, err := jetstream.New(nc)
+	jsc, err := t.Settings.JS.New(nc)
 	if err != nil {
 		nc.Close()
 		return nil, func() {}, fmt.Errorf("setup: %w", err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/record"
 )
 
@@ -14,7 +15,7 @@ import (
 func BenchmarkAsyncAck(b *testing.B) {
 	clk := record.NewClock()
 	p := &asyncPub{rec: record.New(record.Options{Clock: clk, Latency: true}), clk: clk, wake: make(chan struct{}, 1)}
-	p.msgs = make([]nats.Msg, 500)
+	p.msgs = make([]payload.Message, 500)
 	p.sent, p.intended = make([]int64, 500), make([]int64, 500)
 	p.busy = make([]atomic.Bool, 500)
 	for i := range p.msgs {
@@ -24,7 +25,7 @@ func BenchmarkAsyncAck(b *testing.B) {
 	p.waitFor.Store(1 << 62)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		p.onAck(nil, &p.msgs[i%500], nil)
+		p.onAck(nil, &p.msgs[i%500].Msg, nil)
 	}
 	if got := p.rec.Progress(); got == 0 {
 		b.Fatal("nothing recorded")
@@ -33,10 +34,10 @@ func BenchmarkAsyncAck(b *testing.B) {
 
 // TestSlot checks the ring lookup by address.
 func TestSlot(t *testing.T) {
-	p := &asyncPub{msgs: make([]nats.Msg, 8)}
+	p := &asyncPub{msgs: make([]payload.Message, 8)}
 	p.base = slotBase(p.msgs)
 	for i := range p.msgs {
-		if got := p.slot(&p.msgs[i]); got != i {
+		if got := p.slot(&p.msgs[i].Msg); got != i {
 			t.Fatalf("slot(%d) = %d", i, got)
 		}
 	}

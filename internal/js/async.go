@@ -12,6 +12,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -32,7 +33,7 @@ type asyncPub struct {
 	rec      *record.Recorder
 	clk      record.Clock
 	window   int
-	msgs     []nats.Msg
+	msgs     []payload.Message
 	idBufs   [][]byte
 	sent     []int64
 	intended []int64
@@ -74,18 +75,19 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if err != nil {
 		return err
 	}
-	p.msgs = make([]nats.Msg, p.window)
+	p.msgs = make([]payload.Message, p.window)
 	p.sent = make([]int64, p.window)
 	p.intended = make([]int64, p.window)
 	p.seqs = make([]uint64, p.window)
 	p.busy = make([]atomic.Bool, p.window)
-	body := p.cfg.Fill.Payload(p.cfg.Size)
+	body, _, err := p.body()
+	if err != nil {
+		return err
+	}
 	for i := range p.msgs {
-		p.msgs[i].Data = append([]byte(nil), body...)
+		p.msgs[i].CopyOf(body) // in place: a slot points into itself
 		if p.cfg.Dedup {
-			var buf []byte
-			p.msgs[i].Header, buf = idHeader()
-			p.idBufs = append(p.idBufs, buf)
+			p.idBufs = append(p.idBufs, withID(&p.msgs[i], true))
 		}
 	}
 	p.base = slotBase(p.msgs)
@@ -93,12 +95,12 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 }
 
 // slotBase is the ring's address, for slot.
-func slotBase(msgs []nats.Msg) uintptr { return uintptr(unsafe.Pointer(&msgs[0])) }
+func slotBase(msgs []payload.Message) uintptr { return uintptr(unsafe.Pointer(&msgs[0].Msg)) }
 
 // slot finds a message's place in the ring from its address.
 func (p *asyncPub) slot(m *nats.Msg) int {
 	d := uintptr(unsafe.Pointer(m)) - p.base
-	size := unsafe.Sizeof(nats.Msg{})
+	size := unsafe.Sizeof(payload.Message{})
 	if d%size != 0 || d/size >= uintptr(len(p.msgs)) {
 		return -1
 	}
@@ -204,13 +206,15 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 // publishes it and then sleeps --sleep. A publish refused at once is counted (failed, never
 // stored); the error is one the client cannot go on after.
 func (p *asyncPub) send(ctx context.Context, env *bench.Env, n int, seq uint64, intended, now int64, t *time.Timer) error {
-	m := &p.msgs[n]
+	slot := &p.msgs[n]
+	m := &slot.Msg
 	p.sent[n], p.intended[n], p.seqs[n] = now, intended, seq
 	if seq == 1 {
 		p.first = intended
 	}
-	if p.cfg.Size >= stamp.Size {
-		stamp.Put(m.Data, p.id, seq, intended)
+	if len(slot.Stamp) >= stamp.Size {
+		stamp.Put(slot.Stamp, p.id, seq, intended)
+		slot.Seal()
 	}
 	m.Subject = p.subject(int64(seq - 1))
 	if p.cfg.Dedup {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -33,7 +34,7 @@ const MaxAtomicBatch = 1000
 // is from its own send to the commit's ack, when it is durably stored.
 type batchPub struct {
 	pubBase
-	msg       nats.Msg
+	bmsg      *payload.Message
 	mid, last nats.Header // headers of the messages before the commit, and of the commit
 	seqs      []string    // "1".."batch", so the hot loop formats nothing
 	sent      []int64
@@ -58,13 +59,13 @@ func (p *batchPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if !s.CachedInfo().Config.AllowAtomicPublish {
 		return fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", p.cfg.Stream)
 	}
-	p.msg.Data = p.cfg.Fill.Payload(p.cfg.Size)
+	if p.bmsg, p.idBuf, err = p.body(); err != nil {
+		return err
+	}
 	p.mid = nats.Header{batchIDHeader: {""}, batchSeqHeader: {""}}
 	p.last = nats.Header{batchIDHeader: {""}, batchSeqHeader: {""}, batchCommitHeader: {"1"}}
-	if p.cfg.Dedup {
-		p.mid[jetstream.MsgIDHeader] = []string{""}
-		p.last[jetstream.MsgIDHeader] = []string{""}
-		p.idBuf = make([]byte, 0, 64)
+	for k, v := range p.bmsg.Header { // the user's, the stamp's and the id's, shared: set once
+		p.mid[k], p.last[k] = v, v
 	}
 	p.seqs = make([]string, p.cfg.Batch)
 	for i := range p.seqs {
@@ -76,13 +77,22 @@ func (p *batchPub) Prepare(ctx context.Context, env *bench.Env) error {
 
 // Run publishes the share in atomic batches of cfg.Batch (the last one may be shorter).
 func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
-	clk, rec, m := env.Clock, env.Rec, &p.msg
+	clk, rec, body := env.Clock, env.Rec, p.bmsg
+	m := &body.Msg
 	id := p.cfg.IDs.For(env.Index)
-	stamped := len(m.Data) >= stamp.Size
-	share, bounded := uint64(env.Share), env.Bounded
+	stamped := len(body.Stamp) >= stamp.Size
+	share, bounded, pacer := p.share(env)
 	var deadline int64
 	if p.cfg.Duration > 0 {
 		deadline = env.Start + int64(p.cfg.Duration)
+	}
+	// At a fixed rate (nats bench --throughput) each message waits for its slot, batch or
+	// not, and its latency counts from the slot.
+	var w *loop.Waiter
+	if p.cfg.Rate > 0 {
+		w = loop.NewWaiter(clk)
+		defer w.Close()
+		deadline = loop.Deadline(env.Start, p.cfg.Duration)
 	}
 	timer := loop.NewTimer()
 	rec.Begin(clk.Now())
@@ -108,9 +118,17 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 			}
 			m.Header[batchSeqHeader][0] = p.seqs[j]
 			now := clk.Now()
+			if w != nil {
+				intended := env.Start + int64(pacer.Intended(i+j))
+				if _, err = w.Until(ctx, intended); err != nil {
+					return err
+				}
+				now = intended
+			}
 			p.sent[j] = now
 			if stamped {
-				stamp.Put(m.Data, id, i+j+1, now)
+				stamp.Put(body.Stamp, id, i+j+1, now)
+				body.Seal()
 			}
 			m.Subject = p.subject(int64(i + j))
 			if p.cfg.Dedup {

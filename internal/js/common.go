@@ -22,7 +22,7 @@ func dial(ctx context.Context, env *bench.Env, opts ...jetstream.JetStreamOpt) (
 	if err != nil {
 		return nil, nil, err
 	}
-	js, err := jetstream.New(c.Conn, opts...)
+	js, err := c.JS.New(c.Conn, opts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("jetstream: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/record"
+	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 // Consumer kinds.
@@ -87,6 +88,7 @@ func (t *Tally) Done() <-chan struct{} { return t.done }
 // handler processes one delivered message: record, ack, simulated work. Only one goroutine
 // calls handle at a time (the library's delivery goroutine, or the fetching client).
 type handler struct {
+	stampBuf [stamp.ExtSize]byte // a stamp decoded from the Natsperf-Stamp header
 	cfg      ConsumeConfig
 	ctx      context.Context
 	rec      *record.Recorder
@@ -148,7 +150,8 @@ func (h *handler) handle(msg jetstream.Msg) {
 	now := h.clk.Now()
 	h.lastAt = now
 	data := msg.Data()
-	h.rec.ReceivedSince(now, data, h.start) // what an earlier run stored counts for throughput only
+	// what an earlier run stored counts for throughput only
+	h.rec.ReceivedSinceStamp(now, len(data), stamp.Find(msg.Headers(), data, &h.stampBuf), h.start)
 	h.n++
 	last := h.n == h.share && h.cfg.Group == nil
 	switch h.ack {

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/loop"
 )
 
@@ -43,6 +44,7 @@ type getter struct {
 	first  uint64 // the stream's first sequence at setup
 	sub    *nats.Subscription
 	inbox  string
+	api    string // the JetStream API's subject prefix (connect.API)
 }
 
 func (g *getter) Prepare(ctx context.Context, env *bench.Env) error {
@@ -50,6 +52,7 @@ func (g *getter) Prepare(ctx context.Context, env *bench.Env) error {
 	if err != nil {
 		return err
 	}
+	g.api = connect.API(js)
 	g.conn = conn
 	g.stream, err = js.Stream(ctx, g.cfg.Stream)
 	if err != nil {
@@ -157,7 +160,7 @@ type batchRequest struct {
 // end-of-batch marker. Each message's latency is from the request to its arrival.
 func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
-	subject := "$JS.API.DIRECT.GET." + g.cfg.Stream
+	subject := g.api + "DIRECT.GET." + g.cfg.Stream
 	timer := loop.NewTimer()
 	seq := g.first
 	for i := int64(0); !env.Bounded || i < env.Share; {

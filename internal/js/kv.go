@@ -24,6 +24,7 @@ type BucketSpec struct {
 	History  int
 	// Compression compresses the bucket's stream (s2).
 	Compression jetstream.StoreCompression
+	MaxBytes    int64           // of a bucket natsperf creates (0: unlimited)
 	Asked       map[string]bool // "storage", "replicas", "history", "compression" given explicitly
 }
 
@@ -44,7 +45,7 @@ func EnsureBucket(ctx context.Context, js jetstream.JetStream, spec BucketSpec) 
 	case errors.Is(err, jetstream.ErrBucketNotFound):
 		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket: spec.Name, Storage: spec.Storage, Replicas: max(spec.Replicas, 1),
-			History: uint8(max(spec.History, 1)), Metadata: mark(), Compression: spec.Compression == jetstream.S2Compression,
+			History: uint8(max(spec.History, 1)), MaxBytes: bucketMaxBytes(spec.MaxBytes), Metadata: mark(), Compression: spec.Compression == jetstream.S2Compression,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("create bucket %s: %w", spec.Name, err)
@@ -93,6 +94,8 @@ type KVConfig struct {
 	Size       int           `json:"size"`
 	Randomize  int64         `json:"randomize,omitempty"` // random keys among this many; 0: key = message number
 	Sleep      time.Duration `json:"sleep,omitempty"`
+	Rate       float64       `json:"rate,omitempty"`     // puts: total per second across clients (--rate, --throughput)
+	Duration   time.Duration `json:"duration,omitempty"` // puts: run this long (--duration)
 	AckTimeout time.Duration `json:"timeout"`
 	Keys       []string      `json:"-"` // shared, read only
 	IDs        stamp.IDs     `json:"-"`
@@ -146,7 +149,7 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
 	id := k.cfg.IDs.For(env.Index)
 	stamped := len(k.buf) >= stamp.Size
-	sched := loop.NewSchedule(env, 0, pace.Shape{}, 0)
+	sched := loop.NewSchedule(env, k.cfg.Rate, pace.Shape{}, k.cfg.Duration)
 	defer sched.Close()
 	rec.Begin(sched.Begin())
 	for {
@@ -191,3 +194,11 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 }
 
 func (k *kvClient) Close() {}
+
+// bucketMaxBytes is the server's "unlimited" (-1) for 0.
+func bucketMaxBytes(n int64) int64 {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}

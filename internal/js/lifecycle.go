@@ -134,6 +134,7 @@ func (spec StreamSpec) Config() jetstream.StreamConfig {
 		AllowDirect:        true,
 		AllowAtomicPublish: !spec.PersistAsync,
 		Compression:        spec.Compression,
+		AllowBatchPublish:  true, // js pub fast (nats bench creates its streams so too)
 		Metadata:           mark(),
 	}
 	if cfg.MaxBytes == 0 {

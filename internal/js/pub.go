@@ -15,6 +15,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
+	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/verify"
 )
@@ -35,10 +36,12 @@ type PubConfig struct {
 	Stream          string        `json:"stream"`
 	Subject         string        `json:"subject"`
 	Size            int           `json:"size"`
-	Batch           int           `json:"batch"` // async: acks awaited per window; batch: messages per atomic batch
-	Dedup           bool          `json:"dedup"` // set a Nats-Msg-Id on every message
+	Batch           int           `json:"batch"`                          // async: acks awaited per window; batch: messages per atomic batch; fast: the flow window
+	Outstanding     int           `json:"max_outstanding_acks,omitempty"` // fast: acks missing before the publisher stalls
+	Dedup           bool          `json:"dedup"`                          // set a Nats-Msg-Id on every message
 	MultiSubject    bool          `json:"multisubject"`
 	MultiSubjectMax int           `json:"multisubject_max"`
+	Randomize       bool          `json:"multisubject_randomize,omitempty"` // a random subject per message
 	Rate            float64       `json:"rate,omitempty"`
 	Shape           pace.Shape    `json:"shape,omitzero"`
 	Duration        time.Duration `json:"duration,omitempty"`
@@ -61,6 +64,8 @@ type PubConfig struct {
 	// refused (an error other than a timeout) or not sent (Events.NotSent). Bumped only on a
 	// failure, for the run's own consumers (ConsumeConfig.PubFailed).
 	Failed *Tally `json:"-"`
+	// Payload is what is sent beyond Size: a file, random bytes, headers, the stamp's place.
+	Payload payload.Config `json:"payload,omitzero"`
 }
 
 // failed counts k publishes known never stored.
@@ -87,6 +92,8 @@ func NewPublisher(cfg PubConfig) bench.Client {
 		return &asyncPub{pubBase: pubBase{cfg: cfg}}
 	case Batch:
 		return &batchPub{pubBase: pubBase{cfg: cfg}}
+	case Fast:
+		return &fastPub{pubBase: pubBase{cfg: cfg}}
 	}
 	return &syncPub{pubBase: pubBase{cfg: cfg}}
 }
@@ -111,11 +118,7 @@ func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream
 	}
 	p.conn, p.js = c, js
 	if p.cfg.MultiSubject {
-		n := max(p.cfg.MultiSubjectMax, 1)
-		if env.Share > 0 && env.Share < int64(n) {
-			n = int(env.Share)
-		}
-		p.subjects = loop.Subjects(p.cfg.Subject, n)
+		p.subjects = loop.Subjects(p.cfg.Subject, loop.SubjectCount(p.cfg.MultiSubjectMax, env.Share, p.cfg.Randomize))
 	}
 	p.runID = strconv.FormatUint(rand.Uint64(), 36) + "-" + strconv.Itoa(env.ID) + "-"
 	p.waits = p.cfg.AckWaits.publisher(env.ID)
@@ -135,10 +138,7 @@ func (p *pubBase) fatal(err error) bool {
 }
 
 func (p *pubBase) subject(i int64) string {
-	if p.subjects == nil {
-		return p.cfg.Subject
-	}
-	return p.subjects[i%int64(len(p.subjects))]
+	return loop.SubjectAt(p.cfg.Subject, p.subjects, i, p.cfg.Randomize)
 }
 
 // share is how many messages the client publishes: its share, or rate x duration when paced.
@@ -154,9 +154,26 @@ func (p *pubBase) msgID(buf []byte, seq uint64) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// idHeader is a header holding only a message id, to be overwritten in place.
-func idHeader() (nats.Header, []byte) {
-	return nats.Header{jetstream.MsgIDHeader: []string{""}}, make([]byte, 0, 64)
+// body is the publisher's message (payload.New) with room for a message id when --dedup
+// asks for one; the id's buffer is returned.
+func (p *pubBase) body() (*payload.Message, []byte, error) {
+	c := p.cfg.Payload
+	c.Size, c.Fill = p.cfg.Size, p.cfg.Fill
+	m, err := payload.New(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, withID(m, p.cfg.Dedup), nil
+}
+
+// withID adds an empty message id header to m, to be overwritten in place, and returns its
+// buffer; without dedup it does nothing.
+func withID(m *payload.Message, dedup bool) []byte {
+	if !dedup {
+		return nil
+	}
+	m.WithHeader()[jetstream.MsgIDHeader] = []string{""}
+	return make([]byte, 0, 64)
 }
 
 // Close has nothing to release: the runner closes the connection.
@@ -165,7 +182,7 @@ func (p *pubBase) Close() {}
 // syncPub publishes one message at a time and waits for each ack.
 type syncPub struct {
 	pubBase
-	msg   nats.Msg
+	msg   *payload.Message
 	idBuf []byte
 }
 
@@ -173,19 +190,18 @@ func (p *syncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if err := p.prepare(ctx, env); err != nil {
 		return err
 	}
-	p.msg.Data = p.cfg.Fill.Payload(p.cfg.Size)
-	if p.cfg.Dedup {
-		p.msg.Header, p.idBuf = idHeader()
-	}
-	return nil
+	var err error
+	p.msg, p.idBuf, err = p.body()
+	return err
 }
 
 // Run publishes the share, recording each publish-to-ack round trip. At a fixed rate, latency
 // counts from each message's intended send time.
 func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
-	clk, rec, m := env.Clock, env.Rec, &p.msg
+	clk, rec, body := env.Clock, env.Rec, p.msg
+	m := &body.Msg
 	id := p.cfg.IDs.For(env.Index)
-	stamped := len(m.Data) >= stamp.Size
+	stamped := len(body.Stamp) >= stamp.Size
 	sched := loop.NewSchedule(env, p.cfg.Rate, p.cfg.Shape, p.cfg.Duration)
 	defer sched.Close()
 	rec.Begin(sched.Begin())
@@ -196,7 +212,8 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 			return err
 		}
 		if stamped {
-			stamp.Put(m.Data, id, i+1, intended)
+			stamp.Put(body.Stamp, id, i+1, intended)
+			body.Seal()
 		}
 		m.Subject = p.subject(int64(i))
 		if p.cfg.Dedup {

@@ -5,6 +5,7 @@ package loop
 
 import (
 	"context"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -51,6 +52,29 @@ func Subjects(subject string, n int) []string {
 		out[i] = subject + "." + strconv.Itoa(i)
 	}
 	return out
+}
+
+// SubjectAt is the subject of message i: the next one of subjects in turn, or with random a
+// random one (nats bench --multisubjectrandomize), drawn without a lock or an allocation.
+// With no subjects it is subject.
+func SubjectAt(subject string, subjects []string, i int64, random bool) string {
+	switch {
+	case subjects == nil:
+		return subject
+	case random:
+		return subjects[rand.IntN(len(subjects))]
+	}
+	return subjects[i%int64(len(subjects))]
+}
+
+// SubjectCount is how many subjects a multi-subject publisher with share messages needs: max,
+// or fewer when it sends fewer messages in turn.
+func SubjectCount(most int, share int64, random bool) int {
+	n := max(most, 1)
+	if !random && share > 0 && share < int64(n) {
+		n = int(share)
+	}
+	return n
 }
 
 // Wildcard is what a multi-subject receiver subscribes to.

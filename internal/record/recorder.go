@@ -129,13 +129,19 @@ func (r *Recorder) Sent(now int64, n int) {
 // end-to-end latency, returned (or -1), and its publisher's sequence number; an extended stamp
 // (fixed-rate publisher) also gives the uncorrected latency, from the actual send.
 func (r *Recorder) Received(now int64, data []byte) (latency int64) {
-	pub, seq, sent, actual, ok := stamp.GetExt(data)
+	return r.ReceivedStamp(now, len(data), data)
+}
+
+// ReceivedStamp is Received for a message of size payload bytes whose stamp is st: the
+// payload, or the Natsperf-Stamp header decoded (stamp.Find).
+func (r *Recorder) ReceivedStamp(now int64, size int, st []byte) (latency int64) {
+	pub, seq, sent, actual, ok := stamp.GetExt(st)
 	if !ok || !stamp.Current(sent, now) {
 		r.unstamp++
-		r.count(now, len(data), true)
+		r.count(now, size, true)
 		return -1
 	}
-	r.stamped(now, len(data), pub, seq, sent, actual)
+	r.stamped(now, size, pub, seq, sent, actual)
 	return now - sent
 }
 
@@ -143,12 +149,17 @@ func (r *Recorder) Received(now int64, data []byte) (latency int64) {
 // replay of what an earlier run stored), or not stamped by natsperf, counts for throughput
 // only; its stamp would give its age, not a latency, and its publisher is not this run's.
 func (r *Recorder) ReceivedSince(now int64, data []byte, from int64) {
-	pub, seq, sent, actual, ok := stamp.GetExt(data)
+	r.ReceivedSinceStamp(now, len(data), data, from)
+}
+
+// ReceivedSinceStamp is ReceivedSince with the stamp apart from the payload (ReceivedStamp).
+func (r *Recorder) ReceivedSinceStamp(now int64, size int, st []byte, from int64) {
+	pub, seq, sent, actual, ok := stamp.GetExt(st)
 	if !ok || sent < from || !stamp.Current(sent, now) {
-		r.count(now, len(data), true)
+		r.count(now, size, true)
 		return
 	}
-	r.stamped(now, len(data), pub, seq, sent, actual)
+	r.stamped(now, size, pub, seq, sent, actual)
 }
 
 func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actual int64) {

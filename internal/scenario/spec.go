@@ -102,6 +102,8 @@ func (t Target) spec() spec.Target {
 		Context: t.Context, Creds: t.Creds, NKey: t.NKey, User: t.User,
 		Password: spec.Secret(t.Password), Token: spec.Secret(t.Token),
 		TLSCert: t.TLSCert, TLSKey: t.TLSKey, TLSCA: t.TLSCA, TLSFirst: t.TLSFirst, TLSInsecure: t.TLSInsecure,
+		JWT: t.JWT, Seed: t.Seed, ConnectionName: t.ConnectionName, SocksProxy: t.SocksProxy,
+		JSDomain: t.JSDomain, JSAPIPrefix: t.JSAPIPrefix, JSEventPrefix: t.JSEventPrefix, InboxPrefix: t.InboxPrefix,
 	}
 	for _, u := range strings.Split(t.Servers, ",") {
 		if u = strings.TrimSpace(u); u != "" {

@@ -50,6 +50,16 @@ type Target struct {
 	// TLSFirst and TLSInsecure are --tlsfirst and --tls-insecure.
 	TLSFirst    bool `yaml:"tlsfirst"`
 	TLSInsecure bool `yaml:"tls-insecure"`
+	// JWT and Seed are files (--jwt, --seed); the rest as their flags: a JetStream domain or
+	// API prefix (a leaf node, an imported JetStream), the inbox prefix, a SOCKS5 proxy.
+	JWT            string `yaml:"jwt"`
+	Seed           string `yaml:"seed"`
+	ConnectionName string `yaml:"connection-name"`
+	SocksProxy     string `yaml:"socks-proxy"`
+	JSDomain       string `yaml:"js-domain"`
+	JSAPIPrefix    string `yaml:"js-api-prefix"`
+	JSEventPrefix  string `yaml:"js-event-prefix"`
+	InboxPrefix    string `yaml:"inbox-prefix"`
 }
 
 // Embedded is natsperf's own server: Nodes 1 is a single server, more a JetStream cluster.

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -105,6 +106,7 @@ func Reconcile(ctx context.Context, src Source, acks *Acks) result.Verify {
 
 // reader reads a stream back sequence by sequence, whatever faults it meets on the way.
 type reader struct {
+	stampBuf   [stamp.ExtSize]byte // a stamp decoded from the Natsperf-Stamp header
 	src        Source
 	found      map[uint32]*stored
 	next       uint64 // the next stream sequence to read
@@ -210,7 +212,7 @@ func (r *reader) consume(ctx context.Context) error {
 		if seq < r.next {
 			continue // read before a reset
 		}
-		r.mark(msg.Subject(), msg.Data())
+		r.mark(msg.Subject(), stamp.Find(msg.Headers(), msg.Data(), &r.stampBuf))
 		r.next = seq + 1
 		if seq >= r.last {
 			return nil
@@ -218,12 +220,13 @@ func (r *reader) consume(ctx context.Context) error {
 	}
 }
 
-// mark records a stored message of the run's subjects.
-func (r *reader) mark(subject string, data []byte) {
+// mark records a stored message of the run's subjects; st is its stamp (stamp.Find: the
+// payload, or the Natsperf-Stamp header).
+func (r *reader) mark(subject string, st []byte) {
 	if !r.ours(subject) {
 		return
 	}
-	if pub, seq, _, ok := stamp.Get(data); ok {
+	if pub, seq, _, ok := stamp.Get(st); ok {
 		if s := r.found[pub]; s != nil && s.seen.Set(seq) {
 			s.dups++
 		}
@@ -266,7 +269,7 @@ func (r *reader) getRest(ctx context.Context) {
 func (r *reader) get(ctx context.Context, stream jetstream.Stream, seq uint64) error {
 	gctx, cancel := context.WithTimeout(ctx, getTimeout)
 	defer cancel()
-	subject, data, err := leaderGet(gctx, r.src.JS.Conn(), r.src.Stream, seq)
+	subject, hdr, data, err := leaderGet(gctx, r.src.JS.Conn(), connect.API(r.src.JS), r.src.Stream, seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		r.byGet++
 		return nil // deleted, or removed by the stream's limits
@@ -274,46 +277,53 @@ func (r *reader) get(ctx context.Context, stream jetstream.Stream, seq uint64) e
 	if err != nil && stream != nil {
 		var msg *jetstream.RawStreamMsg
 		if msg, err = stream.GetMsg(gctx, seq); err == nil {
-			subject, data = msg.Subject, msg.Data
+			subject, hdr, data = msg.Subject, msg.Header, msg.Data
 		}
 	}
 	if err != nil {
 		return err
 	}
 	r.byGet++
-	r.mark(subject, data)
+	r.mark(subject, stamp.Find(hdr, data, &r.stampBuf))
 	return nil
 }
 
 // leaderGet asks the stream leader for message seq ($JS.API.STREAM.MSG.GET).
-func leaderGet(ctx context.Context, nc *nats.Conn, stream string, seq uint64) (string, []byte, error) {
+func leaderGet(ctx context.Context, nc *nats.Conn, api, stream string, seq uint64) (string, nats.Header, []byte, error) {
 	req, _ := json.Marshal(struct {
 		Seq uint64 `json:"seq"`
 	}{seq})
-	m, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, req)
+	m, err := nc.RequestWithContext(ctx, api+"STREAM.MSG.GET."+stream, req)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	var resp struct {
 		Message *struct {
 			Subject string `json:"subject"`
+			Header  []byte `json:"hdrs"`
 			Data    []byte `json:"data"`
 		} `json:"message"`
 		Error *jetstream.APIError `json:"error"`
 	}
 	if err := json.Unmarshal(m.Data, &resp); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if resp.Error != nil {
 		if resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound {
-			return "", nil, jetstream.ErrMsgNotFound
+			return "", nil, nil, jetstream.ErrMsgNotFound
 		}
-		return "", nil, resp.Error
+		return "", nil, nil, resp.Error
 	}
 	if resp.Message == nil {
-		return "", nil, errors.New("empty message get response")
+		return "", nil, nil, errors.New("empty message get response")
 	}
-	return resp.Message.Subject, resp.Message.Data, nil
+	var hdr nats.Header
+	if len(resp.Message.Header) > 0 {
+		if hdr, err = nats.DecodeHeadersMsg(resp.Message.Header); err != nil {
+			return "", nil, nil, fmt.Errorf("message %d's headers: %w", seq, err)
+		}
+	}
+	return resp.Message.Subject, hdr, resp.Message.Data, nil
 }
 
 // streamInfo asks until the stream answers (a new leader may still be elected), bounded by wait.
