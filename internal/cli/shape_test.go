@@ -154,7 +154,7 @@ func TestShapeBadInput(t *testing.T) {
 		{"pub", "x", "--steps", "1000", "--step-duration", "1s", "--rate", "5"},
 		{"pub", "x", "--rate", "100", "--arrivals", "zipf"},
 		{"pub", "x", "--rate", "100", "--arrivals-seed", "5"}, // seed without poisson
-		{"pub", "x", "--arrivals", "poisson"},        // no rate
+		{"pub", "x", "--arrivals", "poisson"},                 // no rate
 		{"js", "pub", "batch", "x", "--steps", "10,20", "--step-duration", "1s"},
 	} {
 		r := run(context.Background(), t, nil, args...)
