@@ -52,7 +52,8 @@ func (c *Conn) giveUp(err error) {
 }
 
 // dial connects with handlers that count connection events into ev and give up after grace.
-func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *record.Events) (*Conn, error) {
+// note logs the connection's disconnects and reconnects with their time (connLog).
+func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *record.Events, note func(kind string)) (*Conn, error) {
 	c := &Conn{lost: make(chan struct{})}
 	opts := []nats.Option{
 		nats.ReconnectWait(100 * time.Millisecond),
@@ -62,6 +63,7 @@ func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *r
 				return
 			}
 			ev.Disconnects.Add(1)
+			note("disconnect")
 			if err == nil {
 				err = errors.New("disconnected")
 			}
@@ -79,6 +81,7 @@ func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *r
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) {
 			ev.Reconnects.Add(1)
+			note("reconnect")
 			c.mu.Lock()
 			if c.timer != nil {
 				c.timer.Stop()

@@ -274,6 +274,9 @@ func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		Chain(plan, func(_ context.Context, res *result.Result) { res.Warnings = append(res.Warnings, setupWarnings...) })
 	}
 	faults.Attach(plan, r.Target, faultStream, o.Logf)
+	if src := TelemetrySource(s, r.Target); src != nil && o.Part == nil { // an agent's part: its coordinator samples
+		r.closers = append(r.closers, attachTelemetry(ctx, plan, src, r.Target, interval))
+	}
 	switch {
 	case !s.Verify:
 	case !single:

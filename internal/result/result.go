@@ -52,6 +52,10 @@ type Result struct {
 	// Distributed is how a run over natsperf agents went (--agents): the agents, their
 	// clocks, the start skew and the agents lost.
 	Distributed *Distributed `json:"distributed,omitempty"`
+	// Telemetry is the servers' own series during the run; Events what happened on the
+	// run's clock (advisories, leader changes, reconnects, faults), sorted by time.
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
+	Events    []Event    `json:"events,omitempty"`
 }
 
 // Distributed is a run that natsperf agents ran, as its coordinator saw it.
