@@ -111,6 +111,8 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	f.DurationVar(&b.Interval, "interval", time.Second, "width of one slice of the per-interval series in the Result")
 	f.DurationVar(&b.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	f.BoolVar(&b.NoLatency, "no-latency", false, "do not record latency histograms")
+	f.StringSliceVar(&b.ServerMetrics, "server-metrics", nil, "servers' monitoring endpoints (http://host:8222,...) to sample during the run: CPU, memory, messages, streams, in the Result's telemetry (embedded servers are sampled without it)")
+	f.BoolVar(&b.NoServerMetrics, "no-server-metrics", false, "sample no server telemetry, not even the embedded server's")
 	if sender {
 		f.Float64Var(&b.Rate, "rate", 0, "fixed rate in messages per second, total across clients (0: as fast as possible); latency is then measured from each message's intended send time")
 		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages; with --msgs too: whichever ends first)")

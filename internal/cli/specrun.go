@@ -32,9 +32,11 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 			},
 			Config: cfg,
 		}},
-		Warmup:    spec.Duration(bf.Warmup),
-		NoLatency: bf.NoLatency,
+		Warmup:          spec.Duration(bf.Warmup),
+		NoLatency:       bf.NoLatency,
+		NoServerMetrics: bf.NoServerMetrics,
 	}
+	s.Target.Monitor = bf.ServerMetrics
 	if fs.Changed("msgs") {
 		s.Workloads[0].Pacing.Msgs = bf.Msgs
 	}

@@ -87,6 +87,10 @@ type BenchSettings struct {
 	Interval    time.Duration `json:"interval"`
 	NoLatency   bool          `json:"no_latency,omitempty"`
 	Hist        string        `json:"hist,omitempty"`
+	// ServerMetrics are the monitoring endpoints sampled for telemetry; NoServerMetrics
+	// turned telemetry off.
+	ServerMetrics   []string `json:"server_metrics,omitempty"`
+	NoServerMetrics bool     `json:"no_server_metrics,omitempty"`
 }
 
 // settingsEcho is what a Result carries of the run's settings; it holds no secrets.
@@ -314,6 +318,7 @@ func benchOf(b *Build, built *Built, interval time.Duration, hist string) BenchS
 	echo := BenchSettings{
 		Clients: b.Clients(), Msgs: max(built.Msgs, b.Msgs()), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate,
 		Duration: w.Pacing.Duration.D(), Warmup: s.Warmup.D(), Interval: interval, NoLatency: s.NoLatency, Hist: hist,
+		ServerMetrics: s.Target.Monitor, NoServerMetrics: s.NoServerMetrics,
 	}
 	if built.Receivers {
 		echo.IdleTimeout = DefaultIdleTimeout

@@ -30,6 +30,7 @@ func Text(w io.Writer, r *result.Result) error {
 	p.faults(r)
 	p.verify(r)
 	p.distributed(r)
+	p.servers(r)
 	p.stop(r)
 	for _, msg := range r.Warnings {
 		p.line("Warning: %s", msg)
