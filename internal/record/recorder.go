@@ -66,6 +66,7 @@ type Recorder struct {
 	ivMsgs    int64
 	ivBytes   int64
 	ivLat     *hdrhistogram.Histogram
+	ivUncorr  int64 // the open interval's largest latency from the actual send (fixed rates)
 	intervals []Slice
 
 	Events Events
@@ -77,7 +78,9 @@ type Slice struct {
 	Msgs  int64
 	Bytes int64
 	Lat   string // encoded histogram of the interval's latencies, "" when none
-	Src   string // Options.Src, on slices sent to a Sink
+	// MaxUncorrected is the largest latency from the actual send (fixed rates; 0: none).
+	MaxUncorrected int64
+	Src            string // Options.Src, on slices sent to a Sink
 }
 
 // New returns an empty recorder.
@@ -167,6 +170,7 @@ func (r *Recorder) uncorrected(ns int64) {
 		r.uncorr = histo.New()
 	}
 	histo.Record(r.uncorr, ns)
+	r.ivUncorr = max(r.ivUncorr, ns)
 }
 
 // Op records one operation with a measured latency, such as a request and its reply.
@@ -184,6 +188,7 @@ func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
 		r.latency(latency)
 		if r.uncorr != nil {
 			histo.Record(r.uncorr, uncorrected)
+			r.ivUncorr = max(r.ivUncorr, uncorrected)
 		}
 	}
 }
@@ -242,13 +247,13 @@ func (r *Recorder) closeInterval() {
 	if r.ivMsgs == 0 {
 		return
 	}
-	s := Slice{Start: r.ivStart, Msgs: r.ivMsgs, Bytes: r.ivBytes}
+	s := Slice{Start: r.ivStart, Msgs: r.ivMsgs, Bytes: r.ivBytes, MaxUncorrected: r.ivUncorr}
 	if r.ivLat != nil && r.ivLat.TotalCount() > 0 {
 		r.lat.Merge(r.ivLat)
 		s.Lat, _ = histo.Encode(r.ivLat)
 		r.ivLat.Reset()
 	}
-	r.ivMsgs, r.ivBytes = 0, 0
+	r.ivMsgs, r.ivBytes, r.ivUncorr = 0, 0, 0
 	if r.opts.Sink != nil {
 		s.Src = r.opts.Src
 		select {

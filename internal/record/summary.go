@@ -251,6 +251,7 @@ func perPublisher(recs []*Recorder) map[uint32]*seenOf {
 func Series(recs []*Recorder, start int64) []result.Interval {
 	type acc struct {
 		msgs, bytes int64
+		uncorr      int64
 		lat         *hdrhistogram.Histogram
 	}
 	byStart := map[int64]*acc{}
@@ -263,6 +264,7 @@ func Series(recs []*Recorder, start int64) []result.Interval {
 			}
 			a.msgs += s.Msgs
 			a.bytes += s.Bytes
+			a.uncorr = max(a.uncorr, s.MaxUncorrected)
 			if s.Lat != "" {
 				if h, err := histo.Decode(s.Lat); err == nil {
 					if a.lat == nil {
@@ -281,7 +283,7 @@ func Series(recs []*Recorder, start int64) []result.Interval {
 	out := make([]result.Interval, 0, len(starts))
 	for _, s := range starts {
 		a := byStart[s]
-		iv := result.Interval{Offset: time.Duration(s - start), Msgs: a.msgs, Bytes: a.bytes}
+		iv := result.Interval{Offset: time.Duration(s - start), Msgs: a.msgs, Bytes: a.bytes, MaxUncorrected: a.uncorr}
 		if a.lat != nil {
 			iv.P50 = a.lat.ValueAtPercentile(50)
 			iv.P90 = a.lat.ValueAtPercentile(90)

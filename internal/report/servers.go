@@ -35,7 +35,11 @@ func (p *printer) servers(r *result.Result) {
 		if len(r.Groups) > 1 {
 			prefix = s.Group + ": "
 		}
-		p.line("Spike: %s%s", prefix, s)
+		label := "Spike"
+		if s.Host() {
+			label = "Load-generator spike"
+		}
+		p.line("%s: %s%s", label, prefix, s)
 	}
 }
 

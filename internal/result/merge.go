@@ -560,6 +560,7 @@ func (m *merger) series(mg *mergedGroup) []Interval {
 			}
 			a.iv.Msgs += iv.Msgs
 			a.iv.Bytes += iv.Bytes
+			a.iv.MaxUncorrected = max(a.iv.MaxUncorrected, iv.MaxUncorrected)
 			switch {
 			case iv.Histogram != "":
 				h, err := hdrhistogram.Decode([]byte(iv.Histogram))

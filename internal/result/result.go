@@ -365,6 +365,10 @@ type Interval struct {
 	P90    int64         `json:"p90_ns,omitempty"`
 	P99    int64         `json:"p99_ns,omitempty"`
 	Max    int64         `json:"max_ns,omitempty"`
+	// MaxUncorrected, at a fixed rate, is the largest latency from the actual send: when it
+	// stays low while P99 jumps, the messages waited before they were sent (the load
+	// generator fell behind its schedule), not in the servers.
+	MaxUncorrected int64 `json:"max_uncorrected_ns,omitempty"`
 	// Histogram is the interval's latency histogram (HdrHistogram V2, base64), so series
 	// merge exactly.
 	Histogram string `json:"histogram,omitempty"`

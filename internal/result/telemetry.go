@@ -14,9 +14,19 @@ type Telemetry struct {
 	Source   string         `json:"source"`
 	Interval time.Duration  `json:"interval_ns"`
 	Servers  []ServerSeries `json:"servers"`
+	// Stalls are the intervals in which natsperf's own process stalled (a 5 ms timer fired
+	// at least 5 ms late; the worst per interval): the load generator's host, not the servers
+	// (though embedded servers share the process and stall with it).
+	Stalls []Stall `json:"stalls,omitempty"`
 	// Errors are the sampling failures (a monitoring endpoint that did not answer), each
 	// once with how many times it happened.
 	Errors []string `json:"errors,omitempty"`
+}
+
+// Stall is the worst delay of natsperf's own timer in one interval.
+type Stall struct {
+	Offset time.Duration `json:"offset_ns"` // the interval's start
+	Max    time.Duration `json:"max_ns"`
 }
 
 // ServerSeries is one server's samples.

@@ -33,22 +33,51 @@ type Spike struct {
 	From, To time.Duration // from the run's start: the first interval's start, the last one's end
 	Median   int64         // the run's median interval P99, ns
 	P99      int64         // the highest interval P99 in the window, ns
+	// Silent marks a window in which a fixed-rate group recorded nothing at all (P99 0):
+	// every message of it waited longer than the window, or never came.
+	Silent bool
 	// Events are what happened from two intervals before the window to one after it (a
 	// sample shows a change up to an interval late).
 	Events []result.Event
+	// Stall is the worst stall of natsperf's own process in the window (Telemetry.Stalls).
+	Stall time.Duration
+	// Uncorrected is the window's largest latency from the actual send (fixed rates; 0:
+	// not known).
+	Uncorrected int64
+}
+
+// Late reports whether the spike's messages waited before they were sent, not after: at a
+// fixed rate the latency from the actual send stayed under a third of the P99's rise.
+func (s Spike) Late() bool {
+	return !s.Silent && s.Uncorrected > 0 && s.Uncorrected < (s.P99-s.Median)/3
+}
+
+// Host reports whether the spike is explained by natsperf's own process stalling rather
+// than by anything on the servers: no event in the window, and a stall of at least a third
+// of the P99's rise (what queues behind a stall waits longer than the stall itself).
+func (s Spike) Host() bool {
+	if s.Silent {
+		return len(s.Events) == 0 && s.Stall >= s.To-s.From
+	}
+	return len(s.Events) == 0 && (s.Late() || s.Stall > 0 && int64(s.Stall) >= (s.P99-s.Median)/3)
 }
 
 // Find returns the spikes of every group with a latency series, in time order.
 func Find(res *result.Result, rule Rule) []Spike {
 	var out []Spike
+	var stalls []result.Stall
+	if res.Telemetry != nil {
+		stalls = res.Telemetry.Stalls
+	}
+	runEnd := res.End.Sub(res.Start)
 	for _, g := range res.Groups {
-		out = append(out, find(g, res.Events, rule)...)
+		out = append(out, find(g, res.Events, stalls, rule, runEnd)...)
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].From < out[b].From })
 	return out
 }
 
-func find(g result.Group, events []result.Event, rule Rule) []Spike {
+func find(g result.Group, events []result.Event, stalls []result.Stall, rule Rule, runEnd time.Duration) []Spike {
 	var p99s []int64
 	for _, iv := range g.Series {
 		if iv.P99 > 0 {
@@ -69,15 +98,53 @@ func find(g result.Group, events []result.Event, rule Rule) []Spike {
 		s := Spike{Group: g.Name, From: g.Series[i].Offset, Median: med}
 		for ; i < len(g.Series) && g.Series[i].P99 > limit; i++ {
 			s.P99 = max(s.P99, g.Series[i].P99)
+			s.Uncorrected = max(s.Uncorrected, g.Series[i].MaxUncorrected)
 			s.To = g.Series[i].Offset + width
 		}
+		out = append(out, s)
+	}
+	if g.TargetRate > 0 {
+		for _, s := range silences(g, width, runEnd) {
+			s.Median = med
+			out = append(out, s)
+		}
+	}
+	for i := range out {
+		s := &out[i]
 		for _, e := range events {
 			if e.At >= s.From-2*width && e.At <= s.To+width {
 				s.Events = append(s.Events, e)
 			}
 		}
-		out = append(out, s)
+		for _, st := range stalls { // a stall delays what is received up to an interval later
+			if st.Offset >= s.From-width && st.Offset < s.To {
+				s.Stall = max(s.Stall, st.Max)
+			}
+		}
 	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].From < out[b].From })
+	return out
+}
+
+// silences are the stretches of whole intervals, from a fixed-rate group's first interval
+// to the run's end, in which it recorded no message: at a fixed rate every interval has
+// some, so an empty one is an outage, the largest spike of all.
+func silences(g result.Group, width, runEnd time.Duration) []Spike {
+	if len(g.Series) == 0 {
+		return nil
+	}
+	var out []Spike
+	next := g.Series[0].Offset // the next interval expected
+	gap := func(to time.Duration) {
+		if to-next >= width {
+			out = append(out, Spike{Group: g.Name, From: next, To: to, Silent: true})
+		}
+	}
+	for _, iv := range g.Series {
+		gap(iv.Offset)
+		next = iv.Offset + width
+	}
+	gap(runEnd / width * width) // the last, partial interval may be empty because the run ended
 	return out
 }
 
@@ -106,6 +173,9 @@ func median(v []int64) int64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
+// minStallNamed is the smallest stall of natsperf's process named beside a spike's events.
+const minStallNamed = 10 * time.Millisecond
+
 // maxNamed is how many events a spike's line names before "and N more".
 const maxNamed = 4
 
@@ -113,7 +183,17 @@ const maxNamed = 4
 // "P99 4.1 ms -> 252 ms at 2.0-2.3 s: stream benchstream leader n2 -> n3 (advisory at 2.02 s), pub 1 reconnected".
 func (s Spike) String() string {
 	head := fmt.Sprintf("P99 %s -> %s at %s-%s s", ms(s.Median), ms(s.P99), secs(s.From), secs(s.To))
-	if len(s.Events) == 0 {
+	if s.Silent {
+		head = fmt.Sprintf("no %s message at all at %s-%s s", s.Group, secs(s.From), secs(s.To))
+	}
+	stall := fmt.Sprintf("natsperf's own process stalled %s (a timer fired late)", ms(int64(s.Stall)))
+	late := fmt.Sprintf("the messages were sent late (at most %s from the actual send)", ms(s.Uncorrected))
+	switch {
+	case s.Host() && s.Late():
+		return head + ": no server event in that window; " + late + ": the load generator fell behind its schedule, not the servers"
+	case s.Host():
+		return head + ": no server event in that window; " + stall + ": the load generator's host, not the servers"
+	case len(s.Events) == 0:
 		return head + ": no server event in that window"
 	}
 	var named []string
@@ -128,6 +208,9 @@ func (s Spike) String() string {
 	}
 	if len(named) > maxNamed {
 		named = append(named[:maxNamed], fmt.Sprintf("and %d more", len(named)-maxNamed))
+	}
+	if s.Stall >= minStallNamed {
+		named = append(named, stall)
 	}
 	return head + ": " + strings.Join(named, ", ")
 }

@@ -28,6 +28,7 @@ type Sampler struct {
 	leader   map[string]string // stream -> its leader as last known (advisory or jsz)
 	slow     map[string]int64  // server -> slow consumers at its last sample
 	events   []result.Event
+	stalls   []result.Stall
 }
 
 // Baseline takes the first reading, at offset 0: call it just before the run starts, so
@@ -48,6 +49,12 @@ func (s *Sampler) Run(ctx context.Context, start time.Time) {
 	if first {
 		s.sample(ctx)
 	}
+	stalls := make(chan struct{})
+	go func() {
+		defer close(stalls)
+		s.watchStalls(ctx, start, interval)
+	}()
+	defer func() { <-stalls }()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -176,7 +183,7 @@ func (s *Sampler) Telemetry() *result.Telemetry {
 	if s.series == nil {
 		return nil
 	}
-	t := &result.Telemetry{Source: s.Source.Kind(), Interval: s.Interval}
+	t := &result.Telemetry{Source: s.Source.Kind(), Interval: s.Interval, Stalls: append([]result.Stall(nil), s.stalls...)}
 	names := append([]string(nil), s.order...)
 	sort.Strings(names)
 	for _, n := range names {

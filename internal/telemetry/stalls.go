@@ -1,0 +1,53 @@
+package telemetry
+
+import (
+	"context"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+// stallTick is how often the stall watch sets its timer: 200 wake-ups a second cost next to
+// nothing and see any stall long enough to matter next to a spike (MinExcess is 50 ms).
+const stallTick = 5 * time.Millisecond
+
+// minStall is the smallest stall kept in the Result: below it a timer is merely late.
+const minStall = 5 * time.Millisecond
+
+// watchStalls measures how late a short timer fires in this process, the worst per
+// interval (jHiccup's idea): when the machine generating the load stalls (a busy shared
+// host, a GC pause, the embedded servers' own work) every client stalls with it, and a
+// latency spike then says nothing about the servers.
+func (s *Sampler) watchStalls(ctx context.Context, start time.Time, interval time.Duration) {
+	t := time.NewTimer(stallTick)
+	defer t.Stop()
+	for {
+		set := time.Now()
+		select {
+		case <-ctx.Done():
+			// The run's end may be late because of a stall: keep the one in progress.
+			if late := time.Since(set) - stallTick; late >= minStall {
+				s.noteStall(time.Since(start)-late, late, interval)
+			}
+			return
+		case <-t.C:
+			now := time.Now() // not the channel's value: that is when the timer fired, not when this ran
+			if late := now.Sub(set) - stallTick; late >= minStall {
+				s.noteStall(now.Sub(start)-late, late, interval)
+			}
+			t.Reset(stallTick)
+		}
+	}
+}
+
+// noteStall keeps the worst stall of the interval it began in.
+func (s *Sampler) noteStall(at, late, interval time.Duration) {
+	off := max(at, 0) / interval * interval
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.stalls); n > 0 && s.stalls[n-1].Offset == off {
+		s.stalls[n-1].Max = max(s.stalls[n-1].Max, late)
+		return
+	}
+	s.stalls = append(s.stalls, result.Stall{Offset: off, Max: late})
+}
