@@ -138,3 +138,39 @@ func TestRunSelectorUsesTheAgentsItCanKeepBusy(t *testing.T) {
 		t.Fatalf("the coordinator did not say it uses 2 of the 3 agents:\n%s", log.String())
 	}
 }
+
+// A distributed run samples the servers once, from the coordinator: one series whatever
+// the number of agents, and its messages in are what the agents published (the test's own
+// /varz reads before and after, less the one JetStream API probe of the agents' process).
+func TestRunSamplesServersOnce(t *testing.T) {
+	srv := natstest.Server(t, func(o *server.Options) { o.HTTPHost, o.HTTPPort = "127.0.0.1", -1 })
+	mon := fmt.Sprintf("http://%s", srv.MonitorAddr())
+	// The control traffic (heartbeats, interval records) goes through a server of its own.
+	login, target := connect.Settings{Servers: natstest.Server(t, nil).ClientURL()}, connect.Settings{Servers: srv.ClientURL()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := range 3 {
+		a, err := agent.Start(ctx, agent.Config{Control: login, Target: target, Name: fmt.Sprintf("m%d", i+1), Version: "vT"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+	}
+	before, _ := srv.Varz(nil)
+	beforeIn, beforeAPI := before.InMsgs, before.JetStream.Stats.API.Total
+	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}, Monitor: []string{mon}},
+		Workloads: []spec.Workload{{Clients: 3, Pacing: spec.Pacing{Msgs: 3000}, Config: &spec.Pub{Subject: "tel.test"}}}}
+	res, err := Run(ctx, s, Config{Control: login, Count: 3, Wait: 10 * time.Second, Version: "vT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := srv.Varz(nil)
+	tel := res.Telemetry
+	if tel == nil || tel.Source != "monitor" || len(tel.Servers) != 1 {
+		t.Fatalf("telemetry %+v", tel)
+	}
+	api := int64(after.JetStream.Stats.API.Total - beforeAPI)
+	if got, want := tel.Counters().InMsgs, after.InMsgs-beforeIn-api; got != want || got != 3000 {
+		t.Fatalf("telemetry in_msgs %d, /varz before/after less %d API requests %d (published 3000)", got, api, want)
+	}
+}

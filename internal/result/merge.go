@@ -85,6 +85,7 @@ func MergeNamed(in []Input) (*Result, error) {
 	m.out.Faults = m.faults(in)
 	m.out.Windows = m.windows(in)
 	m.out.CPU = mergeCPU(in)
+	m.out.Events = mergeEvents(in, m.out.Start)
 	m.out.Warnings = append(m.out.Warnings, m.warnings...)
 	if m.err != nil {
 		return nil, m.err

@@ -128,3 +128,22 @@ type Event struct {
 func SortEvents(ev []Event) {
 	sort.SliceStable(ev, func(a, b int) bool { return ev[a].At < ev[b].At })
 }
+
+// mergeEvents are the parts' events on the merged Result's clock (each part's offsets are
+// from its own start), in time order; a part's client is named after the part. Telemetry
+// is not merged: whoever holds the target samples it, never a part.
+func mergeEvents(in []Input, start time.Time) []Event {
+	var out []Event
+	for _, p := range in {
+		shift := p.Result.Start.Sub(start)
+		for _, e := range p.Result.Events {
+			e.At += shift
+			if e.Client != "" && len(in) > 1 {
+				e.Client = p.Name + " " + e.Client
+			}
+			out = append(out, e)
+		}
+	}
+	SortEvents(out)
+	return out
+}

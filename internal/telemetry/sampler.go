@@ -38,6 +38,14 @@ func (s *Sampler) Baseline(ctx context.Context) { s.sample(ctx) }
 // Run samples every Interval after start and when ctx ends (without a Baseline, at start
 // too). It returns then.
 func (s *Sampler) Run(ctx context.Context, start time.Time) {
+	if d := time.Until(start); d > 0 { // a coordinator's start instant, still ahead
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
 	s.mu.Lock()
 	s.start = start
 	first := s.series == nil
