@@ -67,7 +67,10 @@ type Recorder struct {
 	ivBytes   int64
 	ivLat     *hdrhistogram.Histogram
 	ivUncorr  int64 // the open interval's largest latency from the actual send (fixed rates)
-	intervals []Slice
+	// toStored and toDelivered split a JetStream consumer's latencies at the moment the
+	// stream stored each message (made at the first such message).
+	toStored, toDelivered *hdrhistogram.Histogram
+	intervals             []Slice
 
 	Events Events
 }
@@ -132,7 +135,7 @@ func (r *Recorder) Received(now int64, data []byte) (latency int64) {
 		r.count(now, len(data), true)
 		return -1
 	}
-	r.stamped(now, len(data), pub, seq, sent, actual)
+	r.stamped(now, len(data), pub, seq, sent, actual, 0)
 	return now - sent
 }
 
@@ -140,15 +143,22 @@ func (r *Recorder) Received(now int64, data []byte) (latency int64) {
 // replay of what an earlier run stored), or not stamped by natsperf, counts for throughput
 // only; its stamp would give its age, not a latency, and its publisher is not this run's.
 func (r *Recorder) ReceivedSince(now int64, data []byte, from int64) {
+	r.ReceivedStored(now, data, from, 0)
+}
+
+// ReceivedStored is ReceivedSince for a JetStream message that says when its stream stored
+// it (stored, Unix ns from its metadata; 0: unknown): its latency is also split into
+// publish -> stored and stored -> delivered, which add up to it exactly (Breakdown).
+func (r *Recorder) ReceivedStored(now int64, data []byte, from, stored int64) {
 	pub, seq, sent, actual, ok := stamp.GetExt(data)
 	if !ok || sent < from || !stamp.Current(sent, now) {
 		r.count(now, len(data), true)
 		return
 	}
-	r.stamped(now, len(data), pub, seq, sent, actual)
+	r.stamped(now, len(data), pub, seq, sent, actual, stored)
 }
 
-func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actual int64) {
+func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actual, stored int64) {
 	if pub != r.lastPub || r.lastTrk == nil {
 		r.lastTrk = r.tracker(pub)
 		r.lastPub = pub
@@ -157,6 +167,9 @@ func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actua
 	if r.count(now, n, fresh) && r.lat != nil {
 		skew := r.lastTrk.skew
 		r.latency(now - sent - skew)
+		if stored != 0 {
+			r.breakdown(now-sent-skew, now-stored)
+		}
 		if actual != 0 {
 			r.uncorrected(now - actual - skew)
 		}

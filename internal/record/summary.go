@@ -46,6 +46,7 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 			c.Latency.Uncorrected = histo.Summary(r.uncorr, true)
 		}
 	}
+	c.Breakdown = Breakdown(r)
 	if len(r.trackers) > 0 || r.unstamp > 0 {
 		c.Correctness = r.correctness(expected, shared)
 	}
@@ -155,6 +156,7 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 	a.Rates = result.SpreadOf(rates)
 	a.TimePerMsg = result.SpreadOf(perMsg)
 	a.Latency = mergedLatency(recs)
+	a.Breakdown = Breakdown(recs...)
 	a.Correctness = mergedCorrectness(recs, clients, expected, shared)
 	return a
 }

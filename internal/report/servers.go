@@ -49,3 +49,14 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+// breakdown prints where a JetStream consumer's latency went: until the stream stored each
+// message, and from then until it was delivered.
+func (p *printer) breakdown(indent string, b *result.Breakdown) {
+	if b == nil || b.PublishToStored == nil || b.StoredToDelivered == nil {
+		return
+	}
+	p.line("%spublish -> stored:%s", indent, latency(b.PublishToStored))
+	p.line("%sstored -> delivered:%s", indent, latency(b.StoredToDelivered))
+	p.line("%s(split at the stream's own timestamp: the server's clock, exact when it shares natsperf's host)", indent)
+}

@@ -241,6 +241,7 @@ type Client struct {
 	MsgsPerSec  float64      `json:"msgs_per_sec"`
 	BytesPerSec float64      `json:"bytes_per_sec"`
 	Latency     *Latency     `json:"latency,omitempty"`
+	Breakdown   *Breakdown   `json:"breakdown,omitempty"`
 	Correctness *Correctness `json:"correctness,omitempty"`
 	Events      Events       `json:"events,omitzero"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
@@ -272,8 +273,19 @@ type Aggregate struct {
 	Rates       Spread       `json:"rates"`        // msgs/sec across clients
 	TimePerMsg  Spread       `json:"time_per_msg"` // ns per message (inverse rate) across clients
 	Latency     *Latency     `json:"latency,omitempty"`
+	Breakdown   *Breakdown   `json:"breakdown,omitempty"`
 	Correctness *Correctness `json:"correctness,omitempty"`
 	Events      Events       `json:"events,omitzero"`
+}
+
+// Breakdown splits a JetStream consumer's end-to-end latency at the moment the stream stored
+// each message (the timestamp in its metadata): publish -> stored (the publish, replication
+// and storage) and stored -> delivered (the consumer's delivery). Per message the two add up
+// to the end-to-end latency; their percentiles do not add. The stream's timestamp is the
+// server's clock: exact on one host, off by the server's clock offset across hosts.
+type Breakdown struct {
+	PublishToStored   *Latency `json:"publish_to_stored"`
+	StoredToDelivered *Latency `json:"stored_to_delivered"`
 }
 
 // Spread is min/avg/max/stddev of one value across clients.
