@@ -14,7 +14,7 @@ type Telemetry struct {
 	Source   string         `json:"source"`
 	Interval time.Duration  `json:"interval_ns"`
 	Servers  []ServerSeries `json:"servers"`
-	// Stalls are the intervals in which natsperf's own process stalled (a 5 ms timer fired
+	// Stalls are the intervals in which natsperf's own process stalled (a 20 ms timer fired
 	// at least 5 ms late; the worst per interval): the load generator's host, not the servers
 	// (though embedded servers share the process and stall with it).
 	Stalls []Stall `json:"stalls,omitempty"`

@@ -7,9 +7,11 @@ import (
 	"github.com/natsperf/natsperf/internal/result"
 )
 
-// stallTick is how often the stall watch sets its timer: 200 wake-ups a second cost next to
-// nothing and see any stall long enough to matter next to a spike (MinExcess is 50 ms).
-const stallTick = 5 * time.Millisecond
+// stallTick is how often the stall watch sets its timer: 50 wake-ups a second see every
+// stall of 20 ms or more (any stall long enough to matter next to a spike, whose floor is
+// 50 ms) and cost about a thousandth of a core (docs/performance.md); 5 ms cost four times
+// that.
+const stallTick = 20 * time.Millisecond
 
 // minStall is the smallest stall kept in the Result: below it a timer is merely late.
 const minStall = 5 * time.Millisecond
