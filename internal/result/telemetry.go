@@ -23,10 +23,13 @@ type Telemetry struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
-// Stall is the worst delay of natsperf's own timer in one interval.
+// Stall is how natsperf's own process was held up in one interval: the worst delay of its
+// timer, and the most any one of its threads waited runnable for a CPU (Linux: a thread the
+// host kept off its CPU stalls the goroutine it runs, which a timer elsewhere does not see).
 type Stall struct {
-	Offset time.Duration `json:"offset_ns"` // the interval's start
-	Max    time.Duration `json:"max_ns"`
+	Offset   time.Duration `json:"offset_ns"` // the interval's start
+	Max      time.Duration `json:"max_ns"`
+	RunQueue time.Duration `json:"run_queue_ns,omitempty"`
 }
 
 // ServerSeries is one server's samples.

@@ -118,7 +118,7 @@ func find(g result.Group, events []result.Event, stalls []result.Stall, rule Rul
 		}
 		for _, st := range stalls { // a stall delays what is received up to an interval later
 			if st.Offset >= s.From-width && st.Offset < s.To {
-				s.Stall = max(s.Stall, st.Max)
+				s.Stall = max(s.Stall, st.Max, st.RunQueue)
 			}
 		}
 	}
@@ -186,7 +186,7 @@ func (s Spike) String() string {
 	if s.Silent {
 		head = fmt.Sprintf("no %s message at all at %s-%s s", s.Group, secs(s.From), secs(s.To))
 	}
-	stall := fmt.Sprintf("natsperf's own process stalled %s (a timer fired late)", ms(int64(s.Stall)))
+	stall := fmt.Sprintf("natsperf's own process stalled %s (a timer fired late, or a thread waited for a CPU)", ms(int64(s.Stall)))
 	late := fmt.Sprintf("the messages were sent late (at most %s from the actual send)", ms(s.Uncorrected))
 	switch {
 	case s.Host() && s.Late():

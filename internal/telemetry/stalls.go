@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/result"
@@ -23,8 +24,14 @@ const minStall = 5 * time.Millisecond
 func (s *Sampler) watchStalls(ctx context.Context, start time.Time, interval time.Duration) {
 	t := time.NewTimer(stallTick)
 	defer t.Stop()
+	waits, iv := runQueueWaits(), time.Duration(0) // per thread, at the start of interval iv
 	for {
 		set := time.Now()
+		if at := set.Sub(start) / interval * interval; at != iv && at > 0 {
+			now := runQueueWaits()
+			s.noteRunQueue(iv, longestWait(waits, now))
+			waits, iv = now, at
+		}
 		select {
 		case <-ctx.Done():
 			// The run's end may be late because of a stall: keep the one in progress.
@@ -47,9 +54,38 @@ func (s *Sampler) noteStall(at, late, interval time.Duration) {
 	off := max(at, 0) / interval * interval
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n := len(s.stalls); n > 0 && s.stalls[n-1].Offset == off {
-		s.stalls[n-1].Max = max(s.stalls[n-1].Max, late)
-		return
+	for i := range s.stalls {
+		if s.stalls[i].Offset == off {
+			s.stalls[i].Max = max(s.stalls[i].Max, late)
+			return
+		}
 	}
 	s.stalls = append(s.stalls, result.Stall{Offset: off, Max: late})
+	sort.Slice(s.stalls, func(a, b int) bool { return s.stalls[a].Offset < s.stalls[b].Offset })
+}
+
+// longestWait is the most any one thread waited for a CPU between two readings.
+func longestWait(before, after map[string]int64) time.Duration {
+	var w int64
+	for id, n := range after {
+		w = max(w, n-before[id]) // a thread born since: all its wait is new
+	}
+	return time.Duration(w)
+}
+
+// noteRunQueue keeps the longest run-queue wait of interval at, when it matters.
+func (s *Sampler) noteRunQueue(at, wait time.Duration) {
+	if wait < minStall {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.stalls {
+		if s.stalls[i].Offset == at {
+			s.stalls[i].RunQueue = max(s.stalls[i].RunQueue, wait)
+			return
+		}
+	}
+	s.stalls = append(s.stalls, result.Stall{Offset: at, RunQueue: wait})
+	sort.Slice(s.stalls, func(a, b int) bool { return s.stalls[a].Offset < s.stalls[b].Offset })
 }
