@@ -51,16 +51,22 @@ func (s *Sampler) watchStalls(ctx context.Context, start time.Time, interval tim
 
 // noteStall keeps the worst stall of the interval it began in.
 func (s *Sampler) noteStall(at, late, interval time.Duration) {
-	off := max(at, 0) / interval * interval
+	s.keepStall(max(at, 0)/interval*interval, func(st *result.Stall) { st.Max = max(st.Max, late) })
+}
+
+// keepStall applies f to the stall record of the interval starting at, adding one (in
+// order) when there is none.
+func (s *Sampler) keepStall(at time.Duration, f func(*result.Stall)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.stalls {
-		if s.stalls[i].Offset == off {
-			s.stalls[i].Max = max(s.stalls[i].Max, late)
+		if s.stalls[i].Offset == at {
+			f(&s.stalls[i])
 			return
 		}
 	}
-	s.stalls = append(s.stalls, result.Stall{Offset: off, Max: late})
+	s.stalls = append(s.stalls, result.Stall{Offset: at})
+	f(&s.stalls[len(s.stalls)-1])
 	sort.Slice(s.stalls, func(a, b int) bool { return s.stalls[a].Offset < s.stalls[b].Offset })
 }
 
@@ -75,17 +81,7 @@ func longestWait(before, after map[string]int64) time.Duration {
 
 // noteRunQueue keeps the longest run-queue wait of interval at, when it matters.
 func (s *Sampler) noteRunQueue(at, wait time.Duration) {
-	if wait < minStall {
-		return
+	if wait >= minStall {
+		s.keepStall(at, func(st *result.Stall) { st.RunQueue = max(st.RunQueue, wait) })
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range s.stalls {
-		if s.stalls[i].Offset == at {
-			s.stalls[i].RunQueue = max(s.stalls[i].RunQueue, wait)
-			return
-		}
-	}
-	s.stalls = append(s.stalls, result.Stall{Offset: at, RunQueue: wait})
-	sort.Slice(s.stalls, func(a, b int) bool { return s.stalls[a].Offset < s.stalls[b].Offset })
 }
