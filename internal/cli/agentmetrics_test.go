@@ -7,6 +7,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/record"
+	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -18,7 +19,7 @@ func TestAgentRunMetricsIntervalIsTheEngines(t *testing.T) {
 	s := &spec.Spec{Version: spec.Version, Faults: spec.Faults{Exec: []string{"1s:true"}},
 		Workloads: []spec.Workload{{Config: &spec.Pub{Subject: "m"}}}}
 	m := live.NewMetrics(1)
-	startAgentRunMetrics(m, "c", "001-r1", s)
+	m.StartRun("c", "001-r1", runner.SeriesInterval(s)) // what runner tells a coordinated run's metrics
 	sink, err := live.Open("", m)
 	if err != nil {
 		t.Fatal(err)

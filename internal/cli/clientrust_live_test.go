@@ -21,6 +21,7 @@ import (
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/version"
 )
 
@@ -42,11 +43,11 @@ func startRustAgents(t *testing.T, bin, url string, n int) []coord.Agent {
 	t.Helper()
 	label := fmt.Sprintf("natsperf-run=live%d", time.Now().UnixNano())
 	for range n {
-		a, err := startRustAgent(bin, connect.Settings{Servers: url}, label)
+		a, err := rustbin.StartAgent(bin, connect.Settings{Servers: url}, label)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(a.stop)
+		t.Cleanup(a.Stop)
 	}
 	nc, err := nats.Connect(url)
 	if err != nil {

@@ -289,11 +289,11 @@ func TestClientRustRefusesWhatItDoesNotRun(t *testing.T) {
 func TestRustAgentSpeaksTheProtocol(t *testing.T) {
 	bin := rustBinary(t)
 	s := natstest.Server(t, nil)
-	agent, err := startRustAgent(bin, connect.Settings{Servers: s.ClientURL()}, "natsperf-run=proto")
+	agent, err := rustbin.StartAgent(bin, connect.Settings{Servers: s.ClientURL()}, "natsperf-run=proto")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer agent.stop()
+	defer agent.Stop()
 	nc, err := nats.Connect(s.ClientURL())
 	if err != nil {
 		t.Fatal(err)
@@ -546,11 +546,11 @@ func TestAgentsChosenByClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer goAgent.Close()
-	rust, err := startRustAgent(bin, connect.Settings{Servers: s.ClientURL()}, "natsperf-run=choose")
+	rust, err := rustbin.StartAgent(bin, connect.Settings{Servers: s.ClientURL()}, "natsperf-run=choose")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rust.stop()
+	defer rust.Stop()
 	nc, err := nats.Connect(s.ClientURL())
 	if err != nil {
 		t.Fatal(err)

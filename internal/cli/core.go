@@ -277,8 +277,8 @@ in the percentiles instead of silently lowering the rate.`,
 // requester), that the embedded server it just started is reachable by nobody else: a user
 // who ran 'sub' and 'pub' in two terminals without -s otherwise waits forever or reads
 // "no responders" and blames the subject.
-func warnPrivate(w io.Writer, t *target, command string) {
-	if t.Embedded == nil {
+func warnPrivate(w io.Writer, embedded bool, command string) {
+	if !embedded {
 		return
 	}
 	other, ok := map[string]string{

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,11 +9,8 @@ import (
 	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/agentproto"
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/coord"
-	"github.com/natsperf/natsperf/internal/progress"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/version"
-	"github.com/natsperf/natsperf/spec"
+	"github.com/natsperf/natsperf/runner"
 )
 
 // distFlags are a distributed run's flags (--agents ...), on every command that runs a Spec.
@@ -32,7 +26,7 @@ func (d *distFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&d.agents, "agents", "", "run across natsperf agents: a number (--agents 3) or a label selector (--agents zone=a,tier=x); see 'natsperf agent'")
 	f.StringVar(&d.control, "control", "", "the NATS server the agents listen on (default: the -s server)")
 	f.DurationVar(&d.wait, "agents-wait", 30*time.Second, "how long to wait for the agents asked for")
-	f.StringVar(&d.onLoss, "on-agent-loss", coord.OnLossStop, "when an agent stops answering: stop the run, or continue with the others (the Result is partial either way)")
+	f.StringVar(&d.onLoss, "on-agent-loss", runner.OnLossStop, "when an agent stops answering: stop the run, or continue with the others (the Result is partial either way)")
 	d.fs = append(d.fs, f)
 }
 
@@ -59,98 +53,16 @@ func (a *app) distributedCheck() error {
 		}
 		return nil
 	}
-	if d.onLoss != coord.OnLossStop && d.onLoss != coord.OnLossContinue {
+	if d.onLoss != runner.OnLossStop && d.onLoss != runner.OnLossContinue {
 		return usagef("--on-agent-loss must be stop or continue, got %q", d.onLoss)
 	}
 	if d.wait <= 0 {
 		return usagef("--agents-wait must be positive, got %v", d.wait)
 	}
-	if _, _, err := coord.Parse(d.agents); err != nil {
+	if err := runner.CheckAgents(d.agents); err != nil {
 		return usageError{err}
 	}
 	return nil
-}
-
-// runDistributed runs s across agents (coord) and renders the merged Result.
-func (a *app) runDistributed(cmd *cobra.Command, s *spec.Spec, hist string) error {
-	if err := a.distributedCheck(); err != nil {
-		return err
-	}
-	if err := s.Validate(); err != nil {
-		return usageError{err}
-	}
-	if err := checkOutputFile("-o", a.out.File); err != nil {
-		return err
-	}
-	if err := checkOutputFile("--csv", a.csvFile); err != nil {
-		return err
-	}
-	cfg, err := a.coordConfig(s, true)
-	if err != nil {
-		return err
-	}
-	ctx := runCtx(cmd)
-	res, err := coord.Run(ctx, s, cfg)
-	return a.coordinated(ctx, res, err, hist)
-}
-
-// coordinated ends a run the coordinator made: a request the agents refused is bad input (exit
-// 2), one stopped before it started is interrupted, and a Result is printed and its --hist saved.
-func (a *app) coordinated(ctx context.Context, res *result.Result, err error, hist string) error {
-	if err != nil {
-		var in coord.InputError
-		switch {
-		case errors.As(err, &in):
-			return usageError{err}
-		case ctx.Err() != nil:
-			fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
-			return exitCode(exitInterrupted)
-		}
-		return err
-	}
-	err = a.render(res, nil)
-	if herr := a.saveHist(hist, res); herr != nil && err == nil {
-		err = herr
-	}
-	return err
-}
-
-// coordConfig is the coordinator's configuration from the command line's flags.
-func (a *app) coordConfig(s *spec.Spec, bars bool) (coord.Config, error) {
-	count, selector, _ := coord.Parse(a.dist.agents)
-	control, err := controlSettings(a.conn.s, a.dist.control, a.streams.Env)
-	if err != nil {
-		return coord.Config{}, err
-	}
-	cfg := coord.Config{
-		Control: control, Count: count, Selector: selector, Wait: a.dist.wait, OnLoss: a.dist.onLoss,
-		Version: version.String(), Log: a.streams.Err,
-		Secrets: agentproto.Secrets{Password: string(s.Target.Password), Token: string(s.Target.Token)},
-	}
-	cfg.Client = "go" // a Go Spec to natsperf agents, a --client rust one to natsperf-rust agents
-	if usesRust(s) {
-		cfg.Client = "rust"
-	}
-	if bars && a.streams.IsTerminal && !a.out.NoProgress {
-		cfg.Progress = progress.Bars{W: a.streams.Err}
-	}
-	return cfg, nil
-}
-
-// controlSettings is the connection to the agents' control server: the connection flags, with
-// --control as the server (else the target's).
-func controlSettings(conn connect.Settings, control string, env connect.Env) (connect.Settings, error) {
-	if control != "" {
-		conn.Servers, conn.Context = control, ""
-	}
-	resolved, specified, err := connect.Resolve(conn, env)
-	if err != nil {
-		return connect.Settings{}, usageError{err}
-	}
-	if !specified {
-		return connect.Settings{}, usagef("runs across agents need --control URL (the NATS server the agents listen on) or -s")
-	}
-	return resolved, nil
 }
 
 func (a *app) agentCmd() *cobra.Command {
@@ -183,9 +95,9 @@ started with --allow-exec. The protocol is docs/agent-protocol.md.`,
 			if err != nil {
 				return usageError{err}
 			}
-			control, err := controlSettings(a.conn.s, controlFlag(cmd), a.streams.Env)
+			control, err := connect.Control(a.conn.s, controlFlag(cmd), a.streams.Env)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			if !specified { // an agent never loads a private embedded server
 				target = control

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/runopts"
 )
 
 // connFlags are the nats CLI's connection flags.
@@ -88,7 +88,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 
 // benchFlags are the flags every benchmark command has, named as nats bench names them: the
 // engine's echo of them in a Result, so the flags and the echo are one definition.
-type benchFlags engine.BenchSettings
+type benchFlags runopts.BenchSettings
 
 const (
 	defaultMsgs = 100_000
@@ -118,7 +118,7 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages; with --msgs too: whichever ends first)")
 	}
 	if receiver {
-		f.DurationVar(&b.IdleTimeout, "idle-timeout", engine.DefaultIdleTimeout, "once messages have started, end a receiver that gets nothing for this long")
+		f.DurationVar(&b.IdleTimeout, "idle-timeout", runopts.DefaultIdleTimeout, "once messages have started, end a receiver that gets nothing for this long")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/spec"
@@ -87,11 +88,11 @@ func (a *app) latencySpec(lf latencyFlags) (*specRun, error) {
 	if err := lf.validate(); err != nil {
 		return nil, err
 	}
-	target := specTarget(a.conn.s)
+	target := connect.SpecTarget(a.conn.s)
 	c := &spec.Latency{Subject: lf.Subject}
 	if lf.ServerB != "" {
 		// Server B uses the target's credentials; ones written in its URL join them there.
-		c.ServerB = withoutUserinfo(lf.ServerB, &target)
+		c.ServerB = connect.MoveUserinfo(lf.ServerB, &target)
 	}
 	if lf.Size != stamp.Size {
 		c.Size = spec.Size(lf.Size)

@@ -131,7 +131,7 @@ type app struct {
 	builders map[*cobra.Command]specBuilder
 	building specBuilder // made by specRunE, filed by specCommand
 	dist     distFlags   // --agents and friends (distributed.go)
-	client   clientFlags // --client go|rust (client.go)
+	client   clientFlags // --client go|rust (clientflags.go)
 }
 
 // args checks positional arguments with a usage error.

@@ -17,6 +17,7 @@ import (
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/runner"
 )
 
 // runFlags are the run command's own flags.
@@ -162,8 +163,8 @@ func (a *app) runScenario(ctx context.Context, sc *scenario.Scenario, set map[st
 		defer stop()
 	}
 	fmt.Fprintf(a.streams.Out, "Scenario %s: %d cells x %d repetitions = %d runs (%d to do), Results in %s\n", sc.Name, len(sc.Cells), reps, total, todo, dir)
-	tg := &scenarioTargets{a: a}
-	defer tg.close()
+	tg := &runner.Targets{Log: a.streams.Out}
+	defer tg.Close()
 	started := time.Now()
 	done, failed := 0, 0
 	for ci, c := range sc.Cells {

@@ -3,18 +3,19 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"net/url"
+	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/progress"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/runopts"
+	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -24,7 +25,7 @@ import (
 func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Config) *spec.Spec {
 	s := &spec.Spec{
 		Version: spec.Version,
-		Target:  specTarget(a.conn.s),
+		Target:  connect.SpecTarget(a.conn.s),
 		Workloads: []spec.Workload{{
 			Clients: clients,
 			Pacing: spec.Pacing{
@@ -46,25 +47,6 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 	return s
 }
 
-// specTarget is the connection flags as a spec target; secrets go in (a spec written out
-// shows them redacted).
-func specTarget(c connect.Settings) spec.Target {
-	t := spec.Target{
-		Context: c.Context, Creds: c.Creds, NKey: c.NKey, User: c.User,
-		Password: spec.Secret(c.Password), Token: spec.Secret(c.Token),
-		TLSCert: c.TLSCert, TLSKey: c.TLSKey, TLSCA: c.TLSCA, TLSFirst: c.TLSFirst, TLSInsecure: c.TLSInsecure,
-	}
-	for _, u := range strings.Split(c.Servers, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			t.Servers = append(t.Servers, withoutUserinfo(u, &t))
-		}
-	}
-	if c.ConnectTimeout != connect.DefaultConnectTimeout {
-		t.ConnectTimeout = spec.Duration(c.ConnectTimeout)
-	}
-	return t
-}
-
 // size is --size for a spec: zero when left at its default.
 func size(bf benchFlags, fs *pflag.FlagSet) spec.Size {
 	if fs.Changed("size") {
@@ -79,32 +61,6 @@ func multiMax(sf subjectFlags, fs *pflag.FlagSet) int {
 		return sf.MultiSubjectMax
 	}
 	return 0
-}
-
-// withoutUserinfo moves credentials out of a server URL into t's fields (a Spec keeps no
-// credentials in URLs, and writes secrets redacted). A URL that does not parse is kept
-// redacted: the Spec's validation names it without its secret.
-func withoutUserinfo(raw string, t *spec.Target) string {
-	s := raw
-	if !strings.Contains(s, "://") {
-		s = "nats://" + s
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return connect.RedactURL(raw)
-	}
-	if u.User == nil {
-		return raw
-	}
-	if p, ok := u.User.Password(); ok {
-		if t.User == "" && t.Password == "" {
-			t.User, t.Password = u.User.Username(), spec.Secret(p)
-		}
-	} else if t.Token == "" {
-		t.Token = spec.Secret(u.User.Username())
-	}
-	u.User = nil
-	return u.String()
 }
 
 // idle is --idle-timeout for a spec: zero when left at its default.
@@ -162,19 +118,14 @@ func (a *app) specRunE(build specBuilder) func(*cobra.Command, []string) error {
 	}
 }
 
-// runSpec hands a command line's Spec to the engine and renders its Result.
+// runSpec hands a command line's Spec to the runner (in this process, through natsperf-rust,
+// or across agents, as the flags say) and renders its Result.
 func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 	if err := a.distributedCheck(); err != nil {
 		return err
 	}
-	if err := clientCheck(sr.spec); err != nil {
+	if err := a.clientBinCheck(sr.spec); err != nil {
 		return err
-	}
-	if usesRust(sr.spec) {
-		return a.runRust(cmd, sr)
-	}
-	if a.dist.agents != "" {
-		return a.runDistributed(cmd, sr.spec, sr.hist)
 	}
 	if err := checkOutputFile("-o", a.out.File); err != nil {
 		return err
@@ -183,28 +134,41 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 		return err
 	}
 	ctx := runCtx(cmd)
-	o := engine.Options{Env: a.streams.Env, Warn: a.streams.Err, Logf: a.logf(), Hist: sr.hist, Connection: sr.conn}
+	o := a.runOptions(sr.conn)
+	o.CLI.Warn, o.CLI.Logf, o.CLI.Hist = a.streams.Err, a.logf(), sr.hist
 	if a.streams.IsTerminal && !a.out.NoProgress {
-		o.Progress = progress.Bars{W: a.streams.Err}
+		o.CLI.Progress = progress.Bars{W: a.streams.Err}
 	}
-	r, err := engine.Prepare(ctx, sr.spec, o)
+	var text func(io.Writer, *result.Result) error // the kind's own layout (latency's)
+	o.CLI.Prepared = func(p runopts.Prepared) {
+		warnPrivate(a.streams.Err, p.Embedded, p.Command)
+		text = p.Text
+	}
+	res, err := runner.Run(ctx, sr.spec, o)
 	if err != nil {
-		return a.engineError(ctx.Err(), err)
+		return a.runError(ctx.Err(), err)
 	}
-	defer r.Close()
-	warnPrivate(a.streams.Err, r.Target, r.Plan.Command)
-	r.Start(time.Time{})
-	res := r.Wait()
-	err = a.render(res, r.Text)
+	err = a.render(res, text)
 	if herr := a.saveHist(sr.hist, res); herr != nil && err == nil {
 		err = herr
 	}
 	return err
 }
 
-// engineError maps what the engine returned before a run to the command line's exit codes.
-func (a *app) engineError(ctxErr, err error) error {
-	var in engine.InputError
+// runOptions are the runner's options from the command line's flags: where the run goes
+// (--agents ..., --client-bin) and its connection flags (conn: the run's own, nil for a
+// Spec's target).
+func (a *app) runOptions(conn *connect.Settings) runner.Options {
+	return runner.Options{
+		Agents: a.dist.agents, Control: a.dist.control, AgentsWait: a.dist.wait, OnAgentLoss: a.dist.onLoss,
+		RustBin: a.client.bin,
+		CLI:     &runopts.CLI{Env: a.streams.Env, Connection: conn, Flags: &a.conn.s},
+	}
+}
+
+// runError maps what the runner returned before a run to the command line's exit codes.
+func (a *app) runError(ctxErr, err error) error {
+	var in runner.InputError
 	switch {
 	case errors.As(err, &in):
 		return usageError{err}
@@ -258,7 +222,7 @@ func (a *app) runSpecFile(cmd *cobra.Command, path string, rf runFlags) error {
 	}
 	// -s or --context wins over the Spec's target, as over a scenario file's (cellSpec).
 	if cli := a.conn.s; cli.Servers != "" || cli.Context != "" {
-		s.Target = specTarget(cli)
+		s.Target = connect.SpecTarget(cli)
 	}
 	// Secrets are never in a spec: the command line gives them.
 	if p := a.conn.s.Password; p != "" {

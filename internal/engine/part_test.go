@@ -66,7 +66,7 @@ func TestPartsSplitClientsAndIDsNeverOverlap(t *testing.T) {
 	srv := natstest.Server(t, nil)
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}},
 		Workloads: []spec.Workload{{Clients: 10, Pacing: spec.Pacing{Msgs: 1003}, Config: &spec.Pub{Subject: "ids.test"}}}}
-	whole, err := Plan(context.Background(), s, Options{IDBase: 8192})
+	whole, err := assemble(context.Background(), s, Options{IDBase: 8192})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestPartsSplitClientsAndIDsNeverOverlap(t *testing.T) {
 		seen := map[uint32]int{}
 		var sum int64
 		for p := range count {
-			r, err := Plan(context.Background(), s, Options{IDBase: 8192, Part: &Part{Index: p, Count: count}})
+			r, err := assemble(context.Background(), s, Options{IDBase: 8192, Part: &Part{Index: p, Count: count}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func TestPartsSplitInstancesWhole(t *testing.T) {
 		Workloads: []spec.Workload{{Name: "pod", Instances: 4, Clients: 2, Config: &spec.Pub{Subject: "inst.test"}}}}
 	want := [][]string{{"pod1/pub"}, {"pod2/pub"}, {"pod3/pub", "pod4/pub"}}
 	for p := range 3 {
-		r, err := Plan(context.Background(), s, Options{IDBase: 4096, Part: &Part{Index: p, Count: 3}})
+		r, err := assemble(context.Background(), s, Options{IDBase: 4096, Part: &Part{Index: p, Count: 3}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -110,7 +110,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			return nil, InputError{fmt.Errorf("%s with client rust runs through natsperf-rust agents (natsperf --client rust), not in this engine", w.Kind())}
 		}
 	}
-	r, err := Plan(ctx, s, o)
+	r, err := assemble(ctx, s, o)
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +129,9 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	return r, nil
 }
 
-// Plan is Prepare up to the bench.Plan: the target is open and the workloads are built, but
-// no client is connected. Close releases it.
-func Plan(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
+// assemble is Prepare up to the bench.Plan: the target is open, the setup made and the
+// workloads built, but no client is connected. Close releases it.
+func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	started := time.Now()
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
@@ -347,14 +347,8 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if f.Plan.NeedsCluster() {
 		eo.Nodes = 3
 	}
-	replicas := 1 // a replicated stream or bucket needs a cluster of its size
-	for _, st := range s.Setup.Streams {
-		replicas = max(replicas, st.Replicas)
-	}
-	for _, b := range s.Setup.Buckets {
-		replicas = max(replicas, b.Replicas)
-	}
-	if replicas > 1 {
+	// a replicated stream or bucket needs a cluster of its size
+	if replicas := SetupReplicas(s); replicas > 1 {
 		eo.Nodes = max(eo.Nodes, 3, replicas)
 	}
 	if e := s.Target.Embedded; e != nil && e.Nodes > 0 {
@@ -367,6 +361,16 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	return OpenTarget(ctx, settings, TargetOptions{
 		Env: o.Env, Embedded: eo, Warn: o.Warn, ForceEmbedded: s.Target.Embedded != nil,
 	})
+}
+
+// SetupReplicas is the most replicas a stream or bucket of s's setup asks for (1 at least): an
+// embedded target is sized for it.
+func SetupReplicas(s *spec.Spec) int {
+	replicas := 1
+	for _, r := range resources(s) {
+		replicas = max(replicas, r.replicas())
+	}
+	return replicas
 }
 
 // idleTimeout is a receiver kind's own idle timeout (0: the default).

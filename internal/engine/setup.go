@@ -15,27 +15,90 @@ import (
 // setupTeardownTimeout bounds deleting what the setup created, also after Ctrl-C.
 const setupTeardownTimeout = 30 * time.Second
 
-// needsSetup reports whether s asks for setup of its own before the workloads are built:
-// streams to recreate, buckets to create (a scenario cell's setup). The streams and buckets
-// a workload names are set up by its kind.
-func needsSetup(s *spec.Spec) bool {
+// resource is one thing a Spec's own setup makes before the workloads start (a scenario
+// cell's streams and buckets), with its one behaviour: whether this run makes it, how it is
+// made (and what is said when it cannot be), how it is undone after, and how many replicas
+// an embedded target needs for it. A new kind of resource (an object store) is one type
+// here and one line in resources. The streams and buckets a workload names are set up by its
+// kind.
+type resource interface {
+	// wanted says this run makes it (a stream to recreate, a bucket to create).
+	wanted() bool
+	// make creates it on jsc; warning says why an existing one is used as it is; undo, when
+	// not nil, deletes it after the run (what this run created and was asked to delete).
+	make(ctx context.Context, jsc jetstream.JetStream) (warning string, undo func(context.Context), err error)
+	// replicas is what it asks of the cluster (1 at least).
+	replicas() int
+}
+
+// resources are s's setup, in the order it is made: streams, then buckets.
+func resources(s *spec.Spec) []resource {
+	var out []resource
 	for _, st := range s.Setup.Streams {
-		if st.Recreate {
-			return true
-		}
+		out = append(out, setupStream(st))
 	}
 	for _, b := range s.Setup.Buckets {
-		if b.Create {
+		out = append(out, setupBucket(b))
+	}
+	return out
+}
+
+// setupStream is a setup stream: recreated, so the run starts empty with these settings.
+type setupStream spec.Stream
+
+func (st setupStream) wanted() bool  { return st.Recreate }
+func (st setupStream) replicas() int { return max(st.Replicas, 1) }
+
+// make replaces a stream natsperf created earlier; someone else's is used as it is.
+func (st setupStream) make(ctx context.Context, jsc jetstream.JetStream) (string, func(context.Context), error) {
+	if old, err := jsc.Stream(ctx, st.Name); err == nil {
+		if !js.Marked(old.CachedInfo().Config.Metadata) {
+			return fmt.Sprintf("stream %s exists and was not created by natsperf: used as it is", st.Name), nil, nil
+		}
+		if err := jsc.DeleteStream(ctx, st.Name); err != nil {
+			return "", nil, fmt.Errorf("replace stream %s: %w", st.Name, err)
+		}
+	}
+	if _, _, err := js.EnsureStream(ctx, jsc, streamSpec(spec.Stream(st), st.Subjects, true)); err != nil {
+		return "", nil, err
+	}
+	waitLeader(ctx, jsc, st.Name)
+	if !st.DeleteAfter {
+		return "", nil, nil
+	}
+	name := st.Name
+	return "", func(ctx context.Context) { _ = jsc.DeleteStream(ctx, name) }, nil
+}
+
+// setupBucket is a setup KV bucket: created when missing.
+type setupBucket spec.Bucket
+
+func (b setupBucket) wanted() bool  { return b.Create }
+func (b setupBucket) replicas() int { return max(b.Replicas, 1) }
+
+func (b setupBucket) make(ctx context.Context, jsc jetstream.JetStream) (string, func(context.Context), error) {
+	storage, _ := js.ParseStorage(strOr(b.Storage, "file"))
+	bk, _, err := js.EnsureBucket(ctx, jsc, js.BucketSpec{Name: b.Name, Storage: storage, Replicas: max(b.Replicas, 1), History: max(b.History, 1)})
+	if err != nil || !bk.Created || !b.DeleteAfter {
+		return "", nil, err
+	}
+	name := b.Name
+	return "", func(ctx context.Context) { _ = jsc.DeleteKeyValue(ctx, name) }, nil
+}
+
+// needsSetup reports whether s asks for setup of its own before the workloads are built.
+func needsSetup(s *spec.Spec) bool {
+	for _, r := range resources(s) {
+		if r.wanted() {
 			return true
 		}
 	}
 	return false
 }
 
-// setup creates s's Recreate streams and Create buckets before the workloads are built. A
-// stream natsperf created earlier is replaced, so the run starts empty with these settings;
-// someone else's is used as it is, with a warning (kept for the Result). The returned teardown
-// deletes what this run created and asked to be deleted after (DeleteAfter).
+// setup makes s's wanted resources before the workloads are built; what it could only use as
+// it is comes back as warnings (kept for the Result). The returned teardown deletes what this
+// run created and asked to be deleted after (DeleteAfter).
 func setup(ctx context.Context, t *Target, s *spec.Spec) (warnings []string, teardown func(), err error) {
 	sctx, cancel := setupCtx(ctx)
 	defer cancel()
@@ -57,40 +120,19 @@ func setup(ctx context.Context, t *Target, s *spec.Spec) (warnings []string, tea
 		cancel()
 		nc.Close()
 	}
-	for _, st := range s.Setup.Streams {
-		if !st.Recreate {
+	for _, r := range resources(s) {
+		if !r.wanted() {
 			continue
 		}
-		if old, err := jsc.Stream(sctx, st.Name); err == nil {
-			if !js.Marked(old.CachedInfo().Config.Metadata) {
-				warnings = append(warnings, fmt.Sprintf("stream %s exists and was not created by natsperf: used as it is", st.Name))
-				continue
-			}
-			if err := jsc.DeleteStream(sctx, st.Name); err != nil {
-				return warnings, teardown, fmt.Errorf("replace stream %s: %w", st.Name, err)
-			}
+		warning, undo, err := r.make(sctx, jsc)
+		if warning != "" {
+			warnings = append(warnings, warning)
 		}
-		if _, _, err := js.EnsureStream(sctx, jsc, streamSpec(st, st.Subjects, true)); err != nil {
-			return warnings, teardown, err
+		if undo != nil {
+			created = append(created, undo)
 		}
-		waitLeader(sctx, jsc, st.Name)
-		if st.DeleteAfter {
-			name := st.Name
-			created = append(created, func(ctx context.Context) { _ = jsc.DeleteStream(ctx, name) })
-		}
-	}
-	for _, b := range s.Setup.Buckets {
-		if !b.Create {
-			continue
-		}
-		storage, _ := js.ParseStorage(strOr(b.Storage, "file"))
-		bk, _, err := js.EnsureBucket(sctx, jsc, js.BucketSpec{Name: b.Name, Storage: storage, Replicas: max(b.Replicas, 1), History: max(b.History, 1)})
 		if err != nil {
 			return warnings, teardown, err
-		}
-		if bk.Created && b.DeleteAfter {
-			name := b.Name
-			created = append(created, func(ctx context.Context) { _ = jsc.DeleteKeyValue(ctx, name) })
 		}
 	}
 	return warnings, teardown, nil

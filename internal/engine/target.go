@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -143,15 +142,4 @@ func (t *Target) Close() {
 }
 
 // Settings are a spec target's connection settings, as the flags would give them.
-func Settings(t spec.Target) connect.Settings {
-	ct := t.ConnectTimeout.D()
-	if ct == 0 {
-		ct = connect.DefaultConnectTimeout
-	}
-	return connect.Settings{
-		Servers: strings.Join(t.Servers, ","), Context: t.Context, Creds: t.Creds, NKey: t.NKey,
-		User: t.User, Password: string(t.Password), Token: string(t.Token),
-		TLSCert: t.TLSCert, TLSKey: t.TLSKey, TLSCA: t.TLSCA, TLSFirst: t.TLSFirst, TLSInsecure: t.TLSInsecure,
-		ConnectTimeout: ct,
-	}
-}
+func Settings(t spec.Target) connect.Settings { return connect.FromSpec(t) }

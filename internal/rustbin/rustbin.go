@@ -1,5 +1,5 @@
 // Package rustbin finds natsperf-rust, the async-nats client agent built from clients/rust:
-// natsperf's --client rust starts it, and the cross-language tests in internal/rustclient
+// natsperf's --client rust starts its agent (StartAgent), and the cross-language tests in internal/rustclient
 // run it (they import internal/cli, so the finding lives here, below both).
 package rustbin
 

@@ -21,13 +21,14 @@ import (
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 // rustBin is natsperf-rust, or the test is skipped with the reason.
 func rustBin(t *testing.T) string {
 	t.Helper()
-	p, err := Find(filepath.Join("..", ".."))
+	p, err := rustbin.Find(filepath.Join("..", ".."))
 	if err != nil {
 		t.Skipf("cross-language test needs the Rust client: %v", err)
 	}

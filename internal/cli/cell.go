@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/runopts"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -63,87 +65,38 @@ func (a *app) checkWorkloadArgs(args []string) error {
 	return err
 }
 
-// cellSpec is a cell as the Spec the engine runs, with the connection settings to use: the
-// command line's -s or --context win over the file's target, whose TLS switches the command
-// line may add to; with neither, NATS_URL or the nats context, else an embedded server.
+// cellSpec is a cell as the Spec the runner runs, with the connection settings to use: the
+// command line's -s or --context win over the file's target (scenario.Cell.Spec made it the
+// Spec's), whose TLS switches the command line may add to; with neither, NATS_URL or the nats
+// context, else an embedded server.
 func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Settings, error) {
 	s, err := c.Spec(a.workloadSpec, keep)
 	if err != nil {
 		return nil, nil, err
 	}
-	cli, tg := a.conn.s, c.File.Target
+	cli := a.conn.s
 	var conn connect.Settings
 	switch {
 	case cli.Servers != "" || cli.Context != "":
 		conn = cli
-	case tg.Embedded != nil:
+	case s.Target.Embedded != nil:
 		return s, nil, nil
-	case tg.Servers != "" || tg.Context != "":
-		conn = connect.Settings{Servers: tg.Servers, Context: tg.Context, User: tg.User, Password: tg.Password,
-			Token: tg.Token, Creds: tg.Creds, NKey: tg.NKey, TLSCert: tg.TLSCert, TLSKey: tg.TLSKey, TLSCA: tg.TLSCA,
-			TLSFirst: tg.TLSFirst || cli.TLSFirst, TLSInsecure: tg.TLSInsecure || cli.TLSInsecure,
-			ConnectTimeout: cli.ConnectTimeout}
+	case len(s.Target.Servers) > 0 || s.Target.Context != "":
+		conn = connect.FromSpec(s.Target)
+		conn.TLSFirst, conn.TLSInsecure = conn.TLSFirst || cli.TLSFirst, conn.TLSInsecure || cli.TLSInsecure
+		conn.ConnectTimeout = cli.ConnectTimeout
 	default:
 		conn = cli
 	}
-	s.Target = specTarget(conn)
+	s.Target = connect.SpecTarget(conn)
 	return s, &conn, nil
 }
 
-// scenarioTargets keeps one target while consecutive cells ask for the same one. A cell with
-// faults gets a target of its own, closed after it: a killed or paused node must not carry
-// over to the next cell.
-type scenarioTargets struct {
-	a   *app
-	key string
-	t   *engine.Target
-}
-
-func (s *scenarioTargets) get(ctx context.Context, sp *spec.Spec, conn *connect.Settings) (*engine.Target, func(), error) {
-	replicas := 1 // an embedded target is sized for the setup's replicas
-	for _, st := range sp.Setup.Streams {
-		replicas = max(replicas, st.Replicas)
-	}
-	for _, bk := range sp.Setup.Buckets {
-		replicas = max(replicas, bk.Replicas)
-	}
-	b, _ := json.Marshal(struct {
-		T spec.Target
-		C *connect.Settings
-		R int
-	}{sp.Target, conn, replicas})
-	key, faults := string(b), len(sp.Faults.Inject) > 0
-	if s.t != nil && key == s.key && !faults {
-		return s.t, func() {}, nil
-	}
-	s.close()
-	var warn bytes.Buffer // the scenario says "Target:" instead
-	t, err := engine.OpenSpecTarget(ctx, sp, engine.Options{Env: s.a.streams.Env, Warn: &warn, Connection: conn})
-	if err != nil {
-		return nil, nil, err
-	}
-	if t.Embedded != nil {
-		fmt.Fprintf(s.a.streams.Out, "Target: %s\n", t.Embedded.Describe())
-	}
-	t.Shared = true
-	if faults {
-		return t, func() { t.Shared = false; t.Close() }, nil
-	}
-	s.t, s.key = t, key
-	return t, func() {}, nil
-}
-
-func (s *scenarioTargets) close() {
-	if s.t != nil && s.t.Embedded != nil {
-		s.t.Embedded.Shutdown()
-	}
-	s.t = nil
-}
-
-// runOnce runs one repetition of a cell: its Spec through the engine, as a command's (setup,
-// one start barrier, post-run state, teardown), then its Result file. The returned IndexRun
-// has Stop "" when it could not start.
-func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Scenario, c scenario.Cell, rep int, dir string, rf runFlags, metrics *live.Metrics) scenario.IndexRun {
+// runOnce runs one repetition of a cell: its Spec through the runner, as a command's (setup
+// once, one start barrier, post-run state, teardown; here, through natsperf-rust or across
+// agents), then its Result file. Consecutive cells share a target (tg). The returned
+// IndexRun has Stop "" when it could not start.
+func (a *app) runOnce(ctx context.Context, tg *runner.Targets, sc *scenario.Scenario, c scenario.Cell, rep int, dir string, rf runFlags, metrics *live.Metrics) scenario.IndexRun {
 	name := scenario.RunName(c, rep)
 	ir := scenario.IndexRun{Repetition: rep, Result: name + ".json", Start: time.Now().UTC()}
 	fail := func(err error) scenario.IndexRun {
@@ -163,45 +116,38 @@ func (a *app) runOnce(ctx context.Context, tg *scenarioTargets, sc *scenario.Sce
 	if err != nil {
 		return fail(err)
 	}
-	if a.dist.agents != "" {
-		return a.runCellDistributed(ctx, sc, c, rep, dir, s, conn, ir, fail, metrics)
-	}
-	if usesRust(s) {
-		return a.runCellRust(ctx, tg, sc, c, rep, dir, s, conn, ir, fail, metrics)
-	}
-	t, release, err := tg.get(ctx, s, conn)
-	if err != nil {
-		return fail(err)
-	}
-	defer release()
-	o := engine.Options{
-		Env: a.streams.Env, Target: t, Connection: conn,
-		Title:    fmt.Sprintf("Scenario %s, %s, repetition %d", sc.Name, c.Name, rep),
-		Settings: map[string]any{"scenario": scenarioInfo(sc, c, rep)},
-	}
+	// The intervals, live (also the agents', each client's series named after its agent:
+	// a1/pod1/pub/1): the series file and --metrics-addr.
 	sink, err := openCellSeries(c.File, s, dir, name, metrics, &ir)
 	if err != nil {
 		return fail(err)
 	}
+	o := a.runOptions(conn)
+	o.Targets = tg
+	o.CLI.Title = fmt.Sprintf("Scenario %s, %s, repetition %d", sc.Name, c.Name, rep)
+	o.CLI.Settings = map[string]any{"scenario": scenarioInfo(sc, c, rep)}
 	if sink != nil {
 		o.Series = sink.C()
 	}
-	r, err := engine.Prepare(ctx, s, o)
-	if err == nil && metrics != nil {
-		metrics.StartRun(c.Name, name, r.Interval)
+	if metrics != nil {
+		o.CLI.Prepared = func(p runopts.Prepared) { metrics.StartRun(c.Name, name, p.Interval) }
 	}
-	var res *result.Result
-	if err == nil {
-		r.Start(time.Time{})
-		res = r.Wait()
-	}
+	res, err := runner.Run(ctx, s, o)
 	if sink != nil {
 		if serr := sink.Close(); serr != nil && err == nil {
 			err = serr
 		}
 	}
-	if err != nil {
+	var in runner.InputError
+	switch {
+	case err != nil && a.dist.agents != "" && !errors.As(err, &in):
+		return fail(fmt.Errorf("across agents: %w", err))
+	case err != nil:
 		return fail(err)
+	case a.dist.agents != "":
+		return a.recordCell(dir, ir, res, fmt.Sprintf(" (%d agents)", len(res.Distributed.Agents)), " ("+name+")")
+	case runner.UsesRust(s):
+		return a.recordCell(dir, ir, res, " (natsperf-rust)", " ("+name+")")
 	}
 	return a.recordCell(dir, ir, res, "", "")
 }
@@ -223,27 +169,6 @@ func (a *app) recordCell(dir string, ir scenario.IndexRun, res *result.Result, t
 	}
 	fmt.Fprintf(a.streams.Out, "  %s%s\n", line, where)
 	return ir
-}
-
-// withScenarioSettings adds the scenario's settings to a Result made by a part run (the Rust
-// agent's, the agents'), as a local cell's Result has them.
-func withScenarioSettings(res *result.Result, sc *scenario.Scenario, c scenario.Cell, rep int) {
-	var settings map[string]any
-	if json.Unmarshal(res.Settings, &settings) != nil || settings == nil {
-		settings = map[string]any{}
-	}
-	settings["scenario"] = scenarioInfo(sc, c, rep)
-	res.Settings, _ = json.Marshal(settings)
-}
-
-// startAgentRunMetrics starts a cell's run on --metrics-addr (nil: not asked for) when agents
-// run it (natsperf-rust's, run --agents): at the width the agents' engines slice at
-// (engine.SeriesInterval).
-func startAgentRunMetrics(metrics *live.Metrics, cell, name string, s *spec.Spec) {
-	if metrics == nil {
-		return
-	}
-	metrics.StartRun(cell, name, engine.SeriesInterval(s))
 }
 
 // openCellSeries opens a cell's live interval records: its series file (named in the index

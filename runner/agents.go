@@ -1,0 +1,132 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/coord"
+	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/runopts"
+	"github.com/natsperf/natsperf/internal/version"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// CheckAgents checks an Options.Agents value: a number of agents, or labels k=v[,k=v].
+func CheckAgents(v string) error {
+	_, _, err := coord.Parse(v)
+	return err
+}
+
+// runAgents runs s across the agents o asks for: the Spec's setup made here once, then the
+// coordinator (discovery, version check, clock offsets, the two-phase start, loss
+// detection) and the merged Result.
+func runAgents(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
+	count, selector, err := coord.Parse(o.Agents)
+	if err != nil {
+		return nil, InputError{err}
+	}
+	if o.OnAgentLoss != "" && o.OnAgentLoss != OnLossStop && o.OnAgentLoss != OnLossContinue {
+		return nil, InputError{fmt.Errorf("on agent loss: want %s or %s, got %q", OnLossStop, OnLossContinue, o.OnAgentLoss)}
+	}
+	if o.AgentsWait < 0 {
+		return nil, InputError{fmt.Errorf("agents wait must be positive, got %v", o.AgentsWait)}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, InputError{err}
+	}
+	c := cliOf(o)
+	control, err := controlSettings(s, o, c)
+	if err != nil {
+		return nil, err
+	}
+	var warnings []string
+	if engine.NeedsSetup(s) {
+		// The agents load their own -s, which defaults to the control server: so does the
+		// setup, made here once, without a target of its own.
+		conn := c.Connection
+		if conn == nil || (conn.Servers == "" && conn.Context == "") {
+			conn = &control
+		}
+		t, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: c.Env, Connection: conn})
+		if err != nil {
+			return nil, inputError(err)
+		}
+		defer t.Close()
+		w, teardown, ws, err := setupOnce(ctx, t, s)
+		defer teardown()
+		if err != nil {
+			return nil, err
+		}
+		warnings, s = w, ws
+	}
+	cfg := coord.Config{
+		Control: control, Count: count, Selector: selector, Wait: o.AgentsWait, OnLoss: o.OnAgentLoss,
+		Version: version.String(), Log: c.Warn, Progress: c.Progress, Series: o.Series,
+		Client: "go", // a Go Spec to natsperf agents, a client rust one to natsperf-rust agents
+	}
+	if UsesRust(s) {
+		cfg.Client = "rust"
+	}
+	prepared(c, s)
+	res, err := coord.Run(ctx, s, cfg)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return finish(res, warnings, c), nil
+}
+
+// controlSettings is the connection to the agents' control server: the command line's
+// connection flags (a library's: the Spec's target), with o.Control as the server.
+func controlSettings(s *spec.Spec, o Options, c runopts.CLI) (connect.Settings, error) {
+	conn := connect.FromSpec(s.Target)
+	if c.Flags != nil {
+		conn = *c.Flags
+	}
+	control, err := connect.Control(conn, o.Control, c.Env)
+	if err != nil {
+		return connect.Settings{}, InputError{err}
+	}
+	return control, nil
+}
+
+// setupOnce makes s's own setup on t, once, for the parts that run elsewhere: they get s
+// without it (engine.WithoutSetup). teardown is never nil.
+func setupOnce(ctx context.Context, t *engine.Target, s *spec.Spec) (warnings []string, teardown func(), without *spec.Spec, err error) {
+	if !engine.NeedsSetup(s) {
+		return nil, func() {}, s, nil
+	}
+	w, td, err := engine.Setup(ctx, t, s)
+	if td == nil {
+		td = func() {}
+	}
+	if err != nil {
+		return nil, td, s, err
+	}
+	return w, td, engine.WithoutSetup(s), nil
+}
+
+// prepared tells the command line a coordinated run is about to start.
+func prepared(c runopts.CLI, s *spec.Spec) {
+	if c.Prepared != nil {
+		c.Prepared(runopts.Prepared{Interval: engine.SeriesInterval(s)})
+	}
+}
+
+// finish adds what the coordinating side knows to a coordinated Result: its setup's
+// warnings, and the settings a caller labels the run with.
+func finish(res *Result, warnings []string, c runopts.CLI) *Result {
+	res.Warnings = append(warnings, res.Warnings...)
+	if len(c.Settings) > 0 {
+		var settings map[string]any
+		if json.Unmarshal(res.Settings, &settings) != nil || settings == nil {
+			settings = map[string]any{}
+		}
+		for k, v := range c.Settings {
+			settings[k] = v
+		}
+		res.Settings, _ = json.Marshal(settings)
+	}
+	return res
+}

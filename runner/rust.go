@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nuid"
+
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/coord"
+	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/rustbin"
+	"github.com/natsperf/natsperf/internal/version"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// rustKinds are the workload kinds natsperf-rust runs.
+var rustKinds = []string{"pub", "sub", "service serve", "service request", "latency", "js pub sync", "js pub async"}
+
+// RustKinds are the workload kinds natsperf-rust runs (client rust).
+func RustKinds() []string { return slices.Clone(rustKinds) }
+
+// UsesRust says whether s runs through natsperf-rust (its workloads' client is rust).
+func UsesRust(s *spec.Spec) bool {
+	for _, w := range s.Workloads {
+		if w.Client == "rust" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkClient refuses Specs natsperf-rust does not run: other kinds, and Go and Rust
+// workloads in one run (one run is one engine).
+func checkClient(s *spec.Spec) error {
+	if !UsesRust(s) {
+		return nil
+	}
+	for _, w := range s.Workloads {
+		if w.Client != "rust" {
+			return InputError{fmt.Errorf("a run's workloads use one client library: %s is go, others rust", w.Kind())}
+		}
+		if !slices.Contains(rustKinds, w.Kind()) {
+			return InputError{fmt.Errorf("--client rust runs %s, not %s: use --client go", kindList(rustKinds), w.Kind())}
+		}
+	}
+	return nil
+}
+
+// kindList is "a, b and c".
+func kindList(k []string) string {
+	if len(k) < 2 {
+		return strings.Join(k, "")
+	}
+	return strings.Join(k[:len(k)-1], ", ") + " and " + k[len(k)-1]
+}
+
+// runRust runs s through a natsperf-rust agent started here for this run on the run's server
+// (the embedded one when no server is given), coordinated as a distributed run of one agent:
+// the Spec's setup made here first. The child agent is always stopped at the end (also on
+// cancellation and failure).
+func runRust(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
+	bin := o.RustBin
+	if bin == "" {
+		var err error
+		if bin, err = rustbin.Find("."); err != nil {
+			return nil, fmt.Errorf("--client rust: %w", err)
+		}
+	} else if fi, err := os.Stat(bin); err != nil || fi.IsDir() {
+		return nil, InputError{fmt.Errorf("natsperf-rust %s: no such file", bin)}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, InputError{err}
+	}
+	c := cliOf(o)
+	var t *engine.Target
+	if o.Targets != nil {
+		shared, release, err := o.Targets.get(ctx, s, c.Connection, c.Env)
+		if err != nil {
+			return nil, inputError(err)
+		}
+		defer release()
+		t = shared
+	} else {
+		own, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: c.Env, Warn: c.Warn, Connection: c.Connection})
+		if err != nil {
+			return nil, inputError(err)
+		}
+		defer own.Close()
+		t = own
+	}
+	warnings, teardown, s, err := setupOnce(ctx, t, s)
+	defer teardown()
+	if err != nil {
+		return nil, err
+	}
+	run := *s
+	run.Target = connect.SpecTarget(t.Settings)
+	run.Target.Embedded = nil
+	prepared(c, s)
+
+	id := nuid.Next()
+	agent, err := rustbin.StartAgent(bin, t.Settings, "natsperf-run="+id)
+	if err != nil {
+		return nil, err
+	}
+	defer agent.Stop()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { // an agent that dies ends the wait for it
+		select {
+		case <-agent.Done():
+			cancel()
+		case <-rctx.Done():
+		}
+	}()
+	cfg := coord.Config{
+		Control: t.Settings, Count: 1, Selector: map[string]string{"natsperf-run": id}, Client: "rust",
+		Wait: 30 * time.Second, OnLoss: coord.OnLossStop, Version: version.String(),
+		Progress: c.Progress, Series: o.Series,
+	}
+	res, err := coord.Run(rctx, &run, cfg)
+	if err != nil {
+		var in coord.InputError
+		if ctx.Err() == nil && agent.Exited() && !errors.As(err, &in) {
+			return nil, fmt.Errorf("natsperf-rust agent (%s) exited: %s", bin, agent.LastLine())
+		}
+		return nil, inputError(err)
+	}
+	return finish(res, warnings, c), nil
+}
