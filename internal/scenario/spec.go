@@ -101,13 +101,20 @@ func (t Target) spec() spec.Target {
 		Password: spec.Secret(t.Password), Token: spec.Secret(t.Token),
 		TLSCert: t.TLSCert, TLSKey: t.TLSKey, TLSCA: t.TLSCA, TLSFirst: t.TLSFirst, TLSInsecure: t.TLSInsecure,
 	}
-	for _, u := range strings.Split(t.Servers, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			out.Servers = append(out.Servers, u)
-		}
-	}
+	out.Servers, out.Monitor = list(t.Servers), list(t.Monitor)
 	if t.Embedded != nil {
 		out.Embedded = &spec.Embedded{Nodes: max(t.Embedded.Nodes, 1)}
+	}
+	return out
+}
+
+// list is a comma-separated list's non-empty items.
+func list(s string) []string {
+	var out []string
+	for _, u := range strings.Split(s, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
 	}
 	return out
 }

@@ -47,6 +47,8 @@ type Target struct {
 	// TLSFirst and TLSInsecure are --tlsfirst and --tls-insecure.
 	TLSFirst    bool `yaml:"tlsfirst"`
 	TLSInsecure bool `yaml:"tls-insecure"`
+	// Monitor are the servers' monitoring endpoints, comma-separated (--server-metrics).
+	Monitor string `yaml:"monitor"`
 }
 
 // Embedded is natsperf's own server: Nodes 1 is a single server, more a JetStream cluster.
