@@ -25,13 +25,7 @@ func TestRunPasswordReachesAgents(t *testing.T) {
 	login := connect.Settings{Servers: url, User: "bench", Password: "s3cret"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	for i := range 2 {
-		a, err := agent.Start(ctx, agent.Config{Control: login, Target: login, Name: fmt.Sprintf("p%d", i+1), Version: "vT"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
-	}
+	startAgents(ctx, t, 2, agent.Config{Control: login, Target: login, Name: "p", Version: "vT"})
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{url}, User: "bench", Password: "s3cret"},
 		Workloads: []spec.Workload{{Clients: 2, Pacing: spec.Pacing{Msgs: 2000}, Config: &spec.Pub{Subject: "pw.test"}}}}
 	res, err := Run(ctx, s, Config{Control: login, Count: 2, Wait: 10 * time.Second, Version: "vT"})
@@ -149,13 +143,7 @@ func TestRunSamplesServersOnce(t *testing.T) {
 	login, target := connect.Settings{Servers: natstest.Server(t, nil).ClientURL()}, connect.Settings{Servers: srv.ClientURL()}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	for i := range 3 {
-		a, err := agent.Start(ctx, agent.Config{Control: login, Target: target, Name: fmt.Sprintf("m%d", i+1), Version: "vT"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
-	}
+	startAgents(ctx, t, 3, agent.Config{Control: login, Target: target, Name: "m", Version: "vT"})
 	before, _ := srv.Varz(nil)
 	beforeIn, beforeAPI := before.InMsgs, before.JetStream.Stats.API.Total
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}, Monitor: []string{mon}},
@@ -172,5 +160,20 @@ func TestRunSamplesServersOnce(t *testing.T) {
 	api := int64(after.JetStream.Stats.API.Total - beforeAPI)
 	if got, want := tel.Counters().InMsgs, after.InMsgs-beforeIn-api; got != want || got != 3000 {
 		t.Fatalf("telemetry in_msgs %d, /varz before/after less %d API requests %d (published 3000)", got, api, want)
+	}
+}
+
+// startAgents starts n in-process agents like cfg, named cfg.Name1, cfg.Name2, ..., closed
+// when the test ends.
+func startAgents(ctx context.Context, t *testing.T, n int, cfg agent.Config) {
+	t.Helper()
+	name := cfg.Name
+	for i := range n {
+		cfg.Name = fmt.Sprintf("%s%d", name, i+1)
+		a, err := agent.Start(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
 	}
 }
