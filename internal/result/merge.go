@@ -283,7 +283,7 @@ func (m *merger) finishGroups() {
 // totals over the union of the intervals, the spread of the client rates, merged histograms.
 func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 	var a Aggregate
-	var lats []*Latency
+	var lats, stored, delivered []*Latency
 	for _, g := range mg.parts {
 		pa := g.Aggregate
 		a.Msgs += pa.Msgs
@@ -296,6 +296,9 @@ func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 			a.End = pa.End
 		}
 		lats = append(lats, pa.Latency)
+		if b := pa.Breakdown; b != nil {
+			stored, delivered = append(stored, b.PublishToStored), append(delivered, b.StoredToDelivered)
+		}
 	}
 	if d := a.End.Sub(a.Start); d > 0 && !a.Start.IsZero() {
 		a.MsgsPerSec = float64(a.Msgs) / (float64(d) / 1e9)
@@ -312,6 +315,16 @@ func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 	var err error
 	if a.Latency, err = mergeLatency(lats); err != nil {
 		m.fail(fmt.Errorf("merge: group %s: %w", mg.g.Name, err))
+	}
+	if len(stored) > 0 {
+		a.Breakdown = &Breakdown{}
+		a.Breakdown.PublishToStored, err = mergeLatency(stored)
+		if err == nil {
+			a.Breakdown.StoredToDelivered, err = mergeLatency(delivered)
+		}
+		if err != nil {
+			m.fail(fmt.Errorf("merge: group %s: breakdown: %w", mg.g.Name, err))
+		}
 	}
 	a.Correctness = m.correctness(mg)
 	return a
