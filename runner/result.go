@@ -13,26 +13,36 @@ import (
 // Latency with percentiles and Latency.At, delivery Correctness) and its interval Series; the
 // Stop reason; the Verify read-back; the agents of a run across agents (Distributed).
 type (
-	Result      = result.Result
-	Group       = result.Group
-	Client      = result.Client
-	Aggregate   = result.Aggregate
-	Latency     = result.Latency
-	Percentile  = result.Percentile
-	Correctness = result.Correctness
-	Events      = result.Events
-	Gap         = result.Gap
-	Spread      = result.Spread
-	Interval    = result.Interval
-	Stop        = result.Stop
-	Verify      = result.Verify
-	Faults      = result.Faults
-	Distributed = result.Distributed
-	Agent       = result.Agent
-	StreamState = result.StreamState
-	Server      = result.Server
-	CPU         = result.CPU
-	ClientLib   = result.ClientLib
+	Result          = result.Result
+	Group           = result.Group
+	Client          = result.Client
+	Aggregate       = result.Aggregate
+	Latency         = result.Latency
+	Percentile      = result.Percentile
+	Correctness     = result.Correctness
+	Events          = result.Events
+	Gap             = result.Gap
+	Spread          = result.Spread
+	Interval        = result.Interval
+	Stop            = result.Stop
+	Verify          = result.Verify
+	Faults          = result.Faults
+	Distributed     = result.Distributed
+	Agent           = result.Agent
+	StreamState     = result.StreamState
+	Server          = result.Server
+	CPU             = result.CPU
+	ClientLib       = result.ClientLib
+	Host            = result.Host
+	Tool            = result.Tool
+	Part            = result.Part
+	PublisherSeen   = result.PublisherSeen
+	SeqRange        = result.SeqRange
+	PublisherVerify = result.PublisherVerify
+	PublisherOutage = result.PublisherOutage
+	FaultEvent      = result.FaultEvent
+	Window          = result.Window
+	WindowGroup     = result.WindowGroup
 )
 
 // Why a run ended (Result.Stop.Reason).

@@ -46,27 +46,6 @@ func (c *connFlags) credentialsFromEnv(env connect.Env) {
 	s.User, s.Password, s.Token = env.Getenv("NATS_USER"), env.Getenv("NATS_PASSWORD"), env.Getenv("NATS_TOKEN")
 }
 
-// hideConnectionFlags leaves the connection flags out of cmd's help: commands that only read
-// files (report, compare) have no use for them. The flags are the root's persistent ones, shared
-// by every command, so they are hidden only while cmd's help is printed.
-func hideConnectionFlags(cmd *cobra.Command) {
-	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
-		var hidden []*pflag.Flag
-		c.Root().PersistentFlags().VisitAll(func(f *pflag.Flag) {
-			if _, conn := f.Annotations[connAnnotation]; conn && !f.Hidden {
-				f.Hidden = true
-				hidden = append(hidden, f)
-			}
-		})
-		defer func() {
-			for _, f := range hidden {
-				f.Hidden = false
-			}
-		}()
-		c.Root().HelpFunc()(c, args)
-	})
-}
-
 // connAnnotation marks the flags connFlags.register adds.
 const connAnnotation = "natsperf-connection"
 

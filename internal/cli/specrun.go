@@ -148,6 +148,9 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 	if err != nil {
 		return a.runError(ctx.Err(), err)
 	}
+	if text == nil { // run by natsperf-rust or agents: a latency Result still prints as latency's
+		text = coordinatedText(res, *a.started)
+	}
 	err = a.render(res, text)
 	if herr := a.saveHist(sr.hist, res); herr != nil && err == nil {
 		err = herr

@@ -159,6 +159,10 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		}
 		r.Target, r.ownTarget = t, true
 	}
+	if err := CheckPayload(ctx, r.Target, s); err != nil {
+		r.Close()
+		return nil, err
+	}
 	var setupWarnings []string
 	if needsSetup(s) {
 		w, teardown, err := setup(ctx, r.Target, s)

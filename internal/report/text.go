@@ -24,6 +24,7 @@ func Text(w io.Writer, r *result.Result) error {
 			p.group(g, "")
 		}
 	}
+	p.queueing(r)
 	for _, st := range r.Streams {
 		p.stream(st)
 	}
