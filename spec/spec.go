@@ -18,8 +18,11 @@ type Spec struct {
 	// 250ms in a run with faults).
 	Interval Duration `json:"interval,omitempty"`
 	// NoLatency records no latency histograms (--no-latency).
-	NoLatency bool   `json:"no_latency,omitempty"`
-	Faults    Faults `json:"faults,omitzero"`
+	NoLatency bool `json:"no_latency,omitempty"`
+	// NoServerMetrics samples no server telemetry, not even an embedded server's
+	// (--no-server-metrics).
+	NoServerMetrics bool   `json:"no_server_metrics,omitempty"`
+	Faults          Faults `json:"faults,omitzero"`
 	// Verify checks delivery per publisher (--verify): JetStream streams are read back after
 	// the run and reconciled against the acknowledgements.
 	Verify bool `json:"verify,omitempty"`
@@ -63,6 +66,10 @@ type Target struct {
 	// Embedded starts natsperf's own nats-server (JetStream on) instead of connecting to
 	// servers.
 	Embedded *Embedded `json:"embedded,omitempty"`
+	// Monitor are the servers' HTTP monitoring endpoints (http://host:8222), sampled during
+	// the run for the Result's telemetry (--server-metrics). Embedded servers are sampled
+	// without them.
+	Monitor []string `json:"monitor,omitempty"`
 }
 
 // Embedded is natsperf's own server: one node, or a JetStream cluster on loopback.

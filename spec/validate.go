@@ -80,6 +80,9 @@ func (t *Target) check(c *checker) {
 			c.failf("target.embedded.encryption", "must be none, aes or chacha, got %q", t.Embedded.Encryption)
 		}
 	}
+	for i, u := range t.Monitor {
+		checkMonitorURL(c, fmt.Sprintf("target.monitor[%d]", i), u)
+	}
 	if t.ConnectTimeout < 0 {
 		c.failf("target.connect_timeout", "must not be negative")
 	}
@@ -123,6 +126,18 @@ func checkURL(c *checker, path, raw string) {
 	}
 	if u.User != nil {
 		c.failf(path, "credentials in a server URL are not kept in a spec: use target.user, or --password, --token, --creds")
+	}
+}
+
+// checkMonitorURL refuses a monitoring endpoint that is not http(s)://host:port or that
+// carries credentials (they would show in errors and in the Result).
+func checkMonitorURL(c *checker, path, raw string) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		c.failf(path, "%q is not a monitoring URL such as http://127.0.0.1:8222", raw)
+	case u.User != nil:
+		c.failf(path, "credentials in a monitoring URL are not supported")
 	}
 }
 

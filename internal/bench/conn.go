@@ -54,7 +54,8 @@ func (c *Conn) giveUp(err error) {
 }
 
 // dial connects with handlers that count connection events into ev and give up after grace.
-func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *record.Events) (*Conn, error) {
+// note logs the connection's disconnects and reconnects with their time (connLog).
+func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *record.Events, note func(kind string)) (*Conn, error) {
 	c := &Conn{lost: make(chan struct{})}
 	opts := []nats.Option{
 		nats.ReconnectWait(100 * time.Millisecond),
@@ -64,6 +65,7 @@ func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *r
 				return
 			}
 			ev.Disconnects.Add(1)
+			note("disconnect")
 			if err == nil {
 				err = errors.New("disconnected")
 			}
@@ -81,6 +83,7 @@ func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *r
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) {
 			ev.Reconnects.Add(1)
+			note("reconnect")
 			c.mu.Lock()
 			if c.timer != nil {
 				c.timer.Stop()

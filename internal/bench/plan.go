@@ -26,6 +26,9 @@ type Plan struct {
 	// are all done, when its ctx ends; the runner waits for it. The windows it returns (offsets
 	// from start) get each group's messages and latency in the Result (fault phases).
 	During func(ctx context.Context, start time.Time) []result.Window
+	// Before, when set, runs just before the start barrier opens, on the run's time but
+	// before its clock starts (a baseline reading of the servers); keep it short.
+	Before func(ctx context.Context)
 	// After, when set, completes the Result once the clients are closed (reading a stream back
 	// for --verify, the fault timeline). Its ctx survives Ctrl-C; bound what it does.
 	After func(ctx context.Context, res *result.Result)

@@ -89,6 +89,7 @@ type Prepared struct {
 	closeAll      func()
 	producersDone chan struct{}
 	started       bool
+	conns         *connLog
 	done          chan *result.Result
 }
 
@@ -104,6 +105,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 
 	var slots []*slot
+	conns := &connLog{}
 	producersDone := make(chan struct{})
 	for _, g := range p.Groups {
 		for i := 0; i < g.Clients; i++ {
@@ -126,8 +128,9 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 			if g.Dial != nil {
 				dialer = g.Dial
 			}
+			note := conns.note(fmt.Sprintf("%s %d", g.Name, at+1))
 			s.env.Dial = func(ctx context.Context) (*Conn, error) {
-				c, err := dial(ctx, dialer, name, grace, &s.env.Rec.Events)
+				c, err := dial(ctx, dialer, name, grace, &s.env.Rec.Events, note)
 				if err != nil {
 					return nil, err
 				}
@@ -169,7 +172,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 		return nil, err
 	}
 	return &Prepared{r: r, p: p, ctx: ctx, runCtx: runCtx, cancel: cancel, slots: slots, clk: clk,
-		closeAll: closeAll, producersDone: producersDone}, nil
+		closeAll: closeAll, producersDone: producersDone, conns: conns}, nil
 }
 
 // Abort releases a prepared run that will not start.
@@ -215,6 +218,9 @@ func (pr *Prepared) run(at time.Time) *result.Result {
 	}
 
 	r.logStart(p)
+	if p.Before != nil {
+		p.Before(runCtx)
+	}
 	barrier := make(chan struct{})
 	epoch := clk.Now()
 	warmupEnd := int64(0)
@@ -263,6 +269,7 @@ func (pr *Prepared) run(at time.Time) *result.Result {
 	res.Start, res.End = runStart.UTC(), end.UTC()
 	res.CPU = cpuUsed
 	res.Windows = windowStats(p, slots, epoch, windows)
+	res.Events = pr.conns.events(runStart)
 	res.Stop = stopReason(ctx, slots)
 	if p.After != nil {
 		p.After(context.WithoutCancel(ctx), res)

@@ -110,6 +110,8 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	f.DurationVar(&b.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	f.BoolVar(&b.NoLatency, "no-latency", false, "do not record latency histograms")
 	f.StringArrayVar(&b.SLO, "slo", nil, "a threshold the run must hold, repeatable: 'p99<5ms', 'p99.9<20ms', 'loss=0', 'rate>=0.99' (achieved/offered); a failed one exits 6")
+	f.StringSliceVar(&b.ServerMetrics, "server-metrics", nil, "servers' monitoring endpoints (http://host:8222,...) to sample during the run: CPU, memory, messages, streams, in the Result's telemetry (embedded servers are sampled without it)")
+	f.BoolVar(&b.NoServerMetrics, "no-server-metrics", false, "sample no server telemetry, not even the embedded server's")
 	if sender {
 		b.registerShape(f)
 		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages; with --msgs too: whichever ends first)")

@@ -33,11 +33,13 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 			},
 			Config: cfg,
 		}},
-		Warmup:    spec.Duration(bf.Warmup),
-		NoLatency: bf.NoLatency,
-		SLO:       bf.SLO,
+		Warmup:          spec.Duration(bf.Warmup),
+		NoLatency:       bf.NoLatency,
+		SLO:             bf.SLO,
+		NoServerMetrics: bf.NoServerMetrics,
 	}
 	bf.shapePacing(&s.Workloads[0].Pacing)
+	s.Target.Monitor = bf.ServerMetrics
 	if fs.Changed("msgs") {
 		s.Workloads[0].Pacing.Msgs = bf.Msgs
 	}

@@ -589,6 +589,7 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 		maxRTT = max(maxRTT, st.rtt)
 	}
 	at := time.Now().Add(200*time.Millisecond + 4*maxRTT)
+	finishTelemetry := sampleServers(ctx, s, at)
 	c.mu.Lock()
 	for _, st := range states {
 		st.lastHeard = time.Now()
@@ -599,13 +600,16 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 	}); err != nil {
 		c.stopAll(states)
 		c.waitResults(states, 10*time.Second)
+		finishTelemetry(nil)
 		return c.merge(s, states, at, "start: "+err.Error())
 	}
 	c.logf("Started %d agents at %s", len(states), at.Format("15:04:05.000"))
 	stopBars := c.progress(states)
 	reason := c.watch(ctx, states)
 	stopBars()
-	return c.merge(s, states, at, reason)
+	res, err := c.merge(s, states, at, reason)
+	finishTelemetry(res)
+	return res, err
 }
 
 // beat publishes the coordinator's heartbeat every second until stopped: agents stop a run

@@ -25,13 +25,7 @@ func TestRunPasswordReachesAgents(t *testing.T) {
 	login := connect.Settings{Servers: url, User: "bench", Password: "s3cret"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	for i := range 2 {
-		a, err := agent.Start(ctx, agent.Config{Control: login, Target: login, Name: fmt.Sprintf("p%d", i+1), Version: "vT"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
-	}
+	startAgents(ctx, t, 2, agent.Config{Control: login, Target: login, Name: "p", Version: "vT"})
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{url}, User: "bench", Password: "s3cret"},
 		Workloads: []spec.Workload{{Clients: 2, Pacing: spec.Pacing{Msgs: 2000}, Config: &spec.Pub{Subject: "pw.test"}}}}
 	res, err := Run(ctx, s, Config{Control: login, Count: 2, Wait: 10 * time.Second, Version: "vT"})
@@ -136,5 +130,50 @@ func TestRunSelectorUsesTheAgentsItCanKeepBusy(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "2 of the 3 agents") {
 		t.Fatalf("the coordinator did not say it uses 2 of the 3 agents:\n%s", log.String())
+	}
+}
+
+// A distributed run samples the servers once, from the coordinator: one series whatever
+// the number of agents, and its messages in are what the agents published (the test's own
+// /varz reads before and after, less the one JetStream API probe of the agents' process).
+func TestRunSamplesServersOnce(t *testing.T) {
+	srv := natstest.Server(t, func(o *server.Options) { o.HTTPHost, o.HTTPPort = "127.0.0.1", -1 })
+	mon := fmt.Sprintf("http://%s", srv.MonitorAddr())
+	// The control traffic (heartbeats, interval records) goes through a server of its own.
+	login, target := connect.Settings{Servers: natstest.Server(t, nil).ClientURL()}, connect.Settings{Servers: srv.ClientURL()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	startAgents(ctx, t, 3, agent.Config{Control: login, Target: target, Name: "m", Version: "vT"})
+	before, _ := srv.Varz(nil)
+	beforeIn, beforeAPI := before.InMsgs, before.JetStream.Stats.API.Total
+	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}, Monitor: []string{mon}},
+		Workloads: []spec.Workload{{Clients: 3, Pacing: spec.Pacing{Msgs: 3000}, Config: &spec.Pub{Subject: "tel.test"}}}}
+	res, err := Run(ctx, s, Config{Control: login, Count: 3, Wait: 10 * time.Second, Version: "vT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := srv.Varz(nil)
+	tel := res.Telemetry
+	if tel == nil || tel.Source != "monitor" || len(tel.Servers) != 1 {
+		t.Fatalf("telemetry %+v", tel)
+	}
+	api := int64(after.JetStream.Stats.API.Total - beforeAPI)
+	if got, want := tel.Counters().InMsgs, after.InMsgs-beforeIn-api; got != want || got != 3000 {
+		t.Fatalf("telemetry in_msgs %d, /varz before/after less %d API requests %d (published 3000)", got, api, want)
+	}
+}
+
+// startAgents starts n in-process agents like cfg, named cfg.Name1, cfg.Name2, ..., closed
+// when the test ends.
+func startAgents(ctx context.Context, t *testing.T, n int, cfg agent.Config) {
+	t.Helper()
+	name := cfg.Name
+	for i := range n {
+		cfg.Name = fmt.Sprintf("%s%d", name, i+1)
+		a, err := agent.Start(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
 	}
 }

@@ -94,6 +94,8 @@ func (f *Faults) Attach(plan *bench.Plan, t *Target, s *StreamRef, logf func(str
 	}
 	Chain(plan, func(_ context.Context, res *result.Result) {
 		res.Faults = &result.Faults{Timeline: tl.Events(), Unavailable: Unavailable(res), NotRecovered: NotRecovered(res)}
+		res.Events = append(res.Events, faultEvents(res.Faults.Timeline)...)
+		result.SortEvents(res.Events)
 		res.Faults.Publishers = f.publisherOutages(res, res.Faults.Timeline)
 		for _, g := range res.Groups {
 			one := *res

@@ -90,6 +90,10 @@ type BenchSettings struct {
 	NoLatency   bool          `json:"no_latency,omitempty"`
 	Hist        string        `json:"hist,omitempty"`
 	SLO         []string      `json:"slo,omitempty"`
+	// ServerMetrics are the monitoring endpoints sampled for telemetry; NoServerMetrics
+	// turned telemetry off.
+	ServerMetrics   []string `json:"server_metrics,omitempty"`
+	NoServerMetrics bool     `json:"no_server_metrics,omitempty"`
 }
 
 // settingsEcho is what a Result carries of the run's settings; it holds no secrets.
@@ -282,6 +286,9 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		Chain(plan, func(_ context.Context, res *result.Result) { res.Warnings = append(res.Warnings, setupWarnings...) })
 	}
 	faults.Attach(plan, r.Target, faultStream, o.Logf)
+	if src := TelemetrySource(s, r.Target); src != nil && o.Part == nil { // an agent's part: its coordinator samples
+		r.closers = append(r.closers, attachTelemetry(ctx, plan, src, r.Target, interval))
+	}
 	switch {
 	case !s.Verify:
 	case !single:
@@ -319,6 +326,7 @@ func benchOf(b *Build, built *Built, interval time.Duration, hist string) BenchS
 	echo := BenchSettings{
 		Clients: b.Clients(), Msgs: max(built.Msgs, b.Msgs()), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate, Shape: shapeOf(w.Pacing),
 		Duration: w.Pacing.Duration.D(), Warmup: s.Warmup.D(), Interval: interval, NoLatency: s.NoLatency, Hist: hist,
+		ServerMetrics: s.Target.Monitor, NoServerMetrics: s.NoServerMetrics,
 	}
 	if built.Receivers {
 		echo.IdleTimeout = DefaultIdleTimeout

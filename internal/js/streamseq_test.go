@@ -24,3 +24,19 @@ func TestStreamSeq(t *testing.T) {
 		t.Fatalf("%v allocations per call", n)
 	}
 }
+
+// The stored timestamp comes from the same subject, in both of its forms, without
+// allocating: it is read for every message a consumer gets.
+func TestStoredTime(t *testing.T) {
+	for _, reply := range []string{
+		"$JS.ACK.benchstream.c1.1.9088.17.1700000000000000001.3",
+		"$JS.ACK.dom.ACCHASH.benchstream.c1.1.42.17.1700000000000000001.3.rand",
+	} {
+		if got, ok := ackNumber(reply, 7); !ok || got != 1700000000000000001 {
+			t.Errorf("ackNumber(%q, 7) = %d, %v", reply, got, ok)
+		}
+		if n := testing.AllocsPerRun(100, func() { _, _ = ackNumber(reply, 7) }); n != 0 {
+			t.Fatalf("%v allocations per call", n)
+		}
+	}
+}

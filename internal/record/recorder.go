@@ -72,7 +72,11 @@ type Recorder struct {
 	ivMsgs    int64
 	ivBytes   int64
 	ivLat     *hdrhistogram.Histogram
-	intervals []Slice
+	ivUncorr  int64 // the open interval's largest latency from the actual send (fixed rates)
+	// toStored and toDelivered split a JetStream consumer's latencies at the moment the
+	// stream stored each message (made at the first such message).
+	toStored, toDelivered *hdrhistogram.Histogram
+	intervals             []Slice
 
 	Events Events
 }
@@ -83,7 +87,9 @@ type Slice struct {
 	Msgs  int64
 	Bytes int64
 	Lat   string // encoded histogram of the interval's latencies, "" when none
-	Src   string // Options.Src, on slices sent to a Sink
+	// MaxUncorrected is the largest latency from the actual send (fixed rates; 0: none).
+	MaxUncorrected int64
+	Src            string // Options.Src, on slices sent to a Sink
 }
 
 // New returns an empty recorder.
@@ -141,7 +147,7 @@ func (r *Recorder) ReceivedStamp(now int64, size int, st []byte) (latency int64)
 		r.count(now, size, true)
 		return -1
 	}
-	r.stamped(now, size, pub, seq, sent, actual)
+	r.stamped(now, size, pub, seq, sent, actual, 0)
 	return now - sent
 }
 
@@ -154,15 +160,22 @@ func (r *Recorder) ReceivedSince(now int64, data []byte, from int64) {
 
 // ReceivedSinceStamp is ReceivedSince with the stamp apart from the payload (ReceivedStamp).
 func (r *Recorder) ReceivedSinceStamp(now int64, size int, st []byte, from int64) {
+	r.ReceivedStored(now, size, st, from, 0)
+}
+
+// ReceivedStored is ReceivedSinceStamp for a JetStream message that says when its stream
+// stored it (stored, Unix ns from its metadata; 0: unknown): its latency is also split into
+// publish -> stored and stored -> delivered, which add up to it exactly (Breakdown).
+func (r *Recorder) ReceivedStored(now int64, size int, st []byte, from, stored int64) {
 	pub, seq, sent, actual, ok := stamp.GetExt(st)
 	if !ok || sent < from || !stamp.Current(sent, now) {
 		r.count(now, size, true)
 		return
 	}
-	r.stamped(now, size, pub, seq, sent, actual)
+	r.stamped(now, size, pub, seq, sent, actual, stored)
 }
 
-func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actual int64) {
+func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actual, stored int64) {
 	if pub != r.lastPub || r.lastTrk == nil {
 		r.lastTrk = r.tracker(pub)
 		r.lastPub = pub
@@ -171,6 +184,9 @@ func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actua
 	if r.count(now, n, fresh) && r.lat != nil {
 		skew := r.lastTrk.skew
 		r.latency(now - sent - skew)
+		if stored != 0 {
+			r.breakdown(now-sent-skew, now-stored)
+		}
 		if actual != 0 {
 			r.uncorrected(now - actual - skew)
 		}
@@ -184,6 +200,7 @@ func (r *Recorder) uncorrected(ns int64) {
 		r.uncorr = histo.New()
 	}
 	histo.Record(r.uncorr, ns)
+	r.ivUncorr = max(r.ivUncorr, ns)
 }
 
 // Late records how late a fixed-rate sender sent a message: its actual send time minus the
@@ -214,6 +231,7 @@ func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
 		r.latency(latency)
 		if r.uncorr != nil {
 			histo.Record(r.uncorr, uncorrected)
+			r.ivUncorr = max(r.ivUncorr, uncorrected)
 		}
 	}
 }
@@ -272,13 +290,13 @@ func (r *Recorder) closeInterval() {
 	if r.ivMsgs == 0 {
 		return
 	}
-	s := Slice{Start: r.ivStart, Msgs: r.ivMsgs, Bytes: r.ivBytes}
+	s := Slice{Start: r.ivStart, Msgs: r.ivMsgs, Bytes: r.ivBytes, MaxUncorrected: r.ivUncorr}
 	if r.ivLat != nil && r.ivLat.TotalCount() > 0 {
 		r.lat.Merge(r.ivLat)
 		s.Lat, _ = histo.Encode(r.ivLat)
 		r.ivLat.Reset()
 	}
-	r.ivMsgs, r.ivBytes = 0, 0
+	r.ivMsgs, r.ivBytes, r.ivUncorr = 0, 0, 0
 	if r.opts.Sink != nil {
 		s.Src = r.opts.Src
 		select {

@@ -49,6 +49,7 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 	if r.late != nil {
 		c.SendLateness = histo.Summary(r.late, true)
 	}
+	c.Breakdown = Breakdown(r)
 	if len(r.trackers) > 0 || r.unstamp > 0 {
 		c.Correctness = r.correctness(expected, shared)
 	}
@@ -204,6 +205,7 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 	if len(late) > 0 {
 		a.SendLateness = histo.Summary(histo.Merge(late...), true)
 	}
+	a.Breakdown = Breakdown(recs...)
 	a.Correctness = mergedCorrectness(recs, clients, expected, shared)
 	return a
 }
@@ -300,6 +302,7 @@ func perPublisher(recs []*Recorder) map[uint32]*seenOf {
 func Series(recs []*Recorder, start int64) []result.Interval {
 	type acc struct {
 		msgs, bytes int64
+		uncorr      int64
 		lat         *hdrhistogram.Histogram
 	}
 	byStart := map[int64]*acc{}
@@ -312,6 +315,7 @@ func Series(recs []*Recorder, start int64) []result.Interval {
 			}
 			a.msgs += s.Msgs
 			a.bytes += s.Bytes
+			a.uncorr = max(a.uncorr, s.MaxUncorrected)
 			if s.Lat != "" {
 				if h, err := histo.Decode(s.Lat); err == nil {
 					if a.lat == nil {
@@ -330,7 +334,7 @@ func Series(recs []*Recorder, start int64) []result.Interval {
 	out := make([]result.Interval, 0, len(starts))
 	for _, s := range starts {
 		a := byStart[s]
-		iv := result.Interval{Offset: time.Duration(s - start), Msgs: a.msgs, Bytes: a.bytes}
+		iv := result.Interval{Offset: time.Duration(s - start), Msgs: a.msgs, Bytes: a.bytes, MaxUncorrected: a.uncorr}
 		if a.lat != nil {
 			iv.P50 = a.lat.ValueAtPercentile(50)
 			iv.P90 = a.lat.ValueAtPercentile(90)

@@ -186,7 +186,7 @@ func stabilityHTML(b *strings.Builder, st *Stability) {
 			mx = append(mx, Point{mid, w.Max})
 		}
 	}
-	bands := append([]band{}, st.Faults...)
+	bands := append(append([]band{}, st.Faults...), st.Markers...)
 	for _, s := range st.Stalls {
 		bands = append(bands, band{from: s.From, to: s.To, label: s.Role + " stall " + HumanDuration(s.To-s.From)})
 	}
@@ -208,6 +208,10 @@ func stabilityHTML(b *strings.Builder, st *Stability) {
 			role = "all groups'"
 		}
 		timeChart(b, role+" latency per window", axis{label: "latency", fmt: HumanNanos}, lines, bands, st.Duration)
+	}
+	if len(st.CPU) > 0 {
+		timeChart(b, "server CPU (% of one core; embedded: natsperf's whole process)", axis{label: "CPU %", fmt: trim}, st.CPU, bands, st.Duration)
+		timeChart(b, "server memory (resident)", axis{label: "bytes", fmt: HumanCount}, st.Mem, bands, st.Duration)
 	}
 	for _, t := range StabilityTables(st) {
 		fmt.Fprintf(b, "<h3>%s</h3>\n", html.EscapeString(t.Title))
@@ -319,7 +323,7 @@ th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 figure{margin:18px 0}figcaption{font-weight:600;margin-bottom:4px}
 svg.chart{background:#fff;border:1px solid #ddd;max-width:100%;height:auto}
 .grid{stroke:#eee}.tick{font-size:11px;fill:#555}.label{font-size:12px;fill:#333}.value{font-size:11px;fill:#333}
-.line{fill:none;stroke-width:1.6}.band{fill:#D55E00;opacity:.15}.dot{stroke:none}
+.line{fill:none;stroke-width:1.6}.band{fill:#D55E00;opacity:.15}.marker{stroke:#555;stroke-width:1;stroke-dasharray:2 2}.marker-label{font-size:9px;fill:#555}.dot{stroke:none}
 dl.context{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.context dt{font-weight:600}dl.context dd{margin:0}
 .grid-multiples{display:flex;flex-wrap:wrap;gap:8px}.panel{border:1px solid #eee;padding:2px}.panel-title{font-size:12px;font-weight:600;padding:2px 4px}
 .panel svg.chart{border:none}li.interaction{color:#D55E00}table.failed td{color:#a00}

@@ -62,6 +62,10 @@ type Stability struct {
 	Threshold   float64 // stall threshold, seconds
 	Stalls      []Stall
 	Faults      []band
+	// CPU and Mem are each server's telemetry; Markers the run's events (not its faults,
+	// which are bands), for the same time axis.
+	CPU, Mem []series
+	Markers  []band
 }
 
 // windowHist is a window's latency histogram: 2 significant digits keep 240 windows in a
@@ -187,6 +191,8 @@ func StabilityOf(r Run, maxWindows int) (*Stability, error) {
 	sort.SliceStable(st.Stalls, func(i, j int) bool { return st.Stalls[i].From < st.Stalls[j].From })
 	st.drift()
 	st.Faults = faultBands(res)
+	st.CPU, st.Mem = telemetrySeries(res.Telemetry)
+	st.Markers = eventMarks(res.Events)
 	for i := range st.Windows {
 		st.Windows[i].latency = nil
 	}
@@ -274,8 +280,8 @@ func Stabilities(s *Set) ([]*Stability, error) {
 	var out []*Stability
 	for _, c := range s.Cells {
 		for _, r := range c.OK() {
-			if r.SeriesPath == "" && r.Result.Faults == nil {
-				continue // short runs without faults: the cells' charts say it all
+			if r.SeriesPath == "" && r.Result.Faults == nil && r.Result.Telemetry == nil {
+				continue // short runs without faults or telemetry: the cells' charts say it all
 			}
 			if !r.Result.End.After(r.Result.Start) {
 				continue // no time axis to draw

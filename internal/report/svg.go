@@ -40,6 +40,8 @@ type axis struct {
 type band struct {
 	from, to float64
 	label    string
+	// mark draws a vertical line at from with its label (an event) instead of a shaded span.
+	mark bool
 }
 
 // fitX and fitY compute shared ranges: x from 0 (time axes start at the start), y from 0.
@@ -139,6 +141,12 @@ func plot(b *strings.Builder, title string, w, h int, xa, ya axis, lines []serie
 	sy := func(y float64) float64 { return float64(top) + ph - (y-ya.min)/(ya.max-ya.min)*ph }
 	fmt.Fprintf(b, `<svg class="chart lines" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`, w, h, w, h, html.EscapeString(title))
 	for _, bd := range bands {
+		if bd.mark {
+			x := sx(math.Min(math.Max(bd.from, xa.min), xa.max))
+			fmt.Fprintf(b, `<line class="marker" x1="%.1f" x2="%.1f" y1="%d" y2="%.1f"><title>%s</title></line><text class="marker-label" x="%.1f" y="%d">%s</text>`,
+				x, x, top, float64(top)+ph, html.EscapeString(bd.label), x+2, top+9, html.EscapeString(shortLabel(bd.label)))
+			continue
+		}
 		x0, x1 := sx(math.Max(bd.from, xa.min)), sx(math.Min(bd.to, xa.max))
 		fmt.Fprintf(b, `<rect class="band" x="%.1f" y="%d" width="%.1f" height="%.1f"><title>%s</title></rect>`, x0, top, math.Max(x1-x0, 1.5), ph, html.EscapeString(bd.label))
 	}
@@ -295,4 +303,12 @@ func timeTicks(max float64) func(float64) string {
 		return func(x float64) string { return trim(x/60) + " min" }
 	}
 	return func(x float64) string { return trim(x/3600) + " h" }
+}
+
+// shortLabel is a marker's label cut to fit beside its line; the full one is its title.
+func shortLabel(s string) string {
+	if r := []rune(s); len(r) > 28 {
+		return string(r[:27]) + "…"
+	}
+	return s
 }

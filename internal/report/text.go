@@ -31,6 +31,7 @@ func Text(w io.Writer, r *result.Result) error {
 	p.faults(r)
 	p.verify(r)
 	p.distributed(r)
+	p.servers(r)
 	p.stop(r)
 	for _, msg := range r.Warnings {
 		p.line("Warning: %s", msg)
@@ -64,6 +65,7 @@ func (p *printer) group(g result.Group, indent string) {
 		p.spread(g, indent)
 	}
 	p.target(indent+" ", g)
+	p.breakdown(indent+" ", a.Breakdown)
 	p.correctness(indent+" ", a, g)
 	p.events(indent+" ", a.Events)
 }
@@ -120,6 +122,7 @@ func (p *printer) combined(r *result.Result) {
 		a := g.Aggregate
 		p.line(" %s stats: %s%s", groupTitle(g), rate(a.MsgsPerSec, a.BytesPerSec, false), latency(a.Latency))
 		p.uncorrected("  ", a.Latency)
+		p.breakdown("  ", a.Breakdown)
 		if len(g.Clients) > 1 {
 			for _, c := range g.Clients {
 				p.line("  [%s]%s %s (%s msgs)%s", clientID(c), clientLabel(g, c), rate(c.MsgsPerSec, c.BytesPerSec, false), units.Comma(c.Msgs), latency(c.Latency))

@@ -85,6 +85,7 @@ func MergeNamed(in []Input) (*Result, error) {
 	m.out.Faults = m.faults(in)
 	m.out.Windows = m.windows(in)
 	m.out.CPU = mergeCPU(in)
+	m.out.Events = mergeEvents(in, m.out.Start)
 	m.out.Warnings = append(m.out.Warnings, m.warnings...)
 	if m.err != nil {
 		return nil, m.err
@@ -287,7 +288,7 @@ func (m *merger) finishGroups() {
 // totals over the union of the intervals, the spread of the client rates, merged histograms.
 func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 	var a Aggregate
-	var lats, lates []*Latency
+	var lats, lates, stored, delivered []*Latency
 	for _, g := range mg.parts {
 		pa := g.Aggregate
 		a.Msgs += pa.Msgs
@@ -301,6 +302,9 @@ func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 		}
 		lats = append(lats, pa.Latency)
 		lates = append(lates, pa.SendLateness)
+		if b := pa.Breakdown; b != nil {
+			stored, delivered = append(stored, b.PublishToStored), append(delivered, b.StoredToDelivered)
+		}
 	}
 	if d := a.End.Sub(a.Start); d > 0 && !a.Start.IsZero() {
 		a.MsgsPerSec = float64(a.Msgs) / (float64(d) / 1e9)
@@ -320,6 +324,16 @@ func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 	}
 	if a.SendLateness, err = mergeLatency(lates); err != nil {
 		m.fail(fmt.Errorf("merge: group %s: send lateness: %w", mg.g.Name, err))
+	}
+	if len(stored) > 0 {
+		a.Breakdown = &Breakdown{}
+		a.Breakdown.PublishToStored, err = mergeLatency(stored)
+		if err == nil {
+			a.Breakdown.StoredToDelivered, err = mergeLatency(delivered)
+		}
+		if err != nil {
+			m.fail(fmt.Errorf("merge: group %s: breakdown: %w", mg.g.Name, err))
+		}
 	}
 	a.Correctness = m.correctness(mg)
 	return a
@@ -569,6 +583,7 @@ func (m *merger) series(mg *mergedGroup) []Interval {
 			}
 			a.iv.Msgs += iv.Msgs
 			a.iv.Bytes += iv.Bytes
+			a.iv.MaxUncorrected = max(a.iv.MaxUncorrected, iv.MaxUncorrected)
 			switch {
 			case iv.Histogram != "":
 				h, err := hdrhistogram.Decode([]byte(iv.Histogram))

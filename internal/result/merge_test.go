@@ -454,3 +454,27 @@ func TestMergeCPU(t *testing.T) {
 		t.Errorf("parts without CPU figures merged into %+v", m.CPU)
 	}
 }
+
+// The parts' JetStream latency breakdowns merge exactly, as their latencies do.
+func TestMergeBreakdown(t *testing.T) {
+	part := func(storedNs, deliveredNs int64) *result.Result {
+		hs, hd := histo.New(), histo.New()
+		for range 100 {
+			histo.Record(hs, storedNs)
+			histo.Record(hd, deliveredNs)
+		}
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		return &result.Result{Schema: result.Schema, Tool: result.Tool{Name: "natsperf", Version: "v"}, Command: "pubsub", Start: start, End: start.Add(time.Second),
+			Stop: result.Stop{Reason: result.StopCompleted}, Groups: []result.Group{{Name: "sub", Aggregate: result.Aggregate{Msgs: 100,
+				Breakdown: &result.Breakdown{PublishToStored: histo.Summary(hs, true), StoredToDelivered: histo.Summary(hd, true)}}}}}
+	}
+	res, err := result.Merge(part(1_000_000, 2_000_000), part(3_000_000, 4_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Groups[0].Aggregate.Breakdown
+	if b == nil || b.PublishToStored.Count != 200 || b.StoredToDelivered.Count != 200 ||
+		b.PublishToStored.Min > 1_001_000 || b.PublishToStored.Max < 2_999_000 || b.StoredToDelivered.Min > 2_001_000 || b.StoredToDelivered.Max < 3_999_000 {
+		t.Fatalf("merged breakdown %+v %+v", b.PublishToStored, b.StoredToDelivered)
+	}
+}

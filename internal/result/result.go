@@ -57,6 +57,10 @@ type Result struct {
 	LoadSteps []LoadStep `json:"load_steps,omitempty"`
 	// SLO are the verdicts of the run's thresholds (--slo), in the order given.
 	SLO []Verdict `json:"slo,omitempty"`
+	// Telemetry is the servers' own series during the run; Events what happened on the
+	// run's clock (advisories, leader changes, reconnects, faults), sorted by time.
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
+	Events    []Event    `json:"events,omitempty"`
 }
 
 // Verdict is one threshold (--slo) judged on a run.
@@ -267,6 +271,7 @@ type Client struct {
 	MsgsPerSec  float64      `json:"msgs_per_sec"`
 	BytesPerSec float64      `json:"bytes_per_sec"`
 	Latency     *Latency     `json:"latency,omitempty"`
+	Breakdown   *Breakdown   `json:"breakdown,omitempty"`
 	Correctness *Correctness `json:"correctness,omitempty"`
 	Events      Events       `json:"events,omitzero"`
 	// SendLateness is how late a fixed-rate sender sent its messages against their intended
@@ -309,10 +314,21 @@ type Aggregate struct {
 	Rates       Spread       `json:"rates"`        // msgs/sec across clients
 	TimePerMsg  Spread       `json:"time_per_msg"` // ns per message (inverse rate) across clients
 	Latency     *Latency     `json:"latency,omitempty"`
+	Breakdown   *Breakdown   `json:"breakdown,omitempty"`
 	Correctness *Correctness `json:"correctness,omitempty"`
 	Events      Events       `json:"events,omitzero"`
 	// SendLateness merges the clients' (Client.SendLateness).
 	SendLateness *Latency `json:"send_lateness,omitempty"`
+}
+
+// Breakdown splits a JetStream consumer's end-to-end latency at the moment the stream stored
+// each message (the timestamp in its metadata): publish -> stored (the publish, replication
+// and storage) and stored -> delivered (the consumer's delivery). Per message the two add up
+// to the end-to-end latency; their percentiles do not add. The stream's timestamp is the
+// server's clock: exact on one host, off by the server's clock offset across hosts.
+type Breakdown struct {
+	PublishToStored   *Latency `json:"publish_to_stored"`
+	StoredToDelivered *Latency `json:"stored_to_delivered"`
 }
 
 // Spread is min/avg/max/stddev of one value across clients.
@@ -415,6 +431,10 @@ type Interval struct {
 	P90    int64         `json:"p90_ns,omitempty"`
 	P99    int64         `json:"p99_ns,omitempty"`
 	Max    int64         `json:"max_ns,omitempty"`
+	// MaxUncorrected, at a fixed rate, is the largest latency from the actual send: when it
+	// stays low while P99 jumps, the messages waited before they were sent (the load
+	// generator fell behind its schedule), not in the servers.
+	MaxUncorrected int64 `json:"max_uncorrected_ns,omitempty"`
 	// Histogram is the interval's latency histogram (HdrHistogram V2, base64), so series
 	// merge exactly.
 	Histogram string `json:"histogram,omitempty"`

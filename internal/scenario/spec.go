@@ -105,14 +105,21 @@ func (t Target) spec() spec.Target {
 		JWT: t.JWT, Seed: t.Seed, ConnectionName: t.ConnectionName, SocksProxy: t.SocksProxy,
 		JSDomain: t.JSDomain, JSAPIPrefix: t.JSAPIPrefix, JSEventPrefix: t.JSEventPrefix, InboxPrefix: t.InboxPrefix,
 	}
-	for _, u := range strings.Split(t.Servers, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			out.Servers = append(out.Servers, u)
-		}
-	}
+	out.Servers, out.Monitor = list(t.Servers), list(t.Monitor)
 	if t.Embedded != nil {
 		enc, _ := embedded.ParseEncryption(t.Embedded.Encryption) // checked when loaded
 		out.Embedded = &spec.Embedded{Nodes: max(t.Embedded.Nodes, 1), Encryption: enc}
+	}
+	return out
+}
+
+// list is a comma-separated list's non-empty items.
+func list(s string) []string {
+	var out []string
+	for _, u := range strings.Split(s, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
 	}
 	return out
 }

@@ -60,6 +60,8 @@ type Target struct {
 	JSAPIPrefix    string `yaml:"js-api-prefix"`
 	JSEventPrefix  string `yaml:"js-event-prefix"`
 	InboxPrefix    string `yaml:"inbox-prefix"`
+	// Monitor are the servers' monitoring endpoints, comma-separated (--server-metrics).
+	Monitor string `yaml:"monitor"`
 }
 
 // Embedded is natsperf's own server: Nodes 1 is a single server, more a JetStream cluster.

@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/report"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/spike"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// testTarget is an embedded cluster the test owns, so it can act on it and read it after
+// the run.
+func testTarget(t *testing.T, o embedded.Options) *Target {
+	t.Helper()
+	c, err := embedded.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Shutdown)
+	return &Target{Settings: connect.Settings{Servers: c.URL(), ConnectTimeout: connect.DefaultConnectTimeout}, Embedded: c, Shared: true}
+}
+
+func parseSpec(t *testing.T, yaml string) *spec.Spec {
+	t.Helper()
+	s, err := spec.ParseYAML([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func textOf(t *testing.T, res *result.Result) string {
+	var b bytes.Buffer
+	if err := report.Text(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+const killLeaderSpec = `
+version: natsperf.spec/v1
+setup:
+  streams:
+    - {name: benchstream, storage: memory, replicas: 3, create: true}
+workloads:
+  - kind: js pub sync
+    pacing: {rate: 100, duration: 5s}
+    config: {stream: benchstream, subject: benchstream}
+faults:
+  inject: [2s:kill-leader]
+`
+
+// A fixed-rate R3 run whose stream leader is killed at 2 s has a spike there, and the
+// spike names the stream's leader change to the leader the stream has after the run (read
+// by the test itself), from the node the fault killed.
+func TestSpikeNamesKillLeader(t *testing.T) {
+	target := testTarget(t, embedded.Options{Nodes: 3})
+	res, err := Execute(context.Background(), parseSpec(t, killLeaderSpec), Options{Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := natstest.JetStream(t, target.Embedded.URL()).Stream(context.Background(), "benchstream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := st.CachedInfo().Cluster.Leader
+	if res.Faults == nil || len(res.Faults.Timeline) != 1 || res.Faults.Timeline[0].Node == "" {
+		t.Fatalf("fault timeline %+v", res.Faults)
+	}
+	killed := res.Faults.Timeline[0].Node
+	var named bool
+	text := textOf(t, res)
+	for _, s := range spike.Find(res, spike.Default) {
+		if s.To < 2*time.Second || s.From > 4*time.Second {
+			continue
+		}
+		for _, e := range s.Events {
+			if (e.Kind == "leader_elected" || e.Kind == "leader_change") && e.Stream == "benchstream" && e.Detail == killed+" -> "+leader {
+				named = true
+			}
+		}
+	}
+	if !named {
+		t.Fatalf("no spike at 2-4 s names benchstream's leader %s -> %s; events %+v\n%s", killed, leader, res.Events, text)
+	}
+	if !strings.Contains(text, "stream benchstream leader "+killed+" -> "+leader) {
+		t.Fatalf("the text does not name the leader change:\n%s", text)
+	}
+}
+
+const steadySpec = `
+version: natsperf.spec/v1
+interval: 250ms
+workloads:
+  - kind: pubsub
+    pacing: {rate: 1000, duration: 4s}
+    config: {subject: spike.test, size: 64}
+`
+
+// A run whose server the test stalls for 300 ms at a known time (2 s after the start it
+// chose) has its spike there, at least as high as most of the stall, and it names no
+// server event (natsperf did not cause it and the server announced nothing) or the slow
+// consumer it caused: never a fault or a leader change.
+func TestSpikeOnUnannouncedPause(t *testing.T) {
+	target := testTarget(t, embedded.Options{Nodes: 1, Pausable: true})
+	r, err := Prepare(context.Background(), parseSpec(t, steadySpec), Options{Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(200 * time.Millisecond)
+	r.Start(at)
+	time.Sleep(time.Until(at.Add(2 * time.Second)))
+	if err := target.Embedded.Pause(1, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	res := r.Wait()
+	var found bool
+	for _, s := range spike.Find(res, spike.Default) {
+		if s.To < 2*time.Second || s.From > 2700*time.Millisecond || s.Group != "sub" {
+			continue
+		}
+		found = true
+		if s.P99 < int64(200*time.Millisecond) {
+			t.Errorf("spike P99 %v during a 300 ms stall", time.Duration(s.P99))
+		}
+		for _, e := range s.Events {
+			if e.Kind != "slow_consumer" {
+				t.Errorf("the stall's spike names %+v", e)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no spike at 2.0-2.7 s:\n%s", textOf(t, res))
+	}
+	if text := textOf(t, res); !strings.Contains(text, "no server event in that window") && !strings.Contains(text, "slow consumer") {
+		t.Fatalf("text:\n%s", text)
+	}
+}
+
+// Runs without any fault name no spike: several, so that one quiet run is no accident.
+// A spike the load generator's own stall explains is printed as a host stall, never as a
+// server's doing, and carries no event.
+func TestNoSpikeWithoutFault(t *testing.T) {
+	target := testTarget(t, embedded.Options{Nodes: 1})
+	for i := range 3 {
+		res, err := Execute(context.Background(), parseSpec(t, steadySpec), Options{Target: target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Events) != 0 {
+			t.Errorf("run %d: events %+v", i, res.Events)
+		}
+		for _, s := range spike.Find(res, spike.Default) {
+			if !s.Host() {
+				t.Errorf("run %d: spike %s\n%s", i, s, textOf(t, res))
+			} else {
+				t.Logf("run %d: host stall %s", i, s)
+			}
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/telemetry"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// TelemetrySource is where a run's server telemetry comes from: the spec's monitoring
+// endpoints, else the embedded servers; nil when there is none or it is turned off.
+func TelemetrySource(s *spec.Spec, t *Target) telemetry.Source {
+	switch {
+	case s.NoServerMetrics:
+		return nil
+	case len(s.Target.Monitor) > 0:
+		return telemetry.Monitor{URLs: s.Target.Monitor}
+	case t != nil && t.Embedded != nil:
+		return telemetry.Embedded{Cluster: t.Embedded}
+	}
+	return nil
+}
+
+// attachTelemetry samples the servers alongside plan's clients (from the start barrier to
+// the end, every interval, on the run's clock), listens for JetStream advisories on a
+// connection of its own, and puts the series and the events in the Result. It returns what
+// closes that connection.
+func attachTelemetry(ctx context.Context, plan *bench.Plan, src telemetry.Source, t *Target, interval time.Duration) func() {
+	smp := &telemetry.Sampler{Source: src, Interval: interval}
+	stop := func() {}
+	var subErr error
+	if nc, err := t.Dialer()(ctx, "natsperf-telemetry"); err != nil {
+		subErr = err
+	} else if unsub, err := smp.Subscribe(nc); err != nil {
+		nc.Close()
+		subErr = err
+	} else {
+		stop = func() { unsub(); nc.Close() }
+	}
+	prevBefore := plan.Before
+	plan.Before = func(ctx context.Context) {
+		if prevBefore != nil {
+			prevBefore(ctx)
+		}
+		smp.Baseline(ctx)
+	}
+	ChainDuring(plan, smp.Run)
+	Chain(plan, func(_ context.Context, res *result.Result) {
+		res.Telemetry = smp.Telemetry()
+		if res.Telemetry != nil && subErr != nil {
+			res.Telemetry.Errors = append(res.Telemetry.Errors, fmt.Sprintf("no JetStream advisories: %v", subErr))
+		}
+		res.Events = append(res.Events, smp.Events()...)
+		result.SortEvents(res.Events)
+	})
+	return stop
+}
+
+// faultEvents are a fault timeline's actions as events on the run's clock.
+func faultEvents(tl []result.FaultEvent) []result.Event {
+	var out []result.Event
+	for _, f := range tl {
+		if f.Skipped {
+			continue
+		}
+		ev := result.Event{At: f.Started, Kind: "fault", Source: "fault", Server: f.Node, Detail: f.Spec}
+		if f.Error != "" {
+			ev.Detail += " (failed: " + f.Error + ")"
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// ChainDuring adds f to what runs alongside the plan's clients; the windows are the ones
+// the plan's own During returns.
+func ChainDuring(plan *bench.Plan, f func(ctx context.Context, start time.Time)) {
+	prev := plan.During
+	plan.During = func(ctx context.Context, start time.Time) []result.Window {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			f(ctx, start)
+		}()
+		var w []result.Window
+		if prev != nil {
+			w = prev(ctx, start)
+		}
+		<-done
+		return w
+	}
+}

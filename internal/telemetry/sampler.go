@@ -1,0 +1,216 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+// Sampler reads a Source every Interval from the run's start until its context ends (once
+// more then), and keeps the series and the events the readings show. Its methods are safe
+// for concurrent use (the advisories' handler adds events while it samples).
+type Sampler struct {
+	Source   Source
+	Interval time.Duration
+
+	mu       sync.Mutex
+	start    time.Time
+	series   map[string]*result.ServerSeries
+	order    []string
+	errs     map[string]int
+	errOrder []string
+	leader   map[string]string // stream -> its leader as last known (advisory or jsz)
+	slow     map[string]int64  // server -> slow consumers at its last sample
+	events   []result.Event
+	stalls   []result.Stall
+}
+
+// Baseline takes the first reading, at offset 0: call it just before the run starts, so
+// the run's first messages fall after it.
+func (s *Sampler) Baseline(ctx context.Context) { s.sample(ctx) }
+
+// Run samples every Interval after start and when ctx ends (without a Baseline, at start
+// too). It returns then.
+func (s *Sampler) Run(ctx context.Context, start time.Time) {
+	if d := time.Until(start); d > 0 { // a coordinator's start instant, still ahead
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	s.mu.Lock()
+	s.start = start
+	first := s.series == nil
+	s.mu.Unlock()
+	interval := s.Interval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	if first {
+		s.sample(ctx)
+	}
+	stalls := make(chan struct{})
+	go func() {
+		defer close(stalls)
+		s.watchStalls(ctx, start, interval)
+	}()
+	defer func() { <-stalls }()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			// The final reading: the run's totals end here. Bounded, since ctx is gone.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			s.sample(fctx)
+			cancel()
+			return
+		case <-t.C:
+			s.sample(ctx)
+		}
+	}
+}
+
+// sample takes one reading of every server.
+func (s *Sampler) sample(ctx context.Context) {
+	readings, err := s.Source.Read(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var at time.Duration // a Baseline's reading, before the start, is at 0
+	if !s.start.IsZero() {
+		at = time.Since(s.start)
+	}
+	if err != nil && ctx.Err() == nil {
+		s.noteErr(err.Error())
+	}
+	if s.series == nil {
+		s.series, s.leader, s.slow = map[string]*result.ServerSeries{}, map[string]string{}, map[string]int64{}
+	}
+	leaders := map[string]string{} // stream -> leader, as this round's readings say
+	for _, r := range readings {
+		ss := s.series[r.Name]
+		if ss == nil {
+			ss = &result.ServerSeries{Name: r.Name, URL: r.URL}
+			s.series[r.Name] = ss
+			s.order = append(s.order, r.Name)
+		}
+		clock(ss, r)
+		smp := sampleOf(at, r)
+		ss.Samples = append(ss.Samples, smp)
+		for _, st := range smp.Streams {
+			if st.Leader != "" && (leaders[st.Name] == "" || st.Leader == r.Name) {
+				leaders[st.Name] = st.Leader // a leader's own word wins over a follower's
+			}
+		}
+		if prev, ok := s.slow[r.Name]; ok && smp.SlowConsumers > prev {
+			s.events = append(s.events, result.Event{At: at, Kind: "slow_consumer", Source: "varz", Server: r.Name,
+				Detail: fmt.Sprintf("+%d slow consumer(s)", smp.SlowConsumers-prev)})
+		}
+		s.slow[r.Name] = smp.SlowConsumers
+	}
+	for stream, l := range leaders {
+		prev, known := s.leader[stream]
+		s.leader[stream] = l
+		if known && prev != l {
+			// Only when no advisory said so already: the advisory is more precise in time.
+			s.events = append(s.events, result.Event{At: at, Kind: "leader_change", Source: "jsz", Stream: stream,
+				Server: l, Detail: prev + " -> " + l})
+		}
+	}
+}
+
+// clock keeps the best (shortest round trip) estimate of a remote server's clock offset.
+func clock(ss *result.ServerSeries, r Reading) {
+	if r.Mid.IsZero() || r.Varz.Now.IsZero() {
+		return
+	}
+	unc := int64(r.RTT / 2)
+	if ss.ClockUncertaintyNS == 0 || unc < ss.ClockUncertaintyNS {
+		ss.ClockOffsetNS = r.Varz.Now.Sub(r.Mid).Nanoseconds()
+		ss.ClockUncertaintyNS = max(unc, 1)
+	}
+}
+
+func sampleOf(at time.Duration, r Reading) result.ServerSample {
+	v := r.Varz
+	smp := result.ServerSample{
+		Offset: at, CPU: v.CPU, Mem: v.Mem, Connections: v.Connections, SlowConsumers: v.SlowConsumers,
+		InMsgs: v.InMsgs, OutMsgs: v.OutMsgs, InBytes: v.InBytes, OutBytes: v.OutBytes,
+	}
+	if st := v.JetStream.Stats; st != nil {
+		smp.JSAPITotal, smp.JSAPIErrors = st.API.Total, st.API.Errors
+	}
+	if r.Jsz != nil {
+		smp.Streams = streamsOf(r.Jsz)
+	}
+	return smp
+}
+
+func streamsOf(j *server.JSInfo) []result.StreamSample {
+	var out []result.StreamSample
+	for _, a := range j.AccountDetails {
+		for _, sd := range a.Streams {
+			st := result.StreamSample{Name: sd.Name, Msgs: sd.State.Msgs, Bytes: sd.State.Bytes}
+			if c := sd.Cluster; c != nil {
+				st.Leader = c.Leader
+				for _, p := range c.Replicas {
+					if p != nil {
+						st.Lag = max(st.Lag, p.Lag)
+					}
+				}
+			}
+			out = append(out, st)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}
+
+func (s *Sampler) noteErr(e string) {
+	if s.errs == nil {
+		s.errs = map[string]int{}
+	}
+	if s.errs[e] == 0 {
+		s.errOrder = append(s.errOrder, e)
+	}
+	s.errs[e]++
+}
+
+// Telemetry is the series so far (nil before the first reading).
+func (s *Sampler) Telemetry() *result.Telemetry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.series == nil {
+		return nil
+	}
+	t := &result.Telemetry{Source: s.Source.Kind(), Interval: s.Interval, Stalls: append([]result.Stall(nil), s.stalls...)}
+	names := append([]string(nil), s.order...)
+	sort.Strings(names)
+	for _, n := range names {
+		t.Servers = append(t.Servers, *s.series[n])
+	}
+	for _, e := range s.errOrder {
+		if n := s.errs[e]; n > 1 {
+			e = fmt.Sprintf("%s (%d times)", e, n)
+		}
+		t.Errors = append(t.Errors, e)
+	}
+	return t
+}
+
+// Events are what the readings and advisories showed, in time order.
+func (s *Sampler) Events() []result.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]result.Event(nil), s.events...)
+	result.SortEvents(out)
+	return out
+}

@@ -1,0 +1,133 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/natsperf/natsperf/internal/embedded"
+)
+
+// Reading is one server's /varz and /jsz (with stream details) at one instant.
+type Reading struct {
+	Name string
+	URL  string // the monitoring endpoint it came from, "" in-process
+	Varz *server.Varz
+	Jsz  *server.JSInfo // nil when JetStream is off or did not answer
+	// RTT is the request's round trip and Mid its local midpoint (monitor source): the
+	// server's clock offset is Varz.Now - Mid, within RTT/2.
+	RTT time.Duration
+	Mid time.Time
+}
+
+// Source reads every server it knows about once. A server that does not answer is left out
+// of the readings and reported in the error; the others still count.
+type Source interface {
+	Kind() string // "embedded" or "monitor"
+	Read(ctx context.Context) ([]Reading, error)
+}
+
+// Embedded reads the servers of an embedded cluster in-process: no port, no request.
+type Embedded struct{ Cluster *embedded.Cluster }
+
+// Kind implements Source.
+func (Embedded) Kind() string { return "embedded" }
+
+// Read implements Source; a killed node is left out.
+func (e Embedded) Read(context.Context) ([]Reading, error) {
+	var out []Reading
+	for i := 1; i <= e.Cluster.Size(); i++ {
+		s := e.Cluster.Node(i)
+		if s == nil || !s.Running() {
+			continue
+		}
+		v, err := s.Varz(&server.VarzOptions{})
+		if err != nil {
+			continue // shutting down
+		}
+		r := Reading{Name: v.Name, Varz: v}
+		if s.JetStreamEnabled() {
+			if j, err := s.Jsz(&jszOptions); err == nil {
+				r.Jsz = j
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// jszOptions ask for every account's streams, with their cluster (leader, replicas' lag).
+var jszOptions = server.JSzOptions{Accounts: true, Streams: true}
+
+// Monitor reads servers through their HTTP monitoring endpoints (nats-server -m).
+type Monitor struct {
+	URLs   []string // base URLs: http://host:8222
+	Client *http.Client
+}
+
+// Kind implements Source.
+func (Monitor) Kind() string { return "monitor" }
+
+// Read implements Source.
+func (m Monitor) Read(ctx context.Context) ([]Reading, error) {
+	var out []Reading
+	var failed []string
+	for _, u := range m.URLs {
+		r, err := m.read(ctx, strings.TrimRight(u, "/"))
+		if err != nil {
+			failed = append(failed, err.Error())
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(failed) > 0 {
+		return out, fmt.Errorf("%s", strings.Join(failed, "; "))
+	}
+	return out, nil
+}
+
+func (m Monitor) read(ctx context.Context, base string) (Reading, error) {
+	r := Reading{URL: base, Varz: &server.Varz{}}
+	t0 := time.Now()
+	if err := m.get(ctx, base+"/varz", r.Varz); err != nil {
+		return r, err
+	}
+	r.RTT = time.Since(t0)
+	r.Mid = t0.Add(r.RTT / 2)
+	r.Name = r.Varz.Name
+	if r.Varz.JetStream.Config != nil {
+		j := &server.JSInfo{}
+		if err := m.get(ctx, base+"/jsz?accounts=true&streams=true", j); err == nil {
+			r.Jsz = j
+		}
+	}
+	return r, nil
+}
+
+func (m Monitor) get(ctx context.Context, url string, into any) error {
+	c := m.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("monitor %s: %w", url, err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("monitor %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("monitor %s: %s", url, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
+		return fmt.Errorf("monitor %s: %w", url, err)
+	}
+	return nil
+}
