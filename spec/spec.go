@@ -70,6 +70,17 @@ type Target struct {
 	// the run for the Result's telemetry (--server-metrics). Embedded servers are sampled
 	// without them.
 	Monitor []string `json:"monitor,omitempty"`
+	// SysCreds, or SysUser and SysPassword, are a system account user's: telemetry is then
+	// read through $SYS.REQ.SERVER.PING (--sys-creds, --sys-user, --sys-password). Monitor
+	// "sys" reads it so with the target's own credentials. SysPassword is never serialised.
+	SysCreds    string `json:"sys_creds,omitempty"`
+	SysUser     string `json:"sys_user,omitempty"`
+	SysPassword Secret `json:"sys_password,omitempty"`
+}
+
+// SysMetrics reports whether the target's telemetry comes through the system account.
+func (t Target) SysMetrics() bool {
+	return t.SysCreds != "" || t.SysUser != "" || (len(t.Monitor) == 1 && t.Monitor[0] == "sys")
 }
 
 // Embedded is natsperf's own server: one node, or a JetStream cluster on loopback.

@@ -175,6 +175,7 @@ func TestUnknownFieldRefused(t *testing.T) {
 		{"no version", "workloads: []\n", `version: missing`},
 		{"password", "version: natsperf.spec/v1\ntarget: {password: hunter2}\nworkloads: []\n", `a password or token in a spec is refused`},
 		{"redacted token", `{"version":"natsperf.spec/v1","target":{"token":"[redacted]"},"workloads":[]}`, `a password or token in a spec is refused`},
+		{"system password", "version: natsperf.spec/v1\ntarget: {sys_password: hunter2}\nworkloads: []\n", `a password or token in a spec is refused`},
 		{"duration number", "version: natsperf.spec/v1\nwarmup: 5\nworkloads: []\n", `write it as a string`},
 		{"duplicate key", "version: natsperf.spec/v1\nname: a\nname: b\nworkloads: []\n", `key "name" appears twice`},
 		{"trailing json", `{"version":"natsperf.spec/v1","workloads":[]} {}`, `unexpected data after the spec`},
@@ -199,17 +200,17 @@ func TestUnknownFieldRefused(t *testing.T) {
 }
 
 func TestSecretsNeverWritten(t *testing.T) {
-	s := &Spec{Version: Version, Target: Target{Servers: []string{"nats://127.0.0.1:4222"}, User: "u", Password: "hunter2", Token: "s3cr3t"},
-		Workloads: []Workload{{Config: &Pub{Subject: "foo"}}}}
+	s := &Spec{Version: Version, Target: Target{Servers: []string{"nats://127.0.0.1:4222"}, User: "u", Password: "hunter2", Token: "s3cr3t",
+		SysUser: "sys", SysPassword: "sysp4ss"}, Workloads: []Workload{{Config: &Pub{Subject: "foo"}}}}
 	j, _ := s.JSON()
 	y, _ := s.YAML()
 	for _, out := range []string{string(j), string(y), s.Target.Password.String(), s.Target.Token.GoString()} {
-		if strings.Contains(out, "hunter2") || strings.Contains(out, "s3cr3t") {
+		if strings.Contains(out, "hunter2") || strings.Contains(out, "s3cr3t") || strings.Contains(out, "sysp4ss") {
 			t.Fatalf("a secret was written: %s", out)
 		}
 	}
-	if !strings.Contains(string(j), `"password": "[redacted]"`) {
-		t.Errorf("the password is not marked redacted:\n%s", j)
+	if !strings.Contains(string(j), `"password": "[redacted]"`) || !strings.Contains(string(j), `"sys_password": "[redacted]"`) {
+		t.Errorf("a password is not marked redacted:\n%s", j)
 	}
 	if _, err := Parse(j); err == nil {
 		t.Error("a spec with a redacted password was read as if it had none")

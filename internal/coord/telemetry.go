@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/engine"
@@ -31,6 +32,9 @@ func sampleServers(ctx context.Context, s *spec.Spec, at time.Time) (finish func
 	return func(res *result.Result) {
 		cancel()
 		<-done
+		if c, ok := src.(io.Closer); ok {
+			c.Close()
+		}
 		if res == nil {
 			return
 		}

@@ -3,9 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/telemetry"
 	"github.com/natsperf/natsperf/spec"
@@ -17,12 +21,39 @@ func TelemetrySource(s *spec.Spec, t *Target) telemetry.Source {
 	switch {
 	case s.NoServerMetrics:
 		return nil
+	case s.Target.SysMetrics():
+		settings := SysSettings(s.Target, t)
+		return &telemetry.Sys{Dial: func(ctx context.Context) (*nats.Conn, error) {
+			return connect.Connect(ctx, settings, "natsperf-telemetry-sys")
+		}}
 	case len(s.Target.Monitor) > 0:
 		return telemetry.Monitor{URLs: s.Target.Monitor}
 	case t != nil && t.Embedded != nil:
 		return telemetry.Embedded{Cluster: t.Embedded}
 	}
 	return nil
+}
+
+// SysSettings are the connection settings of the system-account telemetry: the target's
+// (resolved when t is given), with the system user's credentials in place of its own when the
+// spec names them.
+func SysSettings(st spec.Target, t *Target) connect.Settings {
+	c := Settings(st)
+	if t != nil {
+		c = t.Settings
+	}
+	if st.SysCreds != "" || st.SysUser != "" {
+		c.Creds, c.NKey, c.JWT, c.Seed, c.Token = st.SysCreds, "", "", "", ""
+		c.User, c.Password = st.SysUser, string(st.SysPassword)
+	}
+	return c
+}
+
+// closeSource closes a source that holds a connection.
+func closeSource(src telemetry.Source) {
+	if c, ok := src.(io.Closer); ok {
+		c.Close()
+	}
 }
 
 // attachTelemetry samples the servers alongside plan's clients (from the start barrier to
@@ -40,6 +71,10 @@ func attachTelemetry(ctx context.Context, plan *bench.Plan, src telemetry.Source
 		subErr = err
 	} else {
 		stop = func() { unsub(); nc.Close() }
+	}
+	if _, ok := src.(io.Closer); ok {
+		stopSubs := stop
+		stop = func() { stopSubs(); closeSource(src) }
 	}
 	prevBefore := plan.Before
 	plan.Before = func(ctx context.Context) {

@@ -10,7 +10,8 @@ import (
 // server whatever the number of clients or agents.
 type Telemetry struct {
 	// Source is where the samples came from: "embedded" (the servers in this process, read
-	// in-process) or "monitor" (HTTP monitoring endpoints, --server-metrics).
+	// in-process), "monitor" (HTTP monitoring endpoints, --server-metrics) or "sys" (the system
+	// account's $SYS.REQ.SERVER.PING requests, --sys-user/--sys-creds or --server-metrics sys).
 	Source   string         `json:"source"`
 	Interval time.Duration  `json:"interval_ns"`
 	Servers  []ServerSeries `json:"servers"`

@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/natstest"
+)
+
+// sysCluster starts a 3-node JetStream cluster whose users are app/apppw (account APP,
+// JetStream on) and sys/syspw (the system account SYS).
+func sysCluster(t *testing.T) []*server.Server {
+	t.Helper()
+	// A JetStream cluster's every node needs its routes up front: reserve the cluster ports.
+	var ports, routes []string
+	for range 3 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, l.Addr().String())
+		routes = append(routes, "nats://"+l.Addr().String())
+		l.Close()
+	}
+	var nodes []*server.Server
+	for i := 1; i <= 3; i++ {
+		conf := fmt.Sprintf(`server_name: sysn%d
+cluster { name: syscluster, listen: "%s", routes: [%s] }
+accounts {
+  APP { jetstream: enabled, users: [{user: app, password: apppw}] }
+  SYS { users: [{user: sys, password: syspw}] }
+}
+system_account: SYS
+`, i, ports[i-1], strings.Join(routes, ", "))
+		file := filepath.Join(t.TempDir(), "n.conf")
+		if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		parsed, err := server.ProcessConfigFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, natstest.Server(t, func(o *server.Options) {
+			parsed.Host, parsed.Port, parsed.NoSigs, parsed.NoLog = o.Host, o.Port, true, os.Getenv("SYSLOG") == ""
+			parsed.JetStream, parsed.StoreDir = true, o.StoreDir
+			parsed.JetStreamMaxMemory, parsed.JetStreamMaxStore = o.JetStreamMaxMemory, o.JetStreamMaxStore
+			*o = *parsed
+		}))
+	}
+	return nodes
+}
+
+// Telemetry through the system account ($SYS.REQ.SERVER.PING.VARZ and .JSZ, with the sys
+// user's credentials while the clients connect as app) covers all 3 servers, each reading
+// under that server's name; a server's messages in and out over the run are what the test's
+// own /varz reads before and after it say, less only the sampler's own requests and the
+// cluster's chatter outside the sampled window; the stream the test made is there with its
+// leader and message count.
+func TestTelemetrySysAccountCountsMatchVarz(t *testing.T) {
+	nodes := sysCluster(t)
+	url := nodes[0].ClientURL()
+	nc, err := nats.Connect(url, nats.UserInfo("app", "apppw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	natstest.Eventually(t, 30*time.Second, 200*time.Millisecond, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: "systest", Subjects: []string{"systest"}, Replicas: 3})
+		return err
+	})
+	for range 5 {
+		if _, err := js.Publish(context.Background(), "systest", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	s := pubsubSpec(url, 20000, 2)
+	s.Target.User, s.Target.Password = "app", "apppw"
+	s.Target.SysUser, s.Target.SysPassword = "sys", "syspw"
+	before := map[string]*server.Varz{}
+	for _, n := range nodes {
+		before[n.Name()] = varz(t, n)
+	}
+	res, err := Execute(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := res.Telemetry
+	if tel == nil || tel.Source != "sys" {
+		t.Fatalf("telemetry %+v", tel)
+	}
+	if len(tel.Errors) > 0 {
+		t.Errorf("telemetry errors: %v", tel.Errors)
+	}
+	if j, err := json.Marshal(res); err != nil || strings.Contains(string(j), "syspw") {
+		t.Errorf("the Result holds the system password (or did not marshal: %v)", err)
+	}
+	if len(tel.Servers) != 3 {
+		t.Fatalf("%d servers in the telemetry, want 3: %+v", len(tel.Servers), tel.Servers)
+	}
+	for _, n := range nodes {
+		after := varz(t, n)
+		var ss = tel.Servers[0]
+		for _, x := range tel.Servers {
+			if x.Name == n.Name() {
+				ss = x
+			}
+		}
+		if ss.Name != n.Name() || len(ss.Samples) < 2 {
+			t.Fatalf("server %s: series %+v", n.Name(), ss)
+		}
+		first, last := ss.Samples[0], ss.Samples[len(ss.Samples)-1]
+		telIn, telOut := last.InMsgs-first.InMsgs, last.OutMsgs-first.OutMsgs
+		refIn, refOut := after.InMsgs-before[n.Name()].InMsgs, after.OutMsgs-before[n.Name()].OutMsgs
+		t.Logf("%s: %d samples, telemetry in %d out %d, /varz in %d out %d", n.Name(), len(ss.Samples), telIn, telOut, refIn, refOut)
+		// The sampler's requests of one round and the cluster's own chatter come to a few
+		// dozen messages per server; the run's are 20,000 in and 40,000 out on node 1.
+		const slack = 100
+		if d := refIn - telIn; d < 0 || d > slack {
+			t.Errorf("%s: telemetry in_msgs %d, /varz before/after %d", n.Name(), telIn, refIn)
+		}
+		if d := refOut - telOut; d < 0 || d > slack {
+			t.Errorf("%s: telemetry out_msgs %d, /varz before/after %d", n.Name(), telOut, refOut)
+		}
+		if n == nodes[0] {
+			if telIn < 20000 || telOut < 40000 || telIn > 20000+slack*int64(len(ss.Samples)) {
+				t.Errorf("%s, the clients' server: in %d out %d over the run, published 20000 to 2 subscribers", n.Name(), telIn, telOut)
+			}
+		} else if telIn >= 20000 {
+			t.Errorf("%s, no client on it: in %d over the run", n.Name(), telIn)
+		}
+		if ss.ClockUncertaintyNS <= 0 {
+			t.Errorf("%s: no clock offset estimate", n.Name())
+		}
+		var found bool
+		for _, st := range last.Streams {
+			if st.Name == "systest" {
+				found = st.Msgs == 5 && strings.HasPrefix(st.Leader, "sysn")
+			}
+		}
+		if !found {
+			t.Errorf("%s: stream systest (5 msgs, a leader) not in the last sample's streams %+v", n.Name(), last.Streams)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// Sys reads every server of a deployment through the system account: one
+// $SYS.REQ.SERVER.PING.VARZ and one .JSZ (with stream details) request, which every server
+// answers. Replies are collected until as many servers as ever answered have, or, while that
+// number is unknown or not reached, until Quiet passes without one (bounded by Timeout).
+type Sys struct {
+	// Dial connects as a system-account user, on the first Read.
+	Dial    func(ctx context.Context) (*nats.Conn, error)
+	Quiet   time.Duration // 0: 250ms
+	Timeout time.Duration // 0: 2s
+
+	mu   sync.Mutex
+	nc   *nats.Conn
+	seen int // the most servers that answered one request
+}
+
+// Subjects of the system account's server pings.
+const (
+	sysVarz = "$SYS.REQ.SERVER.PING.VARZ"
+	sysJsz  = "$SYS.REQ.SERVER.PING.JSZ"
+)
+
+// Kind implements Source.
+func (*Sys) Kind() string { return "sys" }
+
+// Close closes the connection Read made.
+func (s *Sys) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.nc != nil {
+		s.nc.Close()
+		s.nc = nil
+	}
+	return nil
+}
+
+func (s *Sys) conn(ctx context.Context) (*nats.Conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.nc != nil {
+		return s.nc, nil
+	}
+	nc, err := s.Dial(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("system account: %w", err)
+	}
+	s.nc = nc
+	return nc, nil
+}
+
+// sysReply is one server's answer to a ping, its data left raw until the subject says what it is.
+type sysReply struct {
+	Server *server.ServerInfo `json:"server"`
+	Data   json.RawMessage    `json:"data"`
+	Error  *server.ApiError   `json:"error"`
+	at     time.Time
+}
+
+// Read implements Source.
+func (s *Sys) Read(ctx context.Context) ([]Reading, error) {
+	nc, err := s.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	varz, err := s.ping(ctx, nc, sysVarz, nil)
+	if err != nil {
+		return nil, err
+	}
+	jsz, jerr := s.ping(ctx, nc, sysJsz, server.JszEventOptions{JSzOptions: jszOptions})
+	jetstream := map[string]*server.JSInfo{}
+	for _, r := range jsz {
+		j := &server.JSInfo{}
+		if r.Error == nil && json.Unmarshal(r.Data, j) == nil {
+			jetstream[r.Server.Name] = j
+		}
+	}
+	var out []Reading
+	var failed []error
+	for _, r := range varz {
+		if r.Error != nil {
+			failed = append(failed, fmt.Errorf("%s %s: %s", sysVarz, r.Server.Name, r.Error.Description))
+			continue
+		}
+		v := &server.Varz{}
+		if err := json.Unmarshal(r.Data, v); err != nil {
+			failed = append(failed, fmt.Errorf("%s %s: %w", sysVarz, r.Server.Name, err))
+			continue
+		}
+		rtt := r.at.Sub(t0)
+		out = append(out, Reading{Name: r.Server.Name, Varz: v, Jsz: jetstream[r.Server.Name], RTT: rtt, Mid: t0.Add(rtt / 2)})
+	}
+	if jerr != nil {
+		failed = append(failed, jerr)
+	}
+	return out, errors.Join(failed...)
+}
+
+// ping sends one request on subject and collects the servers' replies.
+func (s *Sys) ping(ctx context.Context, nc *nats.Conn, subject string, body any) ([]sysReply, error) {
+	quiet, timeout := s.Quiet, s.Timeout
+	if quiet <= 0 {
+		quiet = 250 * time.Millisecond
+	}
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	var data []byte
+	if body != nil {
+		var err error
+		if data, err = json.Marshal(body); err != nil {
+			return nil, err
+		}
+	}
+	inbox := nc.NewRespInbox()
+	ch := make(chan *nats.Msg, 64)
+	sub, err := nc.ChanSubscribe(inbox, ch)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", subject, err)
+	}
+	defer sub.Unsubscribe()
+	if err := nc.PublishRequest(subject, inbox, data); err != nil {
+		return nil, fmt.Errorf("%s: %w", subject, err)
+	}
+	s.mu.Lock()
+	want := s.seen
+	s.mu.Unlock()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	var idle <-chan time.Time // the quiet period runs from the last reply
+	var out []sysReply
+	for want == 0 || len(out) < want {
+		select {
+		case m := <-ch:
+			var r sysReply
+			if err := json.Unmarshal(m.Data, &r); err != nil || r.Server == nil {
+				continue // not a server's answer
+			}
+			r.at = time.Now()
+			out = append(out, r)
+			idle = time.After(quiet)
+		case <-idle:
+			want = -1
+		case <-deadline.C:
+			want = -1
+		case <-ctx.Done():
+			want = -1
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no server answered (are these system account credentials?)", subject)
+	}
+	s.mu.Lock()
+	s.seen = max(s.seen, len(out))
+	s.mu.Unlock()
+	return out, nil
+}
