@@ -264,6 +264,14 @@ func TestValidate(t *testing.T) {
 			s.Workloads[0] = Workload{Config: &JSPubFast{JSPublish: JSPublish{Subject: "a"}, Batch: 70000}}
 		}, "config.batch: must be 1 to 65535"},
 		{"jwt without seed", func(s *Spec) { s.Target.JWT = "user.jwt" }, "target.jwt: jwt and seed go together"},
+		{"sys alone", func(s *Spec) { s.Target.Monitor = []string{"sys"} }, ""},
+		{"sys user", func(s *Spec) { s.Target.SysUser, s.Target.SysPassword = "sys", "pw" }, ""},
+		{"sys beside a URL", func(s *Spec) { s.Target.Monitor = []string{"sys", "http://127.0.0.1:8222"} }, "target.monitor[0]: sys (the system account) stands alone"},
+		{"sys creds and user", func(s *Spec) { s.Target.SysCreds, s.Target.SysUser = "sys.creds", "sys" }, "target.sys_creds: sys_creds and sys_user exclude each other"},
+		{"sys password alone", func(s *Spec) { s.Target.SysPassword = "pw" }, "target.sys_password: goes with sys_user"},
+		{"sys user and monitoring URLs", func(s *Spec) {
+			s.Target.SysUser, s.Target.Monitor = "sys", []string{"http://127.0.0.1:8222"}
+		}, "target.sys_user: the system account's telemetry and monitoring URLs exclude each other"},
 		{"socks proxy with a password", func(s *Spec) { s.Target.SocksProxy = "socks5://u:pw@127.0.0.1:1080" }, "target.socks_proxy: credentials in the proxy URL"},
 		{"deliver", func(s *Spec) { s.Workloads[0] = Workload{Config: &JSOrdered{JSConsumer{Deliver: "first"}}} }, "config.deliver: must be all, new or last"},
 		{"acks", func(s *Spec) { s.Workloads[0] = Workload{Config: &JSFetch{JSDurable: JSDurable{Acks: "some"}}} }, "config.acks: must be explicit, none or all"},

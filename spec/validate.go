@@ -81,7 +81,22 @@ func (t *Target) check(c *checker) {
 		}
 	}
 	for i, u := range t.Monitor {
+		if u == "sys" && len(t.Monitor) == 1 {
+			continue // the system account's pings, with the target's credentials
+		}
+		if u == "sys" {
+			c.failf(fmt.Sprintf("target.monitor[%d]", i), "sys (the system account) stands alone: not beside monitoring URLs")
+			continue
+		}
 		checkMonitorURL(c, fmt.Sprintf("target.monitor[%d]", i), u)
+	}
+	switch {
+	case t.SysCreds != "" && t.SysUser != "":
+		c.failf("target.sys_creds", "sys_creds and sys_user exclude each other (one system account user)")
+	case t.SysPassword != "" && t.SysUser == "":
+		c.failf("target.sys_password", "goes with sys_user")
+	case (t.SysCreds != "" || t.SysUser != "") && len(t.Monitor) > 0 && t.Monitor[0] != "sys":
+		c.failf("target.sys_user", "the system account's telemetry and monitoring URLs exclude each other")
 	}
 	if t.ConnectTimeout < 0 {
 		c.failf("target.connect_timeout", "must not be negative")

@@ -27,6 +27,7 @@ func (c *connFlags) checkEncryption() error {
 // target is the connection flags and --js-encryption as a spec target.
 func (c *connFlags) target() spec.Target {
 	t := connect.SpecTarget(c.s)
+	t.SysCreds, t.SysUser, t.SysPassword = c.sysCreds, c.sysUser, spec.Secret(c.sysPassword)
 	c.withEncryption(&t)
 	return t
 }

@@ -17,6 +17,9 @@ type connFlags struct {
 	s connect.Settings
 	// jsEncryption is --js-encryption: the embedded server's encryption at rest (encryption.go).
 	jsEncryption string
+	// sys is the system account user of --sys-creds or --sys-user/--sys-password: server
+	// telemetry through $SYS.REQ.SERVER.PING. Kept apart from s, which a Result echoes.
+	sysCreds, sysUser, sysPassword string
 }
 
 func (c *connFlags) register(cmd *cobra.Command) {
@@ -46,6 +49,9 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.StringVar(&c.s.JS.InboxPrefix, "inbox-prefix", "", "prefix of the inbox subjects replies and acks come back on")
 	f.BoolVar(&c.s.NoContext, "no-context", false, "ignore the selected nats context")
 	f.BoolVar(&c.s.JS.Trace, "trace", false, "print every JetStream API request and response on stderr")
+	f.StringVar(&c.sysCreds, "sys-creds", "", "a system account user's credentials file: sample every server's telemetry through $SYS.REQ.SERVER.PING (VARZ, JSZ) instead of monitoring endpoints")
+	f.StringVar(&c.sysUser, "sys-user", "", "a system account user (with --sys-password or $NATSPERF_SYS_PASSWORD, which stays out of the process list): server telemetry as --sys-creds")
+	f.StringVar(&c.sysPassword, "sys-password", "", "the --sys-user's password")
 	f.BoolFunc("no-tlsfirst", "nats bench's --no-tlsfirst: no TLS handshake first (the default)", func(string) error { c.s.TLSFirst = false; return nil })
 	f.String("colors", "", "accepted as nats bench does; natsperf prints no colours")
 	_ = f.MarkHidden("no-tlsfirst")
@@ -58,6 +64,9 @@ func (c *connFlags) register(cmd *cobra.Command) {
 // context: a secret in the environment stays out of the process's argv (ps, /proc), which is
 // how the Helm chart hands them over. The flags win, and --context keeps its own.
 func (c *connFlags) credentialsFromEnv(env connect.Env) {
+	if c.sysUser != "" && c.sysPassword == "" && env.Getenv != nil {
+		c.sysPassword = env.Getenv("NATSPERF_SYS_PASSWORD")
+	}
 	s := &c.s
 	if s.User != "" || s.Password != "" || s.Token != "" || s.Creds != "" || s.NKey != "" || s.Context != "" || env.Getenv == nil {
 		return
@@ -110,7 +119,7 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	f.DurationVar(&b.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	f.BoolVar(&b.NoLatency, "no-latency", false, "do not record latency histograms")
 	f.StringArrayVar(&b.SLO, "slo", nil, "a threshold the run must hold, repeatable: 'p99<5ms', 'p99.9<20ms', 'loss=0', 'rate>=0.99' (achieved/offered); a failed one exits 6")
-	f.StringSliceVar(&b.ServerMetrics, "server-metrics", nil, "servers' monitoring endpoints (http://host:8222,...) to sample during the run: CPU, memory, messages, streams, in the Result's telemetry (embedded servers are sampled without it)")
+	f.StringSliceVar(&b.ServerMetrics, "server-metrics", nil, "servers' monitoring endpoints (http://host:8222,...) to sample during the run, or sys: through the system account with the run's own credentials (see --sys-creds): CPU, memory, messages, streams, in the Result's telemetry (embedded servers are sampled without it)")
 	f.BoolVar(&b.NoServerMetrics, "no-server-metrics", false, "sample no server telemetry, not even the embedded server's")
 	if sender {
 		b.registerShape(f)

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/result"
+)
+
+// --sys-user with its password in $NATSPERF_SYS_PASSWORD samples all 3 servers of a cluster
+// through the system account while the clients connect as an ordinary user; the text says
+// so, and neither the output, the Result nor the printed Spec holds the password.
+func TestSysAccountTelemetryFlags(t *testing.T) {
+	nodes := natstest.SysCluster(t)
+	const pass = "syspw"
+	out := filepath.Join(t.TempDir(), "res.json")
+	args := []string{"pub", "systest.cli", "--msgs", "2000", "--size", "16", "-s", nodes[0].ClientURL(),
+		"--user", "app", "--password", "apppw", "--sys-user", "sys", "--no-progress", "-o", out}
+	env := map[string]string{"NATSPERF_SYS_PASSWORD": pass}
+	r := run(context.Background(), t, env, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	if !strings.Contains(r.out, "Servers counted (sys, 3 servers)") {
+		t.Errorf("no cross-check line for the 3 servers read through the system account:\n%s", r.out)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := result.Read(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tel := res.Telemetry; tel == nil || tel.Source != "sys" || len(tel.Servers) != 3 || len(tel.Errors) > 0 {
+		t.Fatalf("telemetry %+v", tel)
+	}
+	if in := res.Telemetry.Counters().InMsgs; in < 2000 {
+		t.Errorf("the servers counted %d messages in, natsperf published 2000", in)
+	}
+	sp := run(context.Background(), t, nil, append([]string{"spec"}, append(args, "--sys-password", pass)...)...)
+	if sp.code != 0 || !strings.Contains(sp.out, "sys_user: sys") || !strings.Contains(sp.out, "sys_password: '[redacted]'") {
+		t.Fatalf("spec: exit %d: %s%s", sp.code, sp.out, sp.err)
+	}
+	for name, text := range map[string]string{"stdout": r.out, "stderr": r.err, "result": string(data), "spec": sp.out} {
+		if strings.Contains(text, pass) {
+			t.Errorf("%s shows the system password", name)
+		}
+	}
+}
