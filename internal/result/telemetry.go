@@ -49,18 +49,21 @@ type ServerSeries struct {
 // JetStream API) are the server's totals since it started; a series' deltas are what
 // happened between two samples (Counters).
 type ServerSample struct {
-	Offset        time.Duration  `json:"offset_ns"`
-	CPU           float64        `json:"cpu_percent"` // of one core, as /varz says
-	Mem           int64          `json:"mem_bytes"`   // resident memory
-	Connections   int            `json:"connections"`
-	SlowConsumers int64          `json:"slow_consumers"`
-	InMsgs        int64          `json:"in_msgs"`
-	OutMsgs       int64          `json:"out_msgs"`
-	InBytes       int64          `json:"in_bytes"`
-	OutBytes      int64          `json:"out_bytes"`
-	JSAPITotal    uint64         `json:"js_api_total,omitempty"`
-	JSAPIErrors   uint64         `json:"js_api_errors,omitempty"`
-	Streams       []StreamSample `json:"streams,omitempty"`
+	Offset        time.Duration `json:"offset_ns"`
+	CPU           float64       `json:"cpu_percent"` // of one core, as /varz says
+	Mem           int64         `json:"mem_bytes"`   // resident memory
+	Connections   int           `json:"connections"`
+	SlowConsumers int64         `json:"slow_consumers"`
+	InMsgs        int64         `json:"in_msgs"`
+	OutMsgs       int64         `json:"out_msgs"`
+	InBytes       int64         `json:"in_bytes"`
+	OutBytes      int64         `json:"out_bytes"`
+	JSAPITotal    uint64        `json:"js_api_total,omitempty"`
+	JSAPIErrors   uint64        `json:"js_api_errors,omitempty"`
+	// MaxPending is the most bytes the server held for one client connection, not yet
+	// written to it (connz sorted by pending): a slow consumer in the making.
+	MaxPending int64          `json:"max_pending_bytes,omitempty"`
+	Streams    []StreamSample `json:"streams,omitempty"`
 }
 
 // StreamSample is one stream as one server (a replica) saw it.

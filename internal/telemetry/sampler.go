@@ -144,6 +144,7 @@ func sampleOf(at time.Duration, r Reading) result.ServerSample {
 	smp := result.ServerSample{
 		Offset: at, CPU: v.CPU, Mem: v.Mem, Connections: v.Connections, SlowConsumers: v.SlowConsumers,
 		InMsgs: v.InMsgs, OutMsgs: v.OutMsgs, InBytes: v.InBytes, OutBytes: v.OutBytes,
+		MaxPending: r.MaxPending,
 	}
 	if st := v.JetStream.Stats; st != nil {
 		smp.JSAPITotal, smp.JSAPIErrors = st.API.Total, st.API.Errors

@@ -19,6 +19,8 @@ type Reading struct {
 	URL  string // the monitoring endpoint it came from, "" in-process
 	Varz *server.Varz
 	Jsz  *server.JSInfo // nil when JetStream is off or did not answer
+	// MaxPending is the largest pending_bytes of one connection (connz sorted by pending).
+	MaxPending int64
 	// RTT is the request's round trip and Mid its local midpoint (monitor source): the
 	// server's clock offset is Varz.Now - Mid, within RTT/2.
 	RTT time.Duration
@@ -51,6 +53,9 @@ func (e Embedded) Read(context.Context) ([]Reading, error) {
 			continue // shutting down
 		}
 		r := Reading{Name: v.Name, Varz: v}
+		if c, err := s.Connz(&connzOptions); err == nil {
+			r.MaxPending = maxPending(c)
+		}
 		if s.JetStreamEnabled() {
 			if j, err := s.Jsz(&jszOptions); err == nil {
 				r.Jsz = j
@@ -59,6 +64,17 @@ func (e Embedded) Read(context.Context) ([]Reading, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// connzOptions ask for the connection with the most bytes pending, only.
+var connzOptions = server.ConnzOptions{Sort: server.ByPending, Limit: 1}
+
+func maxPending(c *server.Connz) int64 {
+	var m int64
+	for _, ci := range c.Conns {
+		m = max(m, int64(ci.Pending))
+	}
+	return m
 }
 
 // jszOptions ask for every account's streams, with their cluster (leader, replicas' lag).
@@ -100,6 +116,10 @@ func (m Monitor) read(ctx context.Context, base string) (Reading, error) {
 	r.RTT = time.Since(t0)
 	r.Mid = t0.Add(r.RTT / 2)
 	r.Name = r.Varz.Name
+	c := &server.Connz{}
+	if err := m.get(ctx, base+"/connz?sort=pending&limit=1", c); err == nil {
+		r.MaxPending = maxPending(c)
+	}
 	if r.Varz.JetStream.Config != nil {
 		j := &server.JSInfo{}
 		if err := m.get(ctx, base+"/jsz?accounts=true&streams=true", j); err == nil {

@@ -13,7 +13,8 @@ import (
 )
 
 // Sys reads every server of a deployment through the system account: one
-// $SYS.REQ.SERVER.PING.VARZ and one .JSZ (with stream details) request, which every server
+// $SYS.REQ.SERVER.PING.VARZ, one .JSZ (with stream details) and one .CONNZ (the connection
+// with the most bytes pending) request, which every server
 // answers. Replies are collected until as many servers as ever answered have, or, while that
 // number is unknown or not reached, until Quiet passes without one (bounded by Timeout).
 type Sys struct {
@@ -29,8 +30,9 @@ type Sys struct {
 
 // Subjects of the system account's server pings.
 const (
-	sysVarz = "$SYS.REQ.SERVER.PING.VARZ"
-	sysJsz  = "$SYS.REQ.SERVER.PING.JSZ"
+	sysVarz  = "$SYS.REQ.SERVER.PING.VARZ"
+	sysJsz   = "$SYS.REQ.SERVER.PING.JSZ"
+	sysConnz = "$SYS.REQ.SERVER.PING.CONNZ"
 )
 
 // Kind implements Source.
@@ -88,8 +90,16 @@ func (s *Sys) Read(ctx context.Context) ([]Reading, error) {
 			jetstream[r.Server.Name] = j
 		}
 	}
+	connz, cerr := s.ping(ctx, nc, sysConnz, server.ConnzEventOptions{ConnzOptions: connzOptions})
+	pending := map[string]int64{}
+	for _, r := range connz {
+		c := &server.Connz{}
+		if r.Error == nil && json.Unmarshal(r.Data, c) == nil {
+			pending[r.Server.Name] = maxPending(c)
+		}
+	}
 	var out []Reading
-	var failed []error
+	failed := []error{jerr, cerr}
 	for _, r := range varz {
 		if r.Error != nil {
 			failed = append(failed, fmt.Errorf("%s %s: %s", sysVarz, r.Server.Name, r.Error.Description))
@@ -101,10 +111,7 @@ func (s *Sys) Read(ctx context.Context) ([]Reading, error) {
 			continue
 		}
 		rtt := r.at.Sub(t0)
-		out = append(out, Reading{Name: r.Server.Name, Varz: v, Jsz: jetstream[r.Server.Name], RTT: rtt, Mid: t0.Add(rtt / 2)})
-	}
-	if jerr != nil {
-		failed = append(failed, jerr)
+		out = append(out, Reading{Name: r.Server.Name, Varz: v, Jsz: jetstream[r.Server.Name], MaxPending: pending[r.Server.Name], RTT: rtt, Mid: t0.Add(rtt / 2)})
 	}
 	return out, errors.Join(failed...)
 }

@@ -1,0 +1,85 @@
+package telemetry
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/natstest"
+)
+
+// One Read through the system account answers for all 3 servers, each under its own name,
+// and its connz part finds the connection a server holds bytes for: a subscriber that never
+// reads, whose pending bytes the test reads from that server itself (stable before and after).
+func TestSysReadsEveryServerAndThePendingBytes(t *testing.T) {
+	nodes := natstest.SysCluster(t)
+	target := nodes[1]
+	stuck, err := net.Dial("tcp", target.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Close()
+	// A small, fixed receive buffer, so the kernel takes few bytes off the server.
+	if err := stuck.(*net.TCPConn).SetReadBuffer(4096); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Fprintf(stuck, "CONNECT {\"user\":\"app\",\"pass\":\"apppw\",\"verbose\":false}\r\nSUB pend 1\r\nPING\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := nats.Connect(target.ClientURL(), nats.UserInfo("app", "apppw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	pending := func() int64 {
+		c, err := target.Connz(&server.ConnzOptions{Sort: server.ByPending, Limit: 1})
+		if err != nil || len(c.Conns) == 0 {
+			return 0
+		}
+		return int64(c.Conns[0].Pending)
+	}
+	payload := bytes.Repeat([]byte("x"), 256<<10)
+	natstest.WaitFor(t, 10*time.Second, "the server to hold bytes for the subscriber that never reads", func() bool {
+		for range 8 {
+			if err := pub.Publish("pend", payload); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = pub.Flush()
+		// More than the kernel's socket buffers take (a few MiB), which would drain it.
+		return pending() > 8<<20
+	})
+	src := &Sys{Dial: func(context.Context) (*nats.Conn, error) {
+		return nats.Connect(nodes[0].ClientURL(), nats.UserInfo("sys", "syspw"))
+	}}
+	defer src.Close()
+	natstest.Eventually(t, 8*time.Second, 50*time.Millisecond, func() error {
+		before := pending()
+		readings, err := src.Read(context.Background())
+		after := pending()
+		if err != nil {
+			return err
+		}
+		if len(readings) != 3 {
+			return fmt.Errorf("%d readings, want 3", len(readings))
+		}
+		for _, r := range readings {
+			if r.Varz == nil || r.Jsz == nil || r.Name != r.Varz.Name {
+				return fmt.Errorf("reading %+v", r)
+			}
+			if r.Name == target.Name() && (r.MaxPending != before || before != after || before == 0) {
+				return fmt.Errorf("%s: %d bytes pending through the system account, %d and %d read in-process", r.Name, r.MaxPending, before, after)
+			}
+			if r.Name != target.Name() && r.MaxPending >= before {
+				return fmt.Errorf("%s, no stuck client: %d bytes pending", r.Name, r.MaxPending)
+			}
+		}
+		return nil
+	})
+}
