@@ -2,9 +2,12 @@ package coord
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/telemetry"
@@ -22,6 +25,7 @@ func sampleServers(ctx context.Context, s *spec.Spec, at time.Time) (finish func
 		return func(*result.Result) {}
 	}
 	smp := &telemetry.Sampler{Source: src, Interval: engine.SeriesInterval(s)}
+	stopAdvisories, advErr := watchAdvisories(ctx, s, smp)
 	smp.Baseline(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -32,6 +36,7 @@ func sampleServers(ctx context.Context, s *spec.Spec, at time.Time) (finish func
 	return func(res *result.Result) {
 		cancel()
 		<-done
+		stopAdvisories()
 		if c, ok := src.(io.Closer); ok {
 			c.Close()
 		}
@@ -39,7 +44,35 @@ func sampleServers(ctx context.Context, s *spec.Spec, at time.Time) (finish func
 			return
 		}
 		res.Telemetry = smp.Telemetry()
+		if res.Telemetry != nil && advErr != nil {
+			res.Telemetry.Errors = append(res.Telemetry.Errors, fmt.Sprintf("no JetStream advisories: %v", advErr))
+		}
 		res.Events = append(res.Events, smp.Events()...)
 		result.SortEvents(res.Events)
 	}
+}
+
+// watchAdvisories listens for the target's JetStream advisories on a connection of the
+// coordinator's own, as a local run's engine does. The coordinator may not reach the servers
+// its agents do: then it tries briefly and says why in the telemetry's errors. A Spec that
+// names no server (the agents resolve their own) is not tried.
+func watchAdvisories(ctx context.Context, s *spec.Spec, smp *telemetry.Sampler) (stop func(), err error) {
+	stop = func() {}
+	if len(s.Target.Servers) == 0 {
+		return stop, errors.New("the Spec names no server the coordinator could connect to")
+	}
+	settings := engine.Settings(s.Target)
+	settings.ConnectTimeout = min(settings.ConnectTimeout, 2*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	nc, err := connect.Connect(cctx, settings, "natsperf-coordinator-advisories")
+	if err != nil {
+		return stop, err
+	}
+	unsub, err := smp.Subscribe(nc)
+	if err != nil {
+		nc.Close()
+		return stop, err
+	}
+	return func() { unsub(); nc.Close() }, nil
 }
