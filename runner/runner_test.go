@@ -19,7 +19,7 @@ import (
 // rustBin is natsperf-rust, or the test is skipped saying why.
 func rustBin(t *testing.T) string {
 	t.Helper()
-	bin, err := rustbin.Find("..")
+	bin, err := rustbin.ForTests("..")
 	if err != nil {
 		t.Skipf("the natsperf-rust path is not tested: %v", err)
 	}

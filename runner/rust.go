@@ -108,6 +108,9 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
 		defer own.Close()
 		t = own
 	}
+	if err := engine.CheckPayload(ctx, t, s); err != nil {
+		return nil, inputError(err)
+	}
 	warnings, teardown, s, err := setupOnce(ctx, t, s)
 	defer teardown()
 	if err != nil {

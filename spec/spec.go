@@ -53,6 +53,10 @@ type Embedded struct {
 	// Nodes is 1 for a single server, 3 or more for a cluster (0: 1, or 3 when a stream has
 	// replicas or a fault acts on nodes).
 	Nodes int `json:"nodes,omitempty"`
+	// Encryption encrypts the JetStream store at rest (--js-encryption): aes or chacha
+	// (nats-server's ciphers); empty or none: off. The key comes from $NATSPERF_JS_KEY, else
+	// one is generated for the run; a spec never holds it.
+	Encryption string `json:"encryption,omitempty"`
 }
 
 // Setup is what is created before the workloads start.
@@ -72,6 +76,9 @@ type Stream struct {
 	MaxBytes     *Size     `json:"max_bytes,omitempty"`
 	DedupWindow  *Duration `json:"dedup_window,omitempty"`  // --dedup-window (absent: 2m)
 	PersistAsync bool      `json:"persist_async,omitempty"` // --persistasync
+	// Compression is the stream's compression at rest (--compression): s2 or none (absent: none,
+	// and an existing stream's is not compared).
+	Compression string `json:"compression,omitempty"`
 	// Create creates the stream when it is missing (--create; always on an embedded server and
 	// for read benchmarks).
 	Create bool `json:"create,omitempty"`
@@ -92,6 +99,8 @@ type Bucket struct {
 	Storage  string `json:"storage,omitempty"`  // file (default) or memory
 	Replicas int    `json:"replicas,omitempty"` // 1 to 5 (0: 1)
 	History  int    `json:"history,omitempty"`  // 1 to 64 (0: 1)
+	// Compression is the bucket's stream compression (--compression): s2 or none.
+	Compression string `json:"compression,omitempty"`
 	// Purge empties it first (kv put --purge): only a bucket natsperf created, unless Force.
 	Purge bool `json:"purge,omitempty"`
 	// Force allows purging, or putting into, a bucket natsperf did not create (--force).
@@ -130,6 +139,9 @@ type Workload struct {
 	// Client is the NATS client library the clients run on (--client): "" or go (nats.go, in
 	// natsperf's engine), rust (async-nats, through natsperf-rust agents: docs/clients.md).
 	Client string `json:"client,omitempty"`
+	// PayloadFill is what follows the stamp in every message body (--payload-fill): text
+	// (default; a repeated alphabet) or zeros; both compress well.
+	PayloadFill string `json:"payload_fill,omitempty"`
 }
 
 // Kind is the workload's kind, from its config ("" when it has none).

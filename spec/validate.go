@@ -67,6 +67,11 @@ func (t *Target) check(c *checker) {
 		if t.Embedded.Nodes < 0 || t.Embedded.Nodes > 9 {
 			c.failf("target.embedded.nodes", "must be 1 to 9, got %d", t.Embedded.Nodes)
 		}
+		switch t.Embedded.Encryption {
+		case "", "none", "aes", "chacha":
+		default:
+			c.failf("target.embedded.encryption", "must be none, aes or chacha, got %q", t.Embedded.Encryption)
+		}
 	}
 	if t.ConnectTimeout < 0 {
 		c.failf("target.connect_timeout", "must not be negative")
@@ -113,6 +118,7 @@ func (s *Setup) check(c *checker) {
 		if st.DedupWindow != nil && *st.DedupWindow < 0 {
 			c.failf(p+".dedup_window", "must not be negative")
 		}
+		checkCompression(c, p+".compression", st.Compression)
 		if st.PersistAsync && (st.Replicas > 1 || st.Storage == "memory") {
 			c.failf(p+".persist_async", "needs file storage and replicas 1")
 		}
@@ -132,9 +138,20 @@ func (s *Setup) check(c *checker) {
 		buckets[b.Name] = true
 		checkStorage(c, p+".storage", b.Storage)
 		checkReplicas(c, p+".replicas", b.Replicas)
+		checkCompression(c, p+".compression", b.Compression)
 		if b.History < 0 || b.History > 64 {
 			c.failf(p+".history", "must be 1 to 64, got %d", b.History)
 		}
+	}
+}
+
+// checkCompression refuses a compression nats-server does not know. A memory stream takes s2
+// and stores uncompressed (the engine says so): a matrix of storage x compression stays whole.
+func checkCompression(c *checker, path, comp string) {
+	switch comp {
+	case "", "none", "s2":
+	default:
+		c.failf(path, "must be s2 or none, got %q", comp)
 	}
 }
 
@@ -174,6 +191,11 @@ func (w *Workload) check(c *checker, p string, warmup Duration) {
 	}
 	if w.Client != "" && w.Client != "go" && w.Client != "rust" {
 		c.failf(p+".client", "must be go or rust, got %q", w.Client)
+	}
+	switch w.PayloadFill {
+	case "", "text", "zeros":
+	default:
+		c.failf(p+".payload_fill", "must be text or zeros, got %q", w.PayloadFill)
 	}
 	if w.Clients < 0 || w.Clients > maxClients {
 		c.failf(p+".clients", "must be 1 to %d, got %d", maxClients, w.Clients)

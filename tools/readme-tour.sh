@@ -5,6 +5,7 @@
 # a receiver: its start lines, printed once it subscribed), as a person at a terminal does
 # before typing the next command. At the end those still running get SIGTERM and must exit 130
 # (interrupted, results printed) or 0; those that ended on their own must have exited 0.
+# Files the tour writes must land in results/, never in the repository root.
 # `go test ./...` is left out: CI runs the tests in a step of their own.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,6 +71,12 @@ while IFS= read -r line; do
   fi
   echo "    ($((SECONDS - t0))s)"
 done < <(extract)
+# A reader runs the tour in a clone: whatever it writes belongs in results/ (ignored by git),
+# never beside the tracked files.
+for f in "$work"/*; do
+  case "${f##*/}" in natsperf | results | bg*.out* | fg.out) continue ;; esac
+  [ -L "$f" ] || { echo "FAIL: the tour left ${f##*/} in the repository root (write it under results/)"; status=1; }
+done
 finish || status=1
 echo "README tour: $([ $status = 0 ] && echo passed || echo FAILED) in $((SECONDS - start))s"
 exit $status

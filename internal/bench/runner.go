@@ -227,6 +227,9 @@ func (pr *Prepared) run(at time.Time) *result.Result {
 			defer close(s.done)
 			<-barrier
 			s.err = s.client.Run(runCtx, s.env)
+			if s.group.Producer {
+				s.env.Rec.Stopped(clk.Now()) // an outage still open ends here
+			}
 			if errors.Is(s.err, ErrIdle) {
 				s.err = idleOrLost(runCtx, s.conns)
 			}

@@ -80,6 +80,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	case cli.Servers != "" || cli.Context != "":
 		conn = cli
 	case s.Target.Embedded != nil:
+		a.conn.withEncryption(&s.Target)
 		return s, nil, nil
 	case len(s.Target.Servers) > 0 || s.Target.Context != "":
 		conn = connect.FromSpec(s.Target)
@@ -89,6 +90,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 		conn = cli
 	}
 	s.Target = connect.SpecTarget(conn)
+	a.conn.withEncryption(&s.Target)
 	return s, &conn, nil
 }
 
@@ -157,7 +159,7 @@ func (a *app) runOnce(ctx context.Context, tg *runner.Targets, sc *scenario.Scen
 // where (each prefixed as given, "" for none).
 func (a *app) recordCell(dir string, ir scenario.IndexRun, res *result.Result, tag, where string) scenario.IndexRun {
 	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
-	ir.Lost = res.Loss()
+	ir.Lost, ir.NotRecovered = res.Loss(), res.NotRecovered() != nil
 	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
 		ir.Stop = ""
 		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)

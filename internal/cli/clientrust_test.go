@@ -35,7 +35,7 @@ import (
 // with the reason.
 func rustBinary(t *testing.T) string {
 	t.Helper()
-	p, err := rustbin.Find(filepath.Join("..", ".."))
+	p, err := rustbin.ForTests(filepath.Join("..", ".."))
 	if err != nil {
 		t.Skipf("--client rust needs the Rust client: %v", err)
 	}

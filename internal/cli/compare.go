@@ -72,7 +72,7 @@ file exits 1, one that is not a valid Result 2.`,
 			return nil
 		},
 	}
-	hideConnectionFlags(cmd)
+	fileCommand(cmd, map[string]string{"json": "print the rows as one JSON document (natsperf.compare/v1) instead of text"})
 	cmd.Flags().Float64Var(&failOn, "fail-on-regression", 0, "exit 4 when a rate or latency is worse by more than this percentage")
 	return cmd
 }

@@ -55,6 +55,7 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 	a.specCommand(cmd)
 	bf.register(cmd.Flags(), true, false)
 	sf.register(cmd.Flags(), true)
+	registerPayloadFill(cmd.Flags())
 	return cmd
 }
 

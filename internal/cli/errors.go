@@ -28,6 +28,7 @@ const (
 	exitUsage       = 2   // bad input
 	exitLoss        = 3   // the run completed and found data loss (result.Result.Loss)
 	exitRegression  = 4   // compare --fail-on-regression found a regression
+	exitUnrecovered = 5   // the run completed, no loss, but had not recovered by its end (result.Result.NotRecovered)
 	exitInterrupted = 130 // Ctrl-C, as shells report SIGINT
 )
 

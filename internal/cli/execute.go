@@ -64,6 +64,10 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 		fmt.Fprintf(a.streams.Err, "natsperf: %d message(s) lost (acknowledged but missing, or sequence gaps at the receivers)\n", n)
 		return exitCode(exitLoss)
 	}
+	if g := res.NotRecovered(); g != nil {
+		fmt.Fprintf(a.streams.Err, "natsperf: not recovered by the end of the run: %s %d had no success from %.2fs to its end at %.2fs (operations still failing)\n", g.Group, g.Client, g.From.Seconds(), g.To.Seconds())
+		return exitCode(exitUnrecovered)
+	}
 	return nil
 }
 

@@ -141,11 +141,21 @@ func TestInterruptKeepsPartialResult(t *testing.T) {
 }
 
 func TestServerDiesMidRun(t *testing.T) {
-	for _, side := range []string{"publisher", "subscriber"} {
+	for _, side := range []string{"publisher", "subscriber", "requester"} {
 		t.Run(side, func(t *testing.T) {
 			s := startServer(t, nil)
 			file := filepath.Join(t.TempDir(), "died.json")
 			args := []string{"pub", "die", "-s", s.ClientURL(), "--rate", "2000", "--msgs", "1000000", "--connect-timeout", "1s", "-o", file}
+			if side == "requester" { // its replies come on a subscription of its own: a lost connection must still end it
+				args = []string{"service", "request", "die", "-s", s.ClientURL(), "--rate", "2000", "--msgs", "1000000", "--connect-timeout", "1s", "-o", file}
+				served := make(chan struct{})
+				go func() {
+					defer close(served)
+					_ = run(context.Background(), t, nil, "service", "serve", "die", "-s", s.ClientURL(), "--connect-timeout", "1s")
+				}()
+				defer func() { <-served }() // it ends with the server too
+				waitForSubs(t, s, "die", 1)
+			}
 			if side == "subscriber" {
 				args = []string{"sub", "die", "-s", s.ClientURL(), "--msgs", "1000000", "--connect-timeout", "1s", "-o", file}
 				go func() {

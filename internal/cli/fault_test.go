@@ -75,7 +75,7 @@ func TestFaultR1MemoryLoss(t *testing.T) {
 	if v.AckedButMissing > 0 && r.code != exitLoss {
 		t.Fatalf("acked but missing %d, exit %d: want %d (data loss)", v.AckedButMissing, r.code, exitLoss)
 	}
-	if !strings.Contains(r.out, "verify: acked ") || !(strings.Contains(r.out, "verify: LOST:") || strings.Contains(r.out, "NOT VERIFIED")) {
+	if !strings.Contains(r.out, "verify: sent ") || !(strings.Contains(r.out, "verify: LOST:") || strings.Contains(r.out, "NOT VERIFIED")) {
 		t.Fatalf("text output does not state the loss:\n%s", r.out)
 	}
 }

@@ -14,6 +14,8 @@ import (
 // connFlags are the nats CLI's connection flags.
 type connFlags struct {
 	s connect.Settings
+	// jsEncryption is --js-encryption: the embedded server's encryption at rest (encryption.go).
+	jsEncryption string
 }
 
 func (c *connFlags) register(cmd *cobra.Command) {
@@ -31,6 +33,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&c.s.TLSFirst, "tlsfirst", false, "do the TLS handshake before the server's INFO")
 	f.BoolVar(&c.s.TLSInsecure, "tls-insecure", false, "skip verification of the server's certificate")
 	f.DurationVar(&c.s.ConnectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "how long to wait for a server to answer")
+	f.StringVar(&c.jsEncryption, "js-encryption", "none", jsEncryptionHelp)
 	f.VisitAll(func(fl *pflag.Flag) { _ = f.SetAnnotation(fl.Name, connAnnotation, nil) }) // register runs first on the root
 }
 
@@ -44,27 +47,6 @@ func (c *connFlags) credentialsFromEnv(env connect.Env) {
 		return
 	}
 	s.User, s.Password, s.Token = env.Getenv("NATS_USER"), env.Getenv("NATS_PASSWORD"), env.Getenv("NATS_TOKEN")
-}
-
-// hideConnectionFlags leaves the connection flags out of cmd's help: commands that only read
-// files (report, compare) have no use for them. The flags are the root's persistent ones, shared
-// by every command, so they are hidden only while cmd's help is printed.
-func hideConnectionFlags(cmd *cobra.Command) {
-	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
-		var hidden []*pflag.Flag
-		c.Root().PersistentFlags().VisitAll(func(f *pflag.Flag) {
-			if _, conn := f.Annotations[connAnnotation]; conn && !f.Hidden {
-				f.Hidden = true
-				hidden = append(hidden, f)
-			}
-		})
-		defer func() {
-			for _, f := range hidden {
-				f.Hidden = false
-			}
-		}()
-		c.Root().HelpFunc()(c, args)
-	})
 }
 
 // connAnnotation marks the flags connFlags.register adds.

@@ -33,7 +33,9 @@ func (a *app) jsPubCmd() *cobra.Command {
 		Use:   "pub",
 		Short: "Publish to a stream: sync (one at a time), async (windows of acks) or batch (atomic batches)",
 		Example: `  natsperf js pub sync jsfoo --msgs 1000
-  natsperf js pub async jsfoo --create --storage memory --msgs 10000`,
+  natsperf js pub async jsfoo --create --storage memory --msgs 10000
+  natsperf js pub async jsfoo --compression s2 --payload-fill zeros --size 1kb --msgs 20000   # the Result gives the bytes on disk
+  natsperf js pub async jsfoo --js-encryption aes --msgs 10000                               # the embedded server's store encrypted at rest`,
 	}
 	for _, mode := range []string{js.Sync, js.Async, js.Batch} {
 		cmd.AddCommand(a.jsPubModeCmd(mode))

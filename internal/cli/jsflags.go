@@ -11,11 +11,12 @@ import (
 // storeFlags are what every JetStream command (js, kv, pubsub --js) asks of the stream or
 // bucket it uses: one definition, so the names, defaults and help are the same everywhere.
 type storeFlags struct {
-	Storage    string
-	Replicas   int
-	Purge      bool
-	Force      bool
-	AckTimeout time.Duration
+	Storage     string
+	Replicas    int
+	Purge       bool
+	Force       bool
+	AckTimeout  time.Duration
+	Compression string
 }
 
 func (s *storeFlags) register(f *pflag.FlagSet) {
@@ -24,6 +25,8 @@ func (s *storeFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&s.Purge, "purge", false, "purge the stream or bucket first (only one natsperf created, unless --force)")
 	f.BoolVar(&s.Force, "force", false, "allow purging or writing into a stream or bucket, or replacing a consumer, that natsperf did not create")
 	f.DurationVar(&s.AckTimeout, "ack-timeout", js.DefaultAckTimeout, "how long to wait for each acknowledgement, reply or KV operation; a timeout is counted")
+	f.StringVar(&s.Compression, "compression", "none", "compression at rest of a stream or bucket natsperf creates: s2 or none (file storage; the Result gives the bytes on disk of an embedded server)")
+	registerPayloadFill(f)
 }
 
 func (s *storeFlags) validate() error {
@@ -34,6 +37,9 @@ func (s *storeFlags) validate() error {
 		return usagef("--ack-timeout must be positive")
 	}
 	if _, err := js.ParseStorage(s.Storage); err != nil {
+		return usageError{err}
+	}
+	if _, err := js.ParseCompression(s.Compression); err != nil {
 		return usageError{err}
 	}
 	return nil

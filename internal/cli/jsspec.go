@@ -22,6 +22,9 @@ func (s *streamFlags) setupStream(f *pflag.FlagSet) spec.Stream {
 		mb := spec.Size(s.MaxBytes)
 		st.MaxBytes = &mb
 	}
+	if asked("compression") {
+		st.Compression = s.Compression
+	}
 	if asked("dedup-window") {
 		dw := spec.Duration(s.DedupWindow)
 		st.DedupWindow = &dw

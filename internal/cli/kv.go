@@ -61,6 +61,9 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 			if f.Changed("replicas") {
 				bk.Replicas = st.Replicas
 			}
+			if f.Changed("compression") {
+				bk.Compression = st.Compression
+			}
 			if f.Changed("history") {
 				bk.History = history
 			}

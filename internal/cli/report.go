@@ -26,7 +26,7 @@ runs are left out of every figure. Printed on stdout, or saved with -o.`,
 		Example: `  natsperf report results/eval
   natsperf report results/eval --format html -o eval.html
   natsperf report a.json b.json --format csv`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minArgs(1, "one or more run directories or Result files"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write := map[string]func(*bytes.Buffer, *report.Set) error{
 				"md":   func(b *bytes.Buffer, s *report.Set) error { return report.Markdown(b, s, title) },
@@ -62,7 +62,7 @@ runs are left out of every figure. Printed on stdout, or saved with -o.`,
 			return nil
 		},
 	}
-	hideConnectionFlags(cmd)
+	fileCommand(cmd, map[string]string{"output": "write the report to this file instead of stdout"})
 	cmd.Flags().StringVar(&format, "format", "md", "md, html, csv, json or hgrm")
 	cmd.Flags().StringVar(&title, "title", "", "report title (default: natsperf report)")
 	return cmd

@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -93,11 +94,13 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 	out.register(root)
 	registerProfile(root)
 	profile := root.PersistentPreRunE
+	started := new(time.Time)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		*started = time.Now()
 		conn.credentialsFromEnv(s.Env)
 		return profile(cmd, args)
 	}
-	app := &app{streams: s, conn: conn, out: out, builders: map[*cobra.Command]specBuilder{}}
+	app := &app{streams: s, conn: conn, out: out, builders: map[*cobra.Command]specBuilder{}, started: started}
 	root.PersistentFlags().StringVar(&app.csvFile, "csv", "", "also write nats bench's per-client CSV (#RunID, ClientID, MsgCount, ...) to this file")
 	root.AddCommand(
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
@@ -132,6 +135,7 @@ type app struct {
 	building specBuilder // made by specRunE, filed by specCommand
 	dist     distFlags   // --agents and friends (distributed.go)
 	client   clientFlags // --client go|rust (clientflags.go)
+	started  *time.Time  // when the command started (latency's "1st Sent Wall Time" counts from it)
 }
 
 // args checks positional arguments with a usage error.

@@ -52,6 +52,9 @@ it does a scenario file's.`,
   natsperf run examples/jetstream-evaluation.yaml --dry-run`,
 		Args: exactArgs(1, "one scenario or Spec FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.conn.checkEncryption(); err != nil {
+				return err
+			}
 			if isSpecFile(args[0]) {
 				return a.runSpecFile(cmd, args[0], rf)
 			}
@@ -219,15 +222,29 @@ func (a *app) runScenario(ctx context.Context, sc *scenario.Scenario, set map[st
 		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) lost messages; see \"lost\" in %s\n", n, filepath.Join(dir, scenario.IndexFile))
 		return exitCode(exitLoss)
 	}
+	if n := unrecoveredRuns(ix); n > 0 {
+		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) had not recovered by their end; see \"not_recovered\" in %s\n", n, filepath.Join(dir, scenario.IndexFile))
+		return exitCode(exitUnrecovered)
+	}
 	return nil
+}
+
+// unrecoveredRuns counts the finished runs of ix that had not recovered by their end.
+func unrecoveredRuns(ix *scenario.Index) int {
+	return finishedRuns(ix, func(r scenario.IndexRun) bool { return r.NotRecovered })
 }
 
 // lossyRuns counts the finished runs of ix that found data loss.
 func lossyRuns(ix *scenario.Index) int {
+	return finishedRuns(ix, func(r scenario.IndexRun) bool { return r.Lost > 0 })
+}
+
+// finishedRuns counts the finished runs of ix for which is holds.
+func finishedRuns(ix *scenario.Index, is func(scenario.IndexRun) bool) int {
 	n := 0
 	for _, c := range ix.Cells {
 		for _, r := range c.Runs {
-			if r.Done() && r.Lost > 0 {
+			if r.Done() && is(r) {
 				n++
 			}
 		}

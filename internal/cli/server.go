@@ -22,7 +22,8 @@ func (a *app) serverCmd() *cobra.Command {
 		Example: `  natsperf server                      # nats://127.0.0.1:4222
   natsperf server --port 4333 --store-dir /tmp/js
   natsperf server --addr 127.0.0.2 --http-port 8333   # listen on 127.0.0.2, /varz at http://127.0.0.2:8333/varz
-  natsperf server --cluster 3           # a 3-node JetStream cluster on loopback`,
+  natsperf server --cluster 3           # a 3-node JetStream cluster on loopback
+  natsperf server --js-encryption aes   # the store encrypted at rest (key: $NATSPERF_JS_KEY, else generated)`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if port < 0 || port > 65535 {
@@ -41,7 +42,16 @@ func (a *app) serverCmd() *cobra.Command {
 			if ready < 0 {
 				return usagef("--ready-timeout must not be negative")
 			}
-			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready})
+			enc, err := embedded.ParseEncryption(a.conn.jsEncryption)
+			if err != nil {
+				return usagef("--js-encryption: %v", err)
+			}
+			key := embedded.KeyFromEnv(a.streams.Env.Getenv, enc)
+			if enc != "" && key == "" && storeDir != "" {
+				fmt.Fprintf(a.streams.Err, "natsperf: the JetStream key is generated for this run and not kept: a later server cannot read %s; set $%s to keep one\n", storeDir, embedded.KeyEnv)
+			}
+			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready,
+				Encryption: enc, EncryptionKey: key})
 			if err != nil {
 				return fmt.Errorf("start embedded server: %w", err)
 			}

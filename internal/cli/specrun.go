@@ -25,7 +25,7 @@ import (
 func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Config) *spec.Spec {
 	s := &spec.Spec{
 		Version: spec.Version,
-		Target:  connect.SpecTarget(a.conn.s),
+		Target:  a.conn.target(),
 		Workloads: []spec.Workload{{
 			Clients: clients,
 			Pacing: spec.Pacing{
@@ -42,6 +42,7 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 	if fs.Changed("interval") {
 		s.Interval = spec.Duration(bf.Interval)
 	}
+	withPayloadFill(s, fs)
 	return s
 }
 
@@ -105,11 +106,17 @@ type specBuilder func(cmd *cobra.Command, args []string) (*specRun, error)
 func (a *app) specRunE(build specBuilder) func(*cobra.Command, []string) error {
 	a.building = build
 	return func(cmd *cobra.Command, args []string) error {
+		if err := a.conn.checkEncryption(); err != nil {
+			return err
+		}
 		r, err := build(cmd, args)
 		if err != nil {
 			return err
 		}
 		if err := a.withClient(r.spec); err != nil {
+			return err
+		}
+		if err := rustStoreCheck(r.spec); err != nil {
 			return err
 		}
 		return a.runSpec(cmd, r)
@@ -145,6 +152,9 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 	res, err := runner.Run(ctx, sr.spec, o)
 	if err != nil {
 		return a.runError(ctx.Err(), err)
+	}
+	if text == nil { // run by natsperf-rust or agents: a latency Result still prints as latency's
+		text = coordinatedText(res, *a.started)
 	}
 	err = a.render(res, text)
 	if herr := a.saveHist(sr.hist, res); herr != nil && err == nil {

@@ -73,7 +73,7 @@ func runChildServer() {
 }
 
 // benchServer starts a nats-server in a child process and returns its URL.
-func benchServer(b *testing.B) string {
+func benchServer(b testing.TB) string {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childServerEnv+"=1")
@@ -96,7 +96,7 @@ func benchServer(b *testing.B) string {
 	return strings.TrimSpace(line)
 }
 
-func benchEnv(b *testing.B, nc *nats.Conn, share int64, latency bool) *bench.Env {
+func benchEnv(b testing.TB, nc *nats.Conn, share int64, latency bool) *bench.Env {
 	clk := record.NewClock()
 	env := &bench.Env{
 		ID: 1, Count: 1, Share: share, Bounded: true, Clock: clk,

@@ -22,6 +22,7 @@ type PubConfig struct {
 	Rate            float64       `json:"rate"`     // total msgs/sec across publishers; 0: as fast as possible
 	Duration        time.Duration `json:"duration"` // stop after this long; 0: after the share
 	IDs             stamp.IDs     `json:"-"`
+	Fill            stamp.Fill    `json:"fill,omitempty"` // what follows the stamp (zero: text)
 }
 
 // Publisher publishes its share of messages on its own connection.
@@ -42,7 +43,7 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 		return err
 	}
 	p.conn = c
-	p.buf = stamp.Payload(p.cfg.Size)
+	p.buf = p.cfg.Fill.Payload(p.cfg.Size)
 	if p.cfg.MultiSubject {
 		n := p.cfg.MultiSubjectMax
 		if env.Share > 0 && env.Share < int64(n) {

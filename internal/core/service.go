@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -97,15 +96,16 @@ type RequestConfig struct {
 
 // Requester sends synchronous requests, one at a time, and records each round trip.
 type Requester struct {
-	cfg  RequestConfig
-	conn *bench.Conn
-	buf  []byte
+	cfg     RequestConfig
+	conn    *bench.Conn
+	buf     []byte
+	replies *replies
 }
 
 // NewRequester returns a requester client.
 func NewRequester(cfg RequestConfig) *Requester { return &Requester{cfg: cfg} }
 
-// Prepare connects and builds the payload.
+// Prepare connects, builds the payload and subscribes for the replies.
 func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
 	c, err := env.Dial(ctx)
 	if err != nil {
@@ -113,7 +113,10 @@ func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
 	}
 	q.conn = c
 	q.buf = make([]byte, q.cfg.Size)
-	return nil
+	if q.replies, err = newReplies(c.Conn); err != nil {
+		return err
+	}
+	return c.FlushTimeout(10 * time.Second) // the reply subscription is in place
 }
 
 // Run sends the share of requests. At a fixed rate, each request's latency is measured from
@@ -138,21 +141,25 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 		if stamped {
 			stamp.Put(q.buf, id, i+1, intended)
 		}
-		rctx, cancel := context.WithTimeout(ctx, timeout)
-		_, err = q.conn.RequestWithContext(rctx, q.cfg.Subject, q.buf)
-		cancel()
+		if err := q.replies.send(q.cfg.Subject, q.buf); err != nil {
+			return q.conn.Explain("request", err)
+		}
+		m := q.replies.wait(ctx.Done(), q.conn.Lost(), sent+int64(timeout), clk.Now)
 		now := clk.Now()
 		switch {
-		case err == nil:
+		case m != nil && noResponders(m):
+			return fmt.Errorf("no responders on %q: start `natsperf service serve %s` first", q.cfg.Subject, q.cfg.Subject)
+		case m != nil:
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-			rec.Events.Timeouts.Add(1)
-			continue
-		case errors.Is(err, nats.ErrNoResponders):
-			return fmt.Errorf("no responders on %q: start `natsperf service serve %s` first", q.cfg.Subject, q.cfg.Subject)
+		case q.conn.Err() != nil:
+			return q.conn.Explain("request", q.conn.Err())
 		default:
-			return q.conn.Explain("request", err)
+			rec.Events.Timeouts.Add(1)
+			if err := q.replies.subscribe(); err != nil {
+				return q.conn.Explain("request", err)
+			}
+			continue
 		}
 		rec.OpCorrected(now, len(q.buf), now-intended, now-sent)
 		if err := sched.Pause(ctx, q.cfg.Sleep); err != nil {
@@ -161,5 +168,15 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	}
 }
 
-// Close has nothing to release: the runner closes the connection.
-func (q *Requester) Close() {}
+// noResponders reports the server's answer to a request nobody is subscribed to: an empty
+// message with status 503 (what nats.go's Request turns into ErrNoResponders).
+func noResponders(m *nats.Msg) bool {
+	return len(m.Data) == 0 && m.Header.Get("Status") == "503"
+}
+
+// Close stops the reply subscription; the runner closes the connection.
+func (q *Requester) Close() {
+	if q.replies != nil {
+		q.replies.close()
+	}
+}

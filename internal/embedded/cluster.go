@@ -80,11 +80,16 @@ func (c *Cluster) start(ctx context.Context) error {
 func (c *Cluster) makeStore() error {
 	c.root = c.opts.StoreDir
 	if c.root == "" {
-		dir, err := os.MkdirTemp("", "natsperf-")
+		SweepStaleStores("")
+		dir, err := os.MkdirTemp("", storePrefix)
 		if err != nil {
 			return fmt.Errorf("create store dir: %w", err)
 		}
 		c.root, c.tempDir = dir, true
+		if err := markStore(dir); err != nil {
+			os.RemoveAll(dir)
+			return fmt.Errorf("create store dir: %w", err)
+		}
 	}
 	for i := 1; i <= c.opts.Nodes; i++ {
 		n := newNode(c.root, i)

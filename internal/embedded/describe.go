@@ -16,6 +16,6 @@ func (c *Cluster) Describe() string {
 	if c.opts.Pausable {
 		what += ", pausable via proxies"
 	}
-	return fmt.Sprintf("embedded nats-server %s (JetStream, %s) at %s, store %s",
-		server.VERSION, what, c.URL(), c.root)
+	return fmt.Sprintf("embedded nats-server %s (JetStream, %s) at %s, store %s%s",
+		server.VERSION, what, c.URL(), c.root, c.encryptionDescription())
 }

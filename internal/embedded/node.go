@@ -57,6 +57,9 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 		JetStreamMaxMemory: c.opts.JetStreamMaxMemory,
 		JetStreamMaxStore:  c.opts.JetStreamMaxStore,
 	}
+	if c.opts.Encryption != "" {
+		o.JetStreamKey, o.JetStreamCipher = c.opts.EncryptionKey, cipher(c.opts.Encryption)
+	}
 	if c.opts.HTTPPort != 0 && n == c.nodes[0] {
 		o.HTTPHost, o.HTTPPort = c.opts.Host, c.opts.HTTPPort
 	}

@@ -47,7 +47,7 @@ func (b *Build) pubConfig(subject string, size int64, multi bool, multiMax int) 
 	return core.PubConfig{
 		Subject: subject, Size: int(size), Sleep: p.Sleep.D(),
 		MultiSubject: multi, MultiSubjectMax: intOr(multiMax, defaultMultiMax),
-		Rate: p.Rate, Duration: p.Duration.D(), IDs: b.NewIDs(),
+		Rate: p.Rate, Duration: p.Duration.D(), IDs: b.NewIDs(), Fill: b.Fill(),
 	}
 }
 

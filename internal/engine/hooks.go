@@ -92,7 +92,7 @@ func (f *Faults) Attach(plan *bench.Plan, t *Target, s *StreamRef, logf func(str
 		return fault.Phases(tl.Events(), time.Since(start))
 	}
 	Chain(plan, func(_ context.Context, res *result.Result) {
-		res.Faults = &result.Faults{Timeline: tl.Events(), Unavailable: Unavailable(res)}
+		res.Faults = &result.Faults{Timeline: tl.Events(), Unavailable: Unavailable(res), NotRecovered: NotRecovered(res)}
 		res.Faults.Publishers = f.publisherOutages(res, res.Faults.Timeline)
 		for _, g := range res.Groups {
 			one := *res
@@ -121,8 +121,12 @@ func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent
 			spec := ""
 			for _, ev := range events {
 				// The last fault before the publisher had acks again (a pause or a kill lasts
-				// beyond its action).
-				if !ev.Skipped && ev.Error == "" && ev.Started <= c.Gap.To {
+				// beyond its action); for an outage still open at the end, the last before it
+				// began, or else the first during it.
+				if ev.Skipped || (ev.Error != "" && ev.Kind != fault.Exec) || ev.Started > c.Gap.To {
+					continue
+				}
+				if !c.Gap.Open || ev.Started <= c.Gap.From || spec == "" {
 					spec = ev.Spec
 				}
 			}
@@ -132,6 +136,7 @@ func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent
 			out = append(out, result.PublisherOutage{
 				Group: g.Name, Client: c.ID, Fault: spec, LastAckBefore: c.Gap.From, FirstAckAfter: c.Gap.To,
 				WithoutAcks: c.Gap.Duration, TimedOutWait: f.Waits.Within(c.ID, c.Gap.From, c.Gap.To), AckTimeout: f.AckTimeout,
+				NotRecovered: c.Gap.Open,
 			})
 		}
 	}
@@ -149,10 +154,32 @@ func Chain(plan *bench.Plan, f func(context.Context, *result.Result)) {
 	}
 }
 
+// isPub reports whether a group is publishers: pub, or an instance's (pod1/pub).
+func isPub(name string) bool { return name == "pub" || strings.HasSuffix(name, "/pub") }
+
+// NotRecovered is the longest time without success still open when its client ended (a
+// publisher whose acks stopped and never came back within the run); nil when every client
+// recovered.
+func NotRecovered(res *result.Result) *result.Gap {
+	var worst *result.Gap
+	for _, g := range res.Groups {
+		for _, c := range g.Clients {
+			if n := c.NotRecovered; n != nil && (worst == nil || n.Duration > worst.Duration) {
+				w := *n
+				w.Group, w.Client = g.Name, c.ID
+				worst = &w
+			}
+		}
+	}
+	return worst
+}
+
 // Unavailable is the longest time any client went without a successful operation: the
-// largest gap between two of its messages or acks, or, for a client that did not finish its
-// share, from its last one to the last success of any client (a consumer cut off while the
-// publishers went on; not the idle wait for messages whose publish failed).
+// largest gap between two of its messages or acks, or its time without success still open
+// when it ended (Gap.Open: operations failed after its last success), or, for a receiver
+// that did not finish its share, from its last one to the last success of any client (a
+// consumer cut off while the publishers went on; not the idle wait for messages whose
+// publish failed).
 func Unavailable(res *result.Result) result.Gap {
 	var worst result.Gap
 	var last time.Time
@@ -170,7 +197,7 @@ func Unavailable(res *result.Result) result.Gap {
 				worst = *c.Gap
 				worst.Group, worst.Client = g.Name, c.ID
 			}
-			if c.Expected > 0 && c.Msgs < c.Expected && !c.End.IsZero() {
+			if c.Expected > 0 && c.Msgs < c.Expected && !c.End.IsZero() && !isPub(g.Name) {
 				from := c.End.Sub(res.Start)
 				if d := runEnd - from; d > worst.Duration {
 					worst = result.Gap{Duration: d, From: from, To: runEnd, Group: g.Name, Client: c.ID}
@@ -194,7 +221,7 @@ func ReceiversVerify(res *result.Result) result.Verify {
 	var v result.Verify
 	for _, g := range res.Groups {
 		a := g.Aggregate
-		if g.Name == "pub" || strings.HasSuffix(g.Name, "/pub") { // pod1/pub: an instance's publishers
+		if isPub(g.Name) {
 			v.Sent += a.Msgs
 			continue
 		}
@@ -206,5 +233,6 @@ func ReceiversVerify(res *result.Result) result.Verify {
 		}
 	}
 	v.Unavailable = Unavailable(res).Duration
+	v.NotRecovered = NotRecovered(res) != nil
 	return v
 }

@@ -73,7 +73,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	cfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch, Dedup: c.Dedup,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout),
+		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout), Fill: b.Fill(),
 	})
 	acked := cfg.Acked
 	s, err := b.openJS(ctx)
@@ -93,6 +93,9 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	kv["multi-subject"], kv["multi-subject-max"] = strconv.FormatBool(c.MultiSubject), units.Comma(int64(cfg.MultiSubjectMax))
 	kv["storage"], kv["replicas"] = strOr(st.Storage, "file"), strconv.Itoa(ss.Replicas)
 	kv["max-bytes"], kv["dedup-window"] = units.Comma(ss.MaxBytes), ss.DedupWindow.String()
+	if st.Compression != "" {
+		kv["compression"] = st.Compression
+	}
 	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name}
 	built := s.built(&Built{
 		Title: pubKinds[mode] + " benchmark", Params: kv, Size: size, Corrected: p.Rate > 0,
@@ -145,6 +148,7 @@ func (s *jsSession) pubStreamSpec(ctx context.Context, sp spec.Stream, ss js.Str
 		return 0, err
 	}
 	s.announce(st, diffs)
+	s.checkCompression(st.Info.Config, int64(cfg.Size))
 	probe := cfg.Subject
 	if cfg.MultiSubject {
 		probe += ".0"
@@ -198,15 +202,57 @@ func jsVerify(acks *verify.Acks, ref *StreamRef, subjects []string, fromSeq uint
 			JS: ref.JS, Stream: ref.Name, Subjects: subjects, FromSeq: fromSeq,
 			Metadata: map[string]string{js.MarkKey: js.MarkValue},
 		}, acks)
-		v.Sent = rv.Sent
+		if v.Sent == 0 { // publishers that do not count their attempts
+			v.Sent = rv.Sent
+		}
+		v.NotRecovered = rv.NotRecovered
 		v.Delivered, v.Lost, v.Duplicated, v.OutOfOrder = rv.Delivered, rv.Lost, rv.Duplicated, rv.OutOfOrder
 		if deliveries > 0 && v.Error == "" && len(v.Unreadable) == 0 {
 			// The read-back knows what the stream holds: a message it holds that a consumer did
 			// not get was not consumed (in time), not lost; what it does not hold is in
 			// acked-but-missing or was never acknowledged.
 			v.NotConsumed, v.Lost = max(0, v.Stored*deliveries-v.Delivered), 0
+			settleReceivers(res, &v)
 		}
 		v.Unavailable = rv.Unavailable
 		res.Verify = &v
 	}
+}
+
+// settleReceivers gives the receivers the read-back's verdict (a complete one: it knows what
+// the stream holds): the sequence gaps they saw that are publishes which failed and were never
+// stored (v.Failed) are not lost but failed (Correctness.Failed), and the rest are messages the
+// stream holds that they did not consume (NotConsumed) or acknowledged ones it lost, which
+// verify's acked-but-missing counts; and receivers that ended by the idle timeout, when the
+// stream holds nothing they did not consume, only waited for such publishes: the run completed.
+func settleReceivers(res *result.Result, v *result.Verify) {
+	for gi := range res.Groups {
+		g := &res.Groups[gi]
+		if isPub(g.Name) {
+			continue
+		}
+		for ci := range g.Clients {
+			settleGaps(g.Clients[ci].Correctness, v.Failed)
+		}
+		if g.Shared {
+			settleGaps(g.Aggregate.Correctness, v.Failed) // gaps judged on the union
+		} else {
+			settleGaps(g.Aggregate.Correctness, v.Failed*int64(max(1, len(g.Clients))))
+		}
+	}
+	if res.Stop.Reason == result.StopIdle && v.Failed > 0 && v.NotConsumed == 0 && v.AckedButMissing == 0 {
+		res.Stop = result.Stop{Reason: result.StopCompleted}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the receivers waited the idle timeout for publishes that failed and were never stored (%s; the read-back found nothing they did not consume)", units.Comma(v.Failed)))
+	}
+}
+
+// settleGaps moves up to failed of c's gaps from Lost to Failed, the rest to NotConsumed.
+func settleGaps(c *result.Correctness, failed int64) {
+	if c == nil {
+		return
+	}
+	moved := min(c.Lost, failed)
+	c.Failed += moved
+	c.NotConsumed += c.Lost - moved
+	c.Lost = 0
 }

@@ -39,8 +39,9 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	pcfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: ackTimeout,
+		AckTimeout: ackTimeout, Fill: b.Fill(),
 	})
+	pcfg.Failed = js.NewTally(0)
 	acked, faults := pcfg.Acked, pcfg.RideOut
 	// pubsub streams grow with the messages: unlimited unless the setup bounds them; only the
 	// settings given are compared with an existing stream.
@@ -67,7 +68,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	total := Sum(pshares)
 	ccfg := js.ConsumeConfig{
 		Kind: kind, Stream: st.Name, Batch: batch, IdleTimeout: durOr(c.IdleTimeout, DefaultIdleTimeout), AckTimeout: ackTimeout,
-		RideOut: faults,
+		RideOut: faults, PubFailed: pcfg.Failed,
 		// The publishers start at the same barrier: a consumer's rate runs from there, not
 		// from a first message that may come late, with its whole share, in one burst.
 		RateFromStart: true,

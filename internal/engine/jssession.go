@@ -12,6 +12,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -36,6 +37,7 @@ type jsSession struct {
 	report   []streamReport
 	after    []func(ctx context.Context) // cleanup after the run (delete this run's consumer)
 	down     *downSince                  // the setup connection's outages
+	payload  stamp.Fill                  // the workload's payload filler (fills, the compression check)
 }
 
 // downSince remembers since when a connection is down (Unix nanoseconds, 0 while it is up),
@@ -79,7 +81,7 @@ func (b *Build) openJS(ctx context.Context) (*jsSession, error) {
 		nc.Close()
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	return &jsSession{t: b.Target, nc: nc, js: jsc, logf: b.logf(), down: down}, nil
+	return &jsSession{t: b.Target, nc: nc, js: jsc, logf: b.logf(), down: down, payload: b.Fill()}, nil
 }
 
 func (s *jsSession) close() { s.nc.Close() }
@@ -111,6 +113,7 @@ func (s *jsSession) finish(ctx context.Context, res *result.Result) {
 			s.warnings = append(s.warnings, fmt.Sprintf("stream %s: state after the run unavailable: %v", r.name, err))
 			continue
 		}
+		s.diskBytes(actx, &st)
 		res.Streams = append(res.Streams, st)
 	}
 	res.Warnings = append(res.Warnings, s.warnings...)
@@ -144,10 +147,10 @@ func streamSpec(st spec.Stream, subjects []string, create bool) js.StreamSpec {
 	out := js.StreamSpec{
 		Name: st.Name, Subjects: subjects, Storage: storage, Replicas: max(st.Replicas, 1),
 		MaxBytes: DefaultMaxBytes, DedupWindow: DefaultDedupWindow, PersistAsync: st.PersistAsync,
-		Create: create,
+		Compression: compressionOf(st.Compression), Create: create,
 		Asked: map[string]bool{
 			"storage": st.Storage != "", "replicas": st.Replicas != 0, "maxbytes": st.MaxBytes != nil,
-			"dedup-window": st.DedupWindow != nil, "persistasync": st.PersistAsync,
+			"dedup-window": st.DedupWindow != nil, "persistasync": st.PersistAsync, "compression": st.Compression != "",
 		},
 	}
 	if st.MaxBytes != nil {
@@ -168,6 +171,7 @@ type streamEcho struct {
 	MaxBytes     int64         `json:"maxbytes"`
 	DedupWindow  time.Duration `json:"dedup_window"`
 	PersistAsync bool          `json:"persistasync,omitempty"`
+	Compression  string        `json:"compression,omitempty"`
 	Purge        bool          `json:"purge,omitempty"`
 	Force        bool          `json:"force,omitempty"`
 	AckTimeout   time.Duration `json:"ack_timeout"`
@@ -177,7 +181,7 @@ func echoStream(st spec.Stream, ackTimeout spec.Duration) streamEcho {
 	ss := streamSpec(st, nil, false)
 	return streamEcho{
 		Stream: st.Name, Create: st.Create, Storage: strOr(st.Storage, "file"), Replicas: ss.Replicas,
-		MaxBytes: ss.MaxBytes, DedupWindow: ss.DedupWindow, PersistAsync: st.PersistAsync,
+		MaxBytes: ss.MaxBytes, DedupWindow: ss.DedupWindow, PersistAsync: st.PersistAsync, Compression: st.Compression,
 		Purge: st.Purge, Force: st.Force, AckTimeout: durOr(ackTimeout, js.DefaultAckTimeout),
 	}
 }
@@ -191,7 +195,7 @@ func setupCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 func (s *jsSession) announce(st *js.Stream, diffs []string) {
 	c := st.Info.Config
 	if st.Created {
-		s.logf("Created stream %s (%s, R%d, subjects %s, %s=%s)", c.Name, js.StorageName(c.Storage), max(c.Replicas, 1), strings.Join(c.Subjects, " "), js.MarkKey, js.MarkValue)
+		s.logf("Created stream %s (%s, R%d, compression %s, subjects %s, %s=%s)", c.Name, js.StorageName(c.Storage), max(c.Replicas, 1), js.CompressionName(c.Compression), strings.Join(c.Subjects, " "), js.MarkKey, js.MarkValue)
 		return
 	}
 	s.logf("Using stream: %s", c.Name)
@@ -230,8 +234,9 @@ func (s *jsSession) fill(ctx context.Context, st *js.Stream, msgs, size int64) (
 		return 0, err
 	}
 	n := msgs - have
+	s.checkCompression(st.Info.Config, size)
 	s.logf("Filling stream %s with %s messages of %s on %s (setup, not measured)", st.Info.Config.Name, units.Comma(n), units.FormatSize(size), subject)
-	if err := js.Fill(ctx, s.js, subject, n, int(size)); err != nil {
+	if err := js.Fill(ctx, s.js, subject, n, int(size), s.payload); err != nil {
 		return 0, err
 	}
 	return msgs, js.FillErrors(ctx, st, uint64(msgs))

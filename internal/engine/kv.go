@@ -61,8 +61,8 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 		return nil, err
 	}
 	if err := s.kvBucket(ctx, js.BucketSpec{
-		Name: bk.Name, Storage: storage, Replicas: max(bk.Replicas, 1), History: max(bk.History, 1),
-		Asked: map[string]bool{"storage": bk.Storage != "", "replicas": bk.Replicas != 0, "history": bk.History != 0},
+		Name: bk.Name, Storage: storage, Replicas: max(bk.Replicas, 1), History: max(bk.History, 1), Compression: compressionOf(bk.Compression),
+		Asked: map[string]bool{"storage": bk.Storage != "", "replicas": bk.Replicas != 0, "history": bk.History != 0, "compression": bk.Compression != ""},
 	}, keys, put, bk.Purge, bk.Force, size); err != nil {
 		s.close()
 		return nil, err
@@ -70,7 +70,7 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 	acked := js.NewTally(0)
 	cfg := js.KVConfig{
 		Bucket: bk.Name, Size: int(size), Randomize: c.Randomize, Sleep: b.Workload.Pacing.Sleep.D(),
-		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout), Keys: keys, IDs: b.NewIDs(), Acked: acked,
+		AckTimeout: durOr(c.AckTimeout, js.DefaultAckTimeout), Keys: keys, IDs: b.NewIDs(), Acked: acked, Fill: b.Fill(),
 	}
 	rep := streamReport{name: "KV_" + bk.Name}
 	if put {
@@ -102,8 +102,9 @@ func (s *jsSession) kvBucket(ctx context.Context, spec js.BucketSpec, keys []str
 	if err != nil {
 		return err
 	}
+	s.checkCompression(b.Stream.Info.Config, size)
 	if b.Created {
-		s.logf("Created KV bucket %s (%s, R%d, history %d, %s=%s)", spec.Name, js.StorageName(spec.Storage), spec.Replicas, spec.History, js.MarkKey, js.MarkValue)
+		s.logf("Created KV bucket %s (%s, R%d, history %d, compression %s, %s=%s)", spec.Name, js.StorageName(spec.Storage), spec.Replicas, spec.History, js.CompressionName(spec.Compression), js.MarkKey, js.MarkValue)
 	} else {
 		s.logf("Using KV bucket: %s", spec.Name)
 		if len(diffs) > 0 {
@@ -131,7 +132,7 @@ func (s *jsSession) kvBucket(ctx context.Context, spec js.BucketSpec, keys []str
 		return nil
 	}
 	s.logf("Filling KV bucket %s with %s keys of %s (setup, not measured)", spec.Name, units.Comma(int64(len(keys))), units.FormatSize(size))
-	return js.FillBucket(ctx, s.js, spec.Name, keys, int(size))
+	return js.FillBucket(ctx, s.js, spec.Name, keys, int(size), s.payload)
 }
 
 // missingKey checks the first and last keys, which the fill writes first and last.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,24 @@ type latencyEcho struct {
 	Duration time.Duration `json:"duration"`
 	Warmup   time.Duration `json:"warmup,omitempty"`
 	Hist     string        `json:"hist,omitempty"`
+}
+
+// latencyEchoRTT is the echo with both server round trips, which the clients measure once
+// connected: read from the link when the Result is assembled, after they ran. natsperf-rust
+// writes the same keys, so a coordinator prints either client's report (cli/latencytext.go).
+type latencyEchoRTT struct {
+	latencyEcho
+	link *latency.Link
+}
+
+func (e latencyEchoRTT) MarshalJSON() ([]byte, error) {
+	pub, sub := e.link.RTTs()
+	type plain latencyEcho
+	return json.Marshal(struct {
+		plain
+		PubRTT int64 `json:"pub_rtt_ns"`
+		SubRTT int64 `json:"sub_rtt_ns"`
+	}{plain(e.latencyEcho), int64(pub), int64(sub)})
 }
 
 // buildLatency is one fixed-rate publisher on the target (server A) and one subscriber on
@@ -68,7 +87,7 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 	pcfg := core.PubConfig{Subject: echo.Subject, Size: int(echo.Size), Rate: echo.Rate, Duration: echo.Duration, IDs: b.NewIDs()}
 	started := b.Started
 	return &Built{
-		Title: "Core NATS latency test", Settings: echo, Size: echo.Size, Msgs: msgs, Quiet: true,
+		Title: "Core NATS latency test", Settings: latencyEchoRTT{echo, link}, Size: echo.Size, Msgs: msgs, Quiet: true,
 		Params: map[string]string{
 			"msg-size": units.FormatSize(echo.Size), "rate": units.Comma(int64(echo.Rate)) + "/s",
 			"duration": echo.Duration.String(), "subject": echo.Subject,

@@ -155,6 +155,10 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		}
 		r.Target, r.ownTarget = t, true
 	}
+	if err := CheckPayload(ctx, r.Target, s); err != nil {
+		r.Close()
+		return nil, err
+	}
 	var setupWarnings []string
 	if needsSetup(s) {
 		w, teardown, err := setup(ctx, r.Target, s)
@@ -346,6 +350,9 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if e := s.Target.Embedded; e != nil && e.Nodes > 0 {
 		eo.Nodes = e.Nodes
 	}
+	if e := s.Target.Embedded; e != nil {
+		eo.Encryption, eo.EncryptionKey = e.Encryption, embedded.KeyFromEnv(o.Env.Getenv, e.Encryption)
+	}
 	settings := Settings(s.Target)
 	if o.Connection != nil {
 		settings = *o.Connection
@@ -394,10 +401,8 @@ func (r *Run) Wait() *result.Result {
 	if r.prepared != nil {
 		res = r.prepared.Wait()
 	}
-	if res != nil && r.Target.Embedded != nil {
-		for i := range res.Servers {
-			res.Servers[i].Embedded = true
-		}
+	if res != nil {
+		r.Target.describeServers(res)
 	}
 	r.Close()
 	return res

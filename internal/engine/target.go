@@ -12,6 +12,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -132,6 +133,21 @@ func (t *Target) Grace() time.Duration {
 		return t.Settings.ConnectTimeout
 	}
 	return connect.DefaultConnectTimeout
+}
+
+// describeServers adds to res's servers what the target knows of them beyond their INFO:
+// natsperf's own servers, and their encryption at rest. A server natsperf did not start
+// does not tell (nats-server reports its store cipher in no monitoring endpoint or $SYS
+// reply), which the Result says as "unknown".
+func (t *Target) describeServers(res *result.Result) {
+	for i := range res.Servers {
+		if t.Embedded != nil {
+			res.Servers[i].Embedded = true
+			res.Servers[i].Encryption = t.Embedded.Encryption()
+		} else {
+			res.Servers[i].Encryption = result.EncryptionUnknown
+		}
+	}
 }
 
 // Close stops the embedded server unless the target is shared.

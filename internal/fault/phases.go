@@ -8,7 +8,9 @@ import (
 
 // Phases cuts the run (0 to end) at the faults that took effect: before the first, then from
 // each fault to the next; a pause also ends its own phase when it is over. Each phase's
-// latencies are reported apart, so a fault's effect shows next to the calm before it.
+// latencies are reported apart, so a fault's effect shows next to the calm before it. A
+// --fault-exec command that failed still cuts ("after SPEC (command failed)"): natsperf
+// cannot tell whether it did its work before failing (a kill -9 that also hit its own shell).
 func Phases(events []result.FaultEvent, end time.Duration) []result.Window {
 	type cut struct {
 		at    time.Duration
@@ -16,10 +18,14 @@ func Phases(events []result.FaultEvent, end time.Duration) []result.Window {
 	}
 	var cuts []cut
 	for _, ev := range events {
-		if ev.Skipped || ev.Error != "" || ev.Started >= end {
+		if ev.Skipped || (ev.Error != "" && ev.Kind != Exec) || ev.Started >= end {
 			continue
 		}
-		cuts = append(cuts, cut{ev.Started, "after " + ev.Spec})
+		label := "after " + ev.Spec
+		if ev.Error != "" {
+			label += " (command failed)"
+		}
+		cuts = append(cuts, cut{ev.Started, label})
 		if ev.Kind == Pause {
 			if a, err := Parse(ev.Spec); err == nil {
 				cuts[len(cuts)-1].label = "during " + ev.Spec

@@ -1,6 +1,7 @@
 package js
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/nats-io/nats.go"
@@ -15,6 +16,7 @@ func BenchmarkAsyncAck(b *testing.B) {
 	p := &asyncPub{rec: record.New(record.Options{Clock: clk, Latency: true}), clk: clk, wake: make(chan struct{}, 1)}
 	p.msgs = make([]nats.Msg, 500)
 	p.sent, p.intended = make([]int64, 500), make([]int64, 500)
+	p.busy = make([]atomic.Bool, 500)
 	for i := range p.msgs {
 		p.msgs[i].Data = make([]byte, 128)
 	}

@@ -47,6 +47,14 @@ type asyncPub struct {
 	wake    chan struct{}
 	active  atomic.Int32 // ack callbacks inside the recorder
 	closing atomic.Bool
+
+	// At a fixed rate the window slides: busy marks each ring slot whose publish awaits its
+	// ack (cleared by the ack or error callback); a send waits for its slot (runPaced).
+	busy []atomic.Bool
+	id   uint32 // the publisher id in the stamps
+	// published counts the publishes made (publishing goroutine only), for await.
+	published int64
+	endAt     int64 // a fixed-rate run's end on its schedule, for the recorder (set before Close)
 }
 
 func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
@@ -55,6 +63,7 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 		p.window = DefaultAsyncWindow
 	}
 	p.rec, p.clk, p.paced = env.Rec, env.Clock, p.cfg.Rate > 0
+	p.id = p.cfg.IDs.For(env.Index)
 	p.wake = make(chan struct{}, 1)
 	err := p.prepare(ctx, env,
 		jetstream.WithPublishAsyncAckHandler(p.onAck),
@@ -69,7 +78,8 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	p.sent = make([]int64, p.window)
 	p.intended = make([]int64, p.window)
 	p.seqs = make([]uint64, p.window)
-	body := stamp.Payload(p.cfg.Size)
+	p.busy = make([]atomic.Bool, p.window)
+	body := p.cfg.Fill.Payload(p.cfg.Size)
 	for i := range p.msgs {
 		p.msgs[i].Data = append([]byte(nil), body...)
 		if p.cfg.Dedup {
@@ -116,18 +126,29 @@ func (p *asyncPub) onAck(_ jetstream.JetStream, m *nats.Msg, _ *jetstream.PubAck
 		}
 	}
 	p.active.Add(-1)
+	p.free(m)
 	p.settle()
+}
+
+// free marks m's ring slot reusable, once its callback no longer reads it.
+func (p *asyncPub) free(m *nats.Msg) {
+	if i := p.slot(m); i >= 0 {
+		p.busy[i].Store(false)
+	}
 }
 
 // onErr runs on the ack goroutine or on a library timer: it touches only atomics.
 func (p *asyncPub) onErr(_ jetstream.JetStream, m *nats.Msg, err error) {
 	count(&p.rec.Events, err)
+	now := p.clk.Now()
+	p.rec.Failed(now)
+	p.refused(err, 1)
 	if p.waits != nil && isTimeout(err) {
 		if i := p.slot(m); i >= 0 {
-			now := p.clk.Now()
 			p.waits.add(time.Duration(p.sent[i]-p.start), time.Duration(now-p.start))
 		}
 	}
+	p.free(m)
 	p.settle()
 }
 
@@ -140,26 +161,22 @@ func (p *asyncPub) settle() {
 	}
 }
 
-// Run publishes the share window by window.
+// Run publishes the share window by window, as nats bench does; at a fixed rate, on its
+// schedule (runPaced).
 func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
+	if p.paced {
+		return p.runPaced(ctx, env)
+	}
 	stopped, release := loop.StopFlag(ctx)
 	defer release()
 	clk := env.Clock
 	p.start = env.Start
-	id := p.cfg.IDs.For(env.Index)
-	stamped := p.cfg.Size >= stamp.Size
-	share, bounded, pacer := p.share(env)
+	share, bounded, _ := p.share(env)
 	var deadline int64
 	if p.cfg.Duration > 0 {
 		deadline = env.Start + int64(p.cfg.Duration)
-		if p.paced {
-			deadline = loop.Deadline(env.Start, p.cfg.Duration)
-		}
 	}
 	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
-	w := loop.NewWaiter(clk)
-	defer w.Close()
-	var published int64
 	ended := false
 	for i := uint64(0); !ended && (!bounded || i < share); {
 		for n := 0; n < p.window && (!bounded || i < share); n++ {
@@ -171,50 +188,131 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 				ended = true
 				break
 			}
-			intended := now
-			if p.paced {
-				intended = env.Start + int64(pacer.Intended(i))
-				var err error
-				if now, err = w.Until(ctx, intended); err != nil {
-					return err
-				}
-				if loop.Past(deadline, now) {
-					ended = true
-					break
-				}
-			}
-			m := &p.msgs[n]
-			p.sent[n], p.intended[n], p.seqs[n] = now, intended, i+1
-			if i == 0 {
-				p.first = intended
-			}
-			if stamped {
-				stamp.Put(m.Data, id, i+1, intended)
-			}
-			m.Subject = p.subject(int64(i))
-			if p.cfg.Dedup {
-				m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBufs[n], i+1)
-			}
 			i++
-			if _, err := p.js.PublishMsgAsync(m); err != nil {
-				if p.fatal(err) || p.conn.Err() != nil {
-					return p.conn.Explain("publish", err)
-				}
-				count(&env.Rec.Events, err)
-				continue
-			}
-			published++
-			if p.cfg.Sleep > 0 {
-				if err := loop.Sleep(ctx, timer, p.cfg.Sleep); err != nil {
-					return err
-				}
+			if err := p.send(ctx, env, n, i, now, now, timer); err != nil {
+				return err
 			}
 		}
-		if err := p.await(ctx, published, ackTimer); err != nil {
+		if err := p.await(ctx, p.published, ackTimer); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// send fills ring slot n with message seq (1-based), meant for intended and sent at now,
+// publishes it and then sleeps --sleep. A publish refused at once is counted (failed, never
+// stored); the error is one the client cannot go on after.
+func (p *asyncPub) send(ctx context.Context, env *bench.Env, n int, seq uint64, intended, now int64, t *time.Timer) error {
+	m := &p.msgs[n]
+	p.sent[n], p.intended[n], p.seqs[n] = now, intended, seq
+	if seq == 1 {
+		p.first = intended
+	}
+	if p.cfg.Size >= stamp.Size {
+		stamp.Put(m.Data, p.id, seq, intended)
+	}
+	m.Subject = p.subject(int64(seq - 1))
+	if p.cfg.Dedup {
+		m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBufs[n], seq)
+	}
+	if p.acks != nil {
+		p.acks.Attempted(seq)
+	}
+	p.busy[n].Store(true)
+	if _, err := p.js.PublishMsgAsync(m); err != nil {
+		p.busy[n].Store(false)
+		if p.fatal(err) || p.conn.Err() != nil {
+			return p.conn.Explain("publish", err)
+		}
+		count(&env.Rec.Events, err)
+		env.Rec.Failed(env.Clock.Now())
+		p.refused(err, 1)
+		return nil
+	}
+	p.published++
+	if p.cfg.Sleep <= 0 {
+		return nil
+	}
+	return loop.Sleep(ctx, t, p.cfg.Sleep)
+}
+
+// runPaced publishes the share on its fixed-rate schedule, at most a window of publishes
+// awaiting their acks at once. The window slides: a publish goes out as soon as its ring
+// slot's previous publish is settled, not once the whole window is (nats bench's unpaced
+// rule, which stalls a schedule at every window). A send whose slot is still awaiting its ack
+// waits for it, and its latency counts from its scheduled time (a server slower than
+// window/rate shows as latency, nothing is dropped). When the acks stop (a leader lost, a
+// cluster without quorum), the slots free only as their publishes time out (--ack-timeout):
+// the sends still waiting when the run's duration ends are not made and are counted as
+// attempted and failed (Events.NotSent, never stored), so the schedule's every send is
+// accounted for and the text says why they were not made.
+func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
+	clk := env.Clock
+	p.start = env.Start
+	share, _, pacer := p.share(env)
+	deadline := loop.Deadline(env.Start, p.cfg.Duration)
+	w := loop.NewWaiter(clk)
+	defer w.Close()
+	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
+	var i uint64
+	full := false // the run's duration ended while a send waited for the window
+	for n := 0; i < share; n = (n + 1) % p.window {
+		intended := env.Start + int64(pacer.Intended(i))
+		now, err := w.Until(ctx, intended)
+		if err != nil {
+			return err
+		}
+		if loop.Past(deadline, now) {
+			break
+		}
+		if p.busy[n].Load() {
+			if now, err = p.waitSlot(ctx, n, deadline, timer); err != nil {
+				return err
+			}
+			if loop.Past(deadline, now) {
+				full = true
+				break
+			}
+		}
+		i++
+		if err := p.send(ctx, env, n, i, intended, now, timer); err != nil {
+			return err
+		}
+	}
+	if missed := int64(share - i); missed > 0 && full {
+		// Sends the schedule had but the window never let out before the end.
+		env.Rec.Events.NotSent.Add(missed)
+		env.Rec.Failed(clk.Now())
+		p.failed(missed)
+		if p.acks != nil {
+			p.acks.Attempted(share)
+		}
+	}
+	// The run lasted what it was asked to: its rate is over the whole schedule, even when the
+	// acks stopped long before its end.
+	p.endAt = env.Start + int64(pacer.After(share))
+	return p.await(ctx, p.published, ackTimer)
+}
+
+// waitSlot waits until ring slot n's publish is settled or the deadline passes, and returns
+// the time. Only a send that finds the window full waits here, never one per message in a
+// run whose acks keep up.
+func (p *asyncPub) waitSlot(ctx context.Context, n int, deadline int64, t *time.Timer) (int64, error) {
+	for p.busy[n].Load() {
+		if loop.Past(deadline, p.clk.Now()) {
+			break
+		}
+		select {
+		case <-p.conn.Lost():
+			return 0, p.conn.Err()
+		default:
+		}
+		if err := loop.Sleep(ctx, t, time.Millisecond); err != nil {
+			return 0, err
+		}
+	}
+	return p.clk.Now(), nil
 }
 
 // await waits until target publishes are settled (acked or failed), bounded by the ack timeout
@@ -244,5 +342,8 @@ func (p *asyncPub) Close() {
 	p.closing.Store(true)
 	for p.active.Load() != 0 {
 		runtime.Gosched()
+	}
+	if p.endAt != 0 {
+		p.rec.End(p.endAt)
 	}
 }

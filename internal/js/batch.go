@@ -58,7 +58,7 @@ func (p *batchPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if !s.CachedInfo().Config.AllowAtomicPublish {
 		return fmt.Errorf("stream %s does not allow atomic batch publish (allow_atomic is off): use a stream natsperf creates (--stream NEW --create) or enable it on this one", p.cfg.Stream)
 	}
-	p.msg.Data = stamp.Payload(p.cfg.Size)
+	p.msg.Data = p.cfg.Fill.Payload(p.cfg.Size)
 	p.mid = nats.Header{batchIDHeader: {""}, batchSeqHeader: {""}}
 	p.last = nats.Header{batchIDHeader: {""}, batchSeqHeader: {""}, batchCommitHeader: {"1"}}
 	if p.cfg.Dedup {
@@ -133,6 +133,9 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 			}
 		}
 		i += n
+		if p.acks != nil {
+			p.acks.Attempted(i)
+		}
 		now := clk.Now()
 		if err == nil {
 			err = commitErr(commit, batchID, n)
@@ -145,6 +148,8 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 				return p.conn.Explain("batch publish", err)
 			}
 			count(&rec.Events, err)
+			rec.Failed(now)
+			p.refused(err, int64(n))
 			continue
 		}
 		for j := uint64(0); j < n; j++ {

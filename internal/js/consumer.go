@@ -52,6 +52,10 @@ type ConsumeConfig struct {
 	// Group, shared by the clients of one durable consumer, counts what they received together;
 	// they end when it reaches its total. nil for fan-out (ordered) clients.
 	Group *Tally `json:"-"`
+	// PubFailed, when set, counts the publishes the run's own publishers know failed and were
+	// never stored (refused, or not sent): once the publishers are done, a consumer does not
+	// wait for those (PubConfig.Failed).
+	PubFailed *Tally `json:"-"`
 }
 
 // Tally is a counter shared by clients; Done closes once it reaches its total (never for 0).
@@ -213,8 +217,30 @@ func (h *handler) progress() int64 {
 func (h *handler) wait(ctx context.Context, env *bench.Env, c *bench.Conn) error {
 	return idle.Wait{
 		Timeout: h.cfg.IdleTimeout, FromStart: h.cfg.IdleFromStart, Done: h.doneCh(), Fail: h.fail,
-		Progress: h.progress, RideOn: h.rideOn,
+		Progress: h.progress, RideOn: h.rideOn, Finished: h.failedOnly(env),
 	}.Run(ctx, env, c)
+}
+
+// failedOnly, with PubFailed, ends a consumer once the publishers are done and all it still
+// lacks of its share is publishes they know failed (never stored): it does not wait the idle
+// timeout for them. Publishes that timed out may be stored: those it still waits for.
+func (h *handler) failedOnly(env *bench.Env) func() bool {
+	if h.cfg.PubFailed == nil {
+		return nil
+	}
+	share := env.Share
+	if h.cfg.Group != nil {
+		share = h.cfg.Group.total
+	}
+	return func() bool {
+		select {
+		case <-env.ProducersDone:
+		default:
+			return false
+		}
+		f := h.cfg.PubFailed.Load()
+		return f > 0 && h.progress() >= share-f
+	}
 }
 
 // rideOutGrace bounds how long a consumer riding out a fault waits, beyond the idle timeout,

@@ -13,17 +13,17 @@ import (
 // fillWindow is how many fill messages may await their acks.
 const fillWindow = 1000
 
-// Fill publishes n stamped messages of size bytes to subject before a read benchmark. It is
-// setup: nothing is measured.
-func Fill(ctx context.Context, js jetstream.JetStream, subject string, n int64, size int) error {
-	return fill(ctx, js, "fill "+subject, n, size, func(int64) string { return subject })
+// Fill publishes n stamped messages of size bytes, filled with f, to subject before a read
+// benchmark. It is setup: nothing is measured.
+func Fill(ctx context.Context, js jetstream.JetStream, subject string, n int64, size int, f stamp.Fill) error {
+	return fill(ctx, js, "fill "+subject, n, size, f, func(int64) string { return subject })
 }
 
 // fill publishes n stamped messages of size bytes (message i on subject(i), sequence i+1)
 // asynchronously, in windows of fillWindow whose acks it waits for before the next window.
 // what names the fill in its errors. Each stamped message keeps its own body until acked.
-func fill(ctx context.Context, js jetstream.JetStream, what string, n int64, size int, subject func(i int64) string) error {
-	buf := stamp.Payload(size)
+func fill(ctx context.Context, js jetstream.JetStream, what string, n int64, size int, f stamp.Fill, subject func(i int64) string) error {
+	buf := f.Payload(size)
 	for i := int64(0); i < n; {
 		end := min(n, i+fillWindow)
 		for ; i < end; i++ {

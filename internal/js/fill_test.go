@@ -38,7 +38,7 @@ func TestFillHoldsWhatWasAsked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := js.Fill(ctx, jsc, "FILLED.x", n, size); err != nil {
+	if err := js.Fill(ctx, jsc, "FILLED.x", n, size, stamp.FillText); err != nil {
 		t.Fatal(err)
 	}
 	// The reference: the same number of messages of the same size, each acked before the next.
@@ -79,7 +79,7 @@ func TestFillBucketHoldsEveryKey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := js.FillBucket(ctx, jsc, "filled", keys, size); err != nil {
+	if err := js.FillBucket(ctx, jsc, "filled", keys, size, stamp.FillText); err != nil {
 		t.Fatal(err)
 	}
 	ref, err := jsc.KeyValue(ctx, "reffed") // same name length: the same subject lengths

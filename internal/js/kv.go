@@ -21,7 +21,9 @@ type BucketSpec struct {
 	Storage  jetstream.StorageType
 	Replicas int
 	History  int
-	Asked    map[string]bool // "storage", "replicas", "history" given explicitly
+	// Compression compresses the bucket's stream (s2).
+	Compression jetstream.StoreCompression
+	Asked       map[string]bool // "storage", "replicas", "history", "compression" given explicitly
 }
 
 // Bucket is a bucket ready for a run.
@@ -41,7 +43,7 @@ func EnsureBucket(ctx context.Context, js jetstream.JetStream, spec BucketSpec) 
 	case errors.Is(err, jetstream.ErrBucketNotFound):
 		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket: spec.Name, Storage: spec.Storage, Replicas: max(spec.Replicas, 1),
-			History: uint8(max(spec.History, 1)), Metadata: mark(),
+			History: uint8(max(spec.History, 1)), Metadata: mark(), Compression: spec.Compression == jetstream.S2Compression,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("create bucket %s: %w", spec.Name, err)
@@ -65,6 +67,7 @@ func EnsureBucket(ctx context.Context, js jetstream.JetStream, spec BucketSpec) 
 	diff("storage", StorageName(info.Config.Storage), StorageName(spec.Storage))
 	diff("replicas", fmt.Sprint(info.Config.Replicas), fmt.Sprint(max(spec.Replicas, 1)))
 	diff("history", fmt.Sprint(info.Config.MaxMsgsPerSubject), fmt.Sprint(max(spec.History, 1)))
+	diff("compression", CompressionName(info.Config.Compression), CompressionName(spec.Compression))
 	return b, diffs, nil
 }
 
@@ -78,9 +81,9 @@ func Keys(n int64) []string {
 }
 
 // FillBucket puts keys with stamped values of size bytes, before a get benchmark.
-func FillBucket(ctx context.Context, js jetstream.JetStream, bucket string, keys []string, size int) error {
+func FillBucket(ctx context.Context, js jetstream.JetStream, bucket string, keys []string, size int, f stamp.Fill) error {
 	prefix := "$KV." + bucket + "."
-	return fill(ctx, js, "fill bucket "+bucket, int64(len(keys)), size, func(i int64) string { return prefix + keys[i] })
+	return fill(ctx, js, "fill bucket "+bucket, int64(len(keys)), size, f, func(i int64) string { return prefix + keys[i] })
 }
 
 // KVConfig configures KV putters and getters.
@@ -93,6 +96,7 @@ type KVConfig struct {
 	Keys       []string      `json:"-"` // shared, read only
 	IDs        stamp.IDs     `json:"-"`
 	Acked      *Tally        `json:"-"`
+	Fill       stamp.Fill    `json:"fill,omitempty"` // what follows the stamp (zero: text)
 }
 
 // NewKV returns a putter (put) or getter.
@@ -122,7 +126,7 @@ func (k *kvClient) Prepare(ctx context.Context, env *bench.Env) error {
 	if k.kv, err = js.KeyValue(ctx, k.cfg.Bucket); err != nil {
 		return fmt.Errorf("bucket %s: %w", k.cfg.Bucket, err)
 	}
-	k.buf = stamp.Payload(k.cfg.Size)
+	k.buf = k.cfg.Fill.Payload(k.cfg.Size)
 	k.offset = int64(env.Index) * env.Share
 	k.rng = rand.New(rand.NewPCG(rand.Uint64(), uint64(env.ID)))
 	return nil

@@ -36,10 +36,12 @@ type StreamSpec struct {
 	DedupWindow time.Duration
 	// PersistAsync asks for asynchronous flushes (file storage, R1, no atomic batches).
 	PersistAsync bool
+	// Compression is S2 or none (jetstream.NoCompression).
+	Compression jetstream.StoreCompression
 	// Create allows creating the stream when it is missing.
 	Create bool
 	// Asked names the settings the user gave explicitly: "storage", "replicas", "maxbytes",
-	// "dedup-window", "persistasync". Only those are compared with an existing stream.
+	// "dedup-window", "persistasync", "compression". Only those are compared with an existing stream.
 	Asked map[string]bool
 }
 
@@ -131,6 +133,7 @@ func (spec StreamSpec) Config() jetstream.StreamConfig {
 		Duplicates:         spec.DedupWindow,
 		AllowDirect:        true,
 		AllowAtomicPublish: !spec.PersistAsync,
+		Compression:        spec.Compression,
 		Metadata:           mark(),
 	}
 	if cfg.MaxBytes == 0 {
@@ -156,6 +159,7 @@ func Differences(have jetstream.StreamConfig, spec StreamSpec) []string {
 	diff("maxbytes", sizeOrUnlimited(have.MaxBytes), sizeOrUnlimited(spec.MaxBytes))
 	diff("dedup-window", have.Duplicates.String(), spec.DedupWindow.String())
 	diff("persistasync", fmt.Sprint(have.PersistMode == jetstream.AsyncPersistMode), fmt.Sprint(spec.PersistAsync))
+	diff("compression", CompressionName(have.Compression), CompressionName(spec.Compression))
 	return out
 }
 
@@ -172,6 +176,25 @@ func StorageName(t jetstream.StorageType) string {
 		return "memory"
 	}
 	return "file"
+}
+
+// CompressionName is "s2" or "none".
+func CompressionName(c jetstream.StoreCompression) string {
+	if c == jetstream.S2Compression {
+		return "s2"
+	}
+	return "none"
+}
+
+// ParseCompression reads --compression: s2, or none (also empty).
+func ParseCompression(s string) (jetstream.StoreCompression, error) {
+	switch strings.ToLower(s) {
+	case "none", "":
+		return jetstream.NoCompression, nil
+	case "s2":
+		return jetstream.S2Compression, nil
+	}
+	return 0, fmt.Errorf("--compression must be s2 or none, got %q", s)
 }
 
 // ParseStorage reads --storage.

@@ -44,6 +44,7 @@ type PubConfig struct {
 	Sleep           time.Duration `json:"sleep,omitempty"`
 	AckTimeout      time.Duration `json:"ack_timeout"`
 	IDs             stamp.IDs     `json:"-"`
+	Fill            stamp.Fill    `json:"fill,omitempty"` // what follows the stamp (zero: text)
 	// Acked, when set, adds up the messages acknowledged by all publishers (for the storage
 	// estimate).
 	Acked *Tally `json:"-"`
@@ -55,6 +56,24 @@ type PubConfig struct {
 	// RideOut keeps publishing through "no responders" (the stream has no leader for a while:
 	// a fault run) instead of ending the client.
 	RideOut bool `json:"ride_out,omitempty"`
+	// Failed, when set, counts the publishes known to have failed without being stored:
+	// refused (an error other than a timeout) or not sent (Events.NotSent). Bumped only on a
+	// failure, for the run's own consumers (ConsumeConfig.PubFailed).
+	Failed *Tally `json:"-"`
+}
+
+// failed counts k publishes known never stored.
+func (p *pubBase) failed(k int64) {
+	if p.cfg.Failed != nil && k > 0 {
+		p.cfg.Failed.Add(k)
+	}
+}
+
+// refused counts a failed publish err as never stored unless it timed out (its fate unknown).
+func (p *pubBase) refused(err error, k int64) {
+	if !isTimeout(err) {
+		p.failed(k)
+	}
 }
 
 // NewPublisher returns a publisher client for cfg.Mode.
@@ -153,7 +172,7 @@ func (p *syncPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if err := p.prepare(ctx, env); err != nil {
 		return err
 	}
-	p.msg.Data = stamp.Payload(p.cfg.Size)
+	p.msg.Data = p.cfg.Fill.Payload(p.cfg.Size)
 	if p.cfg.Dedup {
 		p.msg.Header, p.idBuf = idHeader()
 	}
@@ -182,6 +201,9 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 		if p.cfg.Dedup {
 			m.Header[jetstream.MsgIDHeader][0] = p.msgID(p.idBuf, i+1)
 		}
+		if p.acks != nil {
+			p.acks.Attempted(i + 1)
+		}
 		_, err = p.js.PublishMsg(ctx, m)
 		now := clk.Now()
 		if err != nil {
@@ -192,6 +214,8 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 				return p.conn.Explain("publish", err)
 			}
 			count(&rec.Events, err)
+			rec.Failed(now)
+			p.refused(err, 1)
 			if isTimeout(err) {
 				p.waits.add(time.Duration(sent-env.Start), time.Duration(now-env.Start))
 			}

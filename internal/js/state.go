@@ -24,6 +24,7 @@ func State(ctx context.Context, js jetstream.JetStream, name string, published, 
 		Messages:          info.State.Msgs,
 		Bytes:             info.State.Bytes,
 		CreatedByNatsperf: Marked(info.Config.Metadata),
+		Compression:       CompressionName(info.Config.Compression),
 	}
 	if b, ok := strings.CutPrefix(name, "KV_"); ok {
 		st.Bucket = b

@@ -39,6 +39,7 @@ type Schedule struct {
 	timer    *time.Timer
 	waiter   *Waiter // paced only
 	i        uint64
+	cut      bool // the duration ended before the schedule was done
 }
 
 // NewSchedule plans env's client at rate (0: back to back) for d (0: until its share is done).
@@ -66,13 +67,15 @@ func (s *Schedule) Begin() int64 {
 	return s.clk.Now()
 }
 
-// End is where a completed fixed-rate schedule ends: the slot after its last operation, so
-// N operations at R per second measure N/R seconds, not (N-1)/R. 0 otherwise (nothing to move).
+// End is where a fixed-rate schedule ends: the slot after its last operation, so N
+// operations at R per second measure N/R seconds, not (N-1)/R; for one the duration cut short
+// (a sender held up by slow or missing replies), the end of the whole schedule, so its rate is
+// what it did over the time it was asked to run. 0 otherwise (nothing to move).
 func (s *Schedule) End() int64 {
-	if !s.paced || !s.bounded || s.i < s.n {
+	if !s.paced || !s.bounded || (s.i < s.n && !s.cut) {
 		return 0
 	}
-	return s.start + int64(s.pacer.After(s.i))
+	return s.start + int64(s.pacer.After(s.n))
 }
 
 // Paced reports whether operations follow the fixed-rate schedule.
@@ -89,6 +92,7 @@ func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok
 	}
 	sent = s.clk.Now()
 	if Past(s.deadline, sent) {
+		s.cut = true
 		return 0, 0, 0, false, nil
 	}
 	intended = sent
@@ -98,6 +102,7 @@ func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok
 			return 0, 0, 0, false, err
 		}
 		if Past(s.deadline, sent) {
+			s.cut = true
 			return 0, 0, 0, false, nil
 		}
 	}

@@ -56,6 +56,11 @@ type Recorder struct {
 	prev     int64 // time of the previous message, for the longest gap
 	gap      int64 // longest time between two consecutive messages
 	gapEnd   int64 // when that gap ended
+	// lastFail is when an operation last failed (a publish timed out, was refused or could
+	// not be sent) and stopped when the client's work ended: a failure after the last success
+	// leaves the client without success from then to its end (an outage still open).
+	lastFail atomic.Int64
+	stopped  atomic.Int64
 
 	// epoch (intervals are aligned to it) and warmupEnd are set by Start while a receiver's
 	// subscription may already be delivering (a publisher in another process): atomics, so
@@ -291,4 +296,5 @@ type Events struct {
 	Reconnects    atomic.Int64
 	SlowConsumers atomic.Int64
 	Dropped       atomic.Int64
+	NotSent       atomic.Int64 // fixed-rate sends that could not go out at their time
 }

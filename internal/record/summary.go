@@ -52,7 +52,43 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 	if r.gap > 0 {
 		c.Gap = &result.Gap{Duration: time.Duration(r.gap), From: time.Duration(r.gapEnd - r.gap - r.epoch.Load()), To: time.Duration(r.gapEnd - r.epoch.Load())}
 	}
+	if open := r.openGap(); open != nil {
+		c.NotRecovered = open
+		if c.Gap == nil || open.Duration >= c.Gap.Duration {
+			c.Gap = open
+		}
+	}
 	return c
+}
+
+// Failed marks an operation that failed at now: a publish that timed out, was refused or could
+// not be sent. Safe from any goroutine (an ack timer's); never on the path of a success.
+func (r *Recorder) Failed(now int64) {
+	for {
+		old := r.lastFail.Load()
+		if now <= old || r.lastFail.CompareAndSwap(old, now) {
+			return
+		}
+	}
+}
+
+// Stopped records when the client's work ended (its Run returned), for an outage still open
+// then. Call it once the client is done.
+func (r *Recorder) Stopped(now int64) { r.stopped.Store(now) }
+
+// openGap is the client's time without a success that was still open when it stopped: from
+// its last success (or the run's start) to its end, when an operation failed after that last
+// success. nil when the client succeeded after its last failure.
+func (r *Recorder) openGap() *result.Gap {
+	stop, fail, epoch := r.stopped.Load(), r.lastFail.Load(), r.epoch.Load()
+	from := r.prev
+	if from == 0 {
+		from = epoch
+	}
+	if stop == 0 || fail == 0 || fail < from || stop <= from {
+		return nil
+	}
+	return &result.Gap{Duration: time.Duration(stop - from), From: time.Duration(from - epoch), To: time.Duration(stop - epoch), Open: true}
 }
 
 func (r *Recorder) correctness(expected int64, shared bool) *result.Correctness {
@@ -118,6 +154,7 @@ func (e *Events) snapshot() result.Events {
 		Reconnects:    e.Reconnects.Load(),
 		SlowConsumers: e.SlowConsumers.Load(),
 		Dropped:       e.Dropped.Load(),
+		NotSent:       e.NotSent.Load(),
 	}
 }
 

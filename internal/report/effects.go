@@ -21,6 +21,7 @@ var headline = []Metric{
 	{Key: "sub.p50", Label: "sub P50", Unit: "ns"},
 	{Key: "sub.p99", Label: "sub P99", Unit: "ns"},
 	{Key: "overhead", Label: "stored/expected", Unit: "x"},
+	{Key: "disk.overhead", Label: "on disk/expected", Unit: "x"},
 }
 
 // Effect is one axis level's effect on one metric.
@@ -110,6 +111,9 @@ func runValues(r Run) map[string]float64 {
 	v := Values(r.Result)
 	if e := v["expected"]; e > 0 {
 		v["overhead"] = v["stored"] / e
+		if d := v["disk"]; d > 0 {
+			v["disk.overhead"] = d / e
+		}
 	}
 	return v
 }

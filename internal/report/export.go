@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -95,7 +96,9 @@ func JSON(w io.Writer, s *Set) error {
 		Metrics []Metric     `json:"metrics"`
 		Cells   []jsonCell   `json:"cells"`
 		Effects []jsonEffect `json:"effects,omitempty"`
-	}{Schema: "natsperf.report/v2", Axes: s.Axes, Metrics: metrics}
+		// Warnings are the "too short or too few to answer" lines (Inadequacies).
+		Warnings []string `json:"warnings,omitempty"`
+	}{Schema: "natsperf.report/v2", Axes: s.Axes, Metrics: metrics, Warnings: Inadequacies(s)}
 	for _, e := range Effects(s) {
 		je := jsonEffect{Axis: e.Axis, Level: e.Level, Baseline: e.Baseline, Metric: e.Metric.Key, Ratio: e.Ratio, Pairs: e.Pairs, Significant: e.Significant()}
 		if e.CI {
@@ -122,8 +125,10 @@ func JSON(w io.Writer, s *Set) error {
 }
 
 // HGRM writes each cell's merged receiver latency (or the first role with latency) as an
-// HdrHistogram percentile distribution, one block per cell headed by a # line.
+// HdrHistogram percentile distribution, one block per cell headed by a # line; ErrNoLatency
+// when no cell has one, so that an empty answer is never mistaken for an empty histogram.
 func HGRM(w io.Writer, s *Set) error {
+	written := 0
 	for _, c := range s.Cells {
 		for _, role := range []string{"sub", "request", "pub", "serve"} {
 			h := c.Latency(role)
@@ -139,8 +144,15 @@ func HGRM(w io.Writer, s *Set) error {
 			if _, err := fmt.Fprintln(w); err != nil {
 				return err
 			}
+			written++
 			break
 		}
 	}
+	if written == 0 {
+		return ErrNoLatency
+	}
 	return nil
 }
+
+// ErrNoLatency says a report asked for latency distributions found none to write.
+var ErrNoLatency = errors.New("no latency histogram in these Results (core publishers measure none; runs with --no-latency or payloads below 16 B record none)")

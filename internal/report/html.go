@@ -27,6 +27,7 @@ func HTML(w io.Writer, s *Set, title string) error {
 		fmt.Fprintf(&b, "<dt>%s</dt><dd>%s</dd>", html.EscapeString(f.Name), html.EscapeString(f.Value))
 	}
 	b.WriteString("</dl>\n")
+	inadequateHTML(&b, s)
 	if fs := failures(s); len(fs) > 0 {
 		b.WriteString("<h2>Failed runs</h2>\n<p>Left out of every figure; <code>natsperf run --resume</code> runs them again.</p>\n<table class=\"failed\"><thead><tr><th>cell</th><th>repetition</th><th>reason</th></tr></thead><tbody>\n")
 		for _, f := range fs {

@@ -59,6 +59,7 @@ func Markdown(w io.Writer, s *Set, title string) error {
 		fmt.Fprintf(&b, "- **%s**: %s\n", f.Name, mdEscape(f.Value))
 	}
 	b.WriteString("\n")
+	inadequateMD(&b, s)
 	failedRuns(&b, s)
 	effectsMD(&b, s)
 	b.WriteString("## Cells\n\n")

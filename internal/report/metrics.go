@@ -115,6 +115,9 @@ func Values(r *result.Result) map[string]float64 {
 	for _, s := range r.Streams {
 		v["stored"] += float64(s.StoredBytes)
 		v["expected"] += float64(s.ExpectedBytes)
+		if s.DiskBytes > 0 {
+			v["disk"] += float64(s.DiskBytes)
+		}
 	}
 	return v
 }

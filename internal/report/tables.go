@@ -75,14 +75,27 @@ func containsMetric(ms []Metric, key string) bool {
 }
 
 // StorageTable checks each cell's storage: the bytes the servers hold (every replica) against
-// messages x replicas x size, averaged over the runs that did not fail.
+// messages x replicas x size, averaged over the runs that did not fail. When the runs know
+// the bytes on disk (natsperf's embedded server), it adds them and their share of the
+// expected bytes: what S2 compression saved, or what encryption added.
 func StorageTable(s *Set) *Table {
 	t := &Table{Title: "storage", Head: []string{"cell", "streams", "messages", "replicas", "size", "expected (msgs x replicas x size)", "stored", "stored / expected"}}
+	disk := false
 	for _, c := range s.Cells {
-		var msgs, expected, stored []float64
-		streams, replicas, size := 0, 0, int64(0)
 		for _, r := range c.OK() {
-			var m, e, st float64
+			for _, x := range r.Result.Streams {
+				disk = disk || x.DiskBytes > 0
+			}
+		}
+	}
+	if disk {
+		t.Head = append(t.Head, "compression", "on disk", "on disk / expected")
+	}
+	for _, c := range s.Cells {
+		var msgs, expected, stored, ondisk []float64
+		streams, replicas, size, compression := 0, 0, int64(0), ""
+		for _, r := range c.OK() {
+			var m, e, st, d float64
 			for _, x := range r.Result.Streams {
 				if x.ExpectedBytes == 0 && x.StoredBytes == 0 {
 					continue
@@ -90,29 +103,39 @@ func StorageTable(s *Set) *Table {
 				m += float64(x.Published)
 				e += float64(x.ExpectedBytes)
 				st += float64(x.StoredBytes)
+				d += float64(x.DiskBytes)
 				replicas, size = max(replicas, x.Replicas), max(size, x.MsgSize)
+				compression = max(compression, x.Compression) // "s2" > "none" > ""
 			}
 			if e == 0 && st == 0 {
 				continue
 			}
 			streams = max(streams, len(r.Result.Streams))
-			msgs, expected, stored = append(msgs, m), append(expected, e), append(stored, st)
+			msgs, expected, stored, ondisk = append(msgs, m), append(expected, e), append(stored, st), append(ondisk, d)
 		}
 		if len(expected) == 0 {
 			continue
 		}
-		e, st := Of(expected).Mean, Of(stored).Mean
-		ratio := ""
-		if e > 0 {
-			ratio = fmt.Sprintf("%.2fx", st/e)
+		e, st, d := Of(expected).Mean, Of(stored).Mean, Of(ondisk).Mean
+		row := []string{c.Name, fmt.Sprint(streams), units.Comma(int64(Of(msgs).Mean)), fmt.Sprint(replicas), units.FormatSize(size),
+			units.FormatSize(int64(e)), units.FormatSize(int64(st)), ratioOf(st, e)}
+		if disk {
+			row = append(row, compression, units.FormatSize(int64(d)), ratioOf(d, e))
 		}
-		t.Rows = append(t.Rows, []string{c.Name, fmt.Sprint(streams), units.Comma(int64(Of(msgs).Mean)), fmt.Sprint(replicas), units.FormatSize(size),
-			units.FormatSize(int64(e)), units.FormatSize(int64(st)), ratio})
+		t.Rows = append(t.Rows, row)
 	}
 	if len(t.Rows) == 0 {
 		return nil
 	}
 	return t
+}
+
+// ratioOf is "1.02x", "" without a denominator or a numerator.
+func ratioOf(x, of float64) string {
+	if of <= 0 || x <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.2fx", x/of)
 }
 
 // InstanceTable is a cell's per-instance (per pod) figures, averaged over its runs that did

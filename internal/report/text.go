@@ -24,6 +24,7 @@ func Text(w io.Writer, r *result.Result) error {
 			p.group(g, "")
 		}
 	}
+	p.queueing(r)
 	for _, st := range r.Streams {
 		p.stream(st)
 	}
@@ -188,6 +189,12 @@ func (p *printer) correctness(indent string, a result.Aggregate, g result.Group)
 	if c.Unstamped > 0 {
 		line += fmt.Sprintf(" · unstamped %s", units.Comma(c.Unstamped))
 	}
+	if c.Failed > 0 {
+		line += fmt.Sprintf(" · failed publishes %s (never stored, not lost)", units.Comma(c.Failed))
+	}
+	if c.NotConsumed > 0 {
+		line += fmt.Sprintf(" · not consumed %s (still in the stream, not lost)", units.Comma(c.NotConsumed))
+	}
 	p.line("%s", line)
 	if c.NotReceived > 0 {
 		p.line("%snot received %s: expected %s, saw %s, %s (not counted as lost: a receiver cannot tell messages never sent from ones lost at the end)",
@@ -224,6 +231,7 @@ func (p *printer) events(indent string, e result.Events) {
 	add(e.Reconnects, "reconnects")
 	add(e.SlowConsumers, "slow consumer events")
 	add(e.Dropped, "messages dropped by the client library")
+	add(e.NotSent, "sends not made at their scheduled time (the window of publishes awaiting acks was full: failed, never stored)")
 	if len(parts) > 0 {
 		p.line("%sevents: %s", indent, strings.Join(parts, ", "))
 	}
@@ -291,11 +299,25 @@ func (p *printer) stream(st result.StreamState) {
 	if st.Bucket != "" {
 		what = "KV bucket " + st.Bucket + " (stream " + st.Name + ")"
 	}
-	line := fmt.Sprintf("\n%s: %s msgs, %s (%s, R%d)", what, units.Comma(int64(st.Messages)), units.FormatSize(int64(st.Bytes)), st.Storage, st.Replicas)
+	how := fmt.Sprintf("%s, R%d", st.Storage, st.Replicas)
+	if st.Compression == "s2" {
+		how += ", s2"
+	}
+	line := fmt.Sprintf("\n%s: %s msgs, %s (%s)", what, units.Comma(int64(st.Messages)), units.FormatSize(int64(st.Bytes)), how)
 	if st.ExpectedBytes > 0 {
 		line += fmt.Sprintf(" · storage: expected %s (%s msgs x %d x %s), server reports %s x %d = %s",
 			units.FormatSize(st.ExpectedBytes), units.Comma(st.Published), st.Replicas, units.FormatSize(st.MsgSize),
 			units.FormatSize(int64(st.Bytes)), st.Replicas, units.FormatSize(int64(st.StoredBytes)))
+	}
+	if st.DiskBytes > 0 {
+		line += fmt.Sprintf(" · on disk %s", units.FormatSize(int64(st.DiskBytes)))
+		if st.StoredBytes > 0 {
+			line += fmt.Sprintf(" (%.2fx what the server reports", float64(st.DiskBytes)/float64(st.StoredBytes))
+			if st.Compression == "s2" {
+				line += "; s2 compresses full blocks only"
+			}
+			line += ")"
+		}
 	}
 	p.line("%s", line)
 }

@@ -21,16 +21,20 @@ func (p *printer) verify(r *result.Result) {
 	if v.Stream == "" {
 		p.line("verify: sent %s · delivered %s · lost %s · duplicates %s · out of order %s · unavailable %s",
 			units.Comma(v.Sent), units.Comma(v.Delivered), units.Comma(v.Lost), units.Comma(v.Duplicated),
-			units.Comma(v.OutOfOrder), seconds(v.Unavailable))
+			units.Comma(v.OutOfOrder), unavailable(v))
 		return
 	}
 	if v.Error != "" {
-		p.line("verify: acked %s · stored unknown · acked-but-missing unknown · duplicates unknown · unavailable %s",
-			units.Comma(v.Acked), seconds(v.Unavailable))
+		p.line("verify: sent %s · acked %s · stored unknown · acked-but-missing unknown · duplicates unknown · unavailable %s",
+			units.Comma(v.Sent), units.Comma(v.Acked), unavailable(v))
 		p.line("verify: NOT VERIFIED: %s; none of the %s acknowledged messages could be checked", v.Error, units.Comma(v.Acked))
 	} else {
-		p.line("verify: acked %s · stored %s · acked-but-missing %s · duplicates %s · unavailable %s",
-			units.Comma(v.Acked), units.Comma(v.Stored), units.Comma(v.AckedButMissing), units.Comma(v.Duplicates), seconds(v.Unavailable))
+		p.line("verify: sent %s · acked %s · failed %s · stored %s · acked-but-missing %s · duplicates %s · unavailable %s",
+			units.Comma(v.Sent), units.Comma(v.Acked), units.Comma(v.Failed), units.Comma(v.Stored), units.Comma(v.AckedButMissing),
+			units.Comma(v.Duplicates), unavailable(v))
+		if v.Failed > 0 {
+			p.line("verify: failed %s: publishes never acknowledged and not in the stream (timed out, refused or not sent; the publisher was told): not data loss", units.Comma(v.Failed))
+		}
 		if v.Note != "" {
 			p.line("verify: note: %s", v.Note)
 		}
@@ -65,6 +69,28 @@ func (p *printer) verify(r *result.Result) {
 		p.line("verify: consumers got %s · lost %s · duplicated %s · out of order %s",
 			units.Comma(v.Delivered), units.Comma(v.Lost), units.Comma(v.Duplicated), units.Comma(v.OutOfOrder))
 	}
+}
+
+// unavailable prints the longest time without success, and whether it was still going on
+// when the run ended.
+func unavailable(v *result.Verify) string {
+	if v.NotRecovered {
+		return seconds(v.Unavailable) + " (NOT RECOVERED by the end of the run)"
+	}
+	return seconds(v.Unavailable)
+}
+
+// doneWord is what a group's message is in a phase: acknowledged for JetStream publishers.
+func doneWord(r *result.Result, group string) string {
+	for _, g := range r.Groups {
+		if g.Name == group && strings.Contains(g.Kind, "JetStream") && strings.Contains(g.Kind, "publisher") {
+			return "acknowledged"
+		}
+	}
+	if strings.HasSuffix(group, "pub") {
+		return "sent"
+	}
+	return "received"
 }
 
 // seqRange prints "9088" or "9088-9120".
@@ -107,8 +133,14 @@ func (p *printer) faults(r *result.Result) {
 		p.line("%s", line)
 	}
 	u := f.Unavailable
-	if u.Duration > 0 {
+	switch {
+	case u.Open:
+		p.line("  unavailable %s: from %s, NOT RECOVERED by the end of the run at %s (%s %d: no success after %s)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client, seconds(u.From))
+	case u.Duration > 0:
 		p.line("  unavailable %s: from %s to %s (%s %d)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client)
+	}
+	if n := f.NotRecovered; n != nil && !u.Open {
+		p.line("  NOT RECOVERED by the end of the run: %s %d had no success from %s to its end at %s", n.Group, n.Client, seconds(n.From), seconds(n.To))
 	}
 	if len(f.ByGroup) > 1 {
 		var parts []string
@@ -118,6 +150,12 @@ func (p *printer) faults(r *result.Result) {
 		p.line("  longest gap per group: %s", strings.Join(parts, " · "))
 	}
 	for _, o := range f.Publishers {
+		if o.NotRecovered {
+			p.line("  %s %d after %s: last ack %s, none after it to its end at %s: %s without acks, of it %s waiting on acks that timed out (ack timeout %s), %s otherwise",
+				o.Group, o.Client, o.Fault, seconds(o.LastAckBefore), seconds(o.FirstAckAfter), seconds(o.WithoutAcks),
+				seconds(o.TimedOutWait), seconds(o.AckTimeout), seconds(o.WithoutAcks-o.TimedOutWait))
+			continue
+		}
 		p.line("  %s %d after %s: last ack %s, first ack after it %s: %s without acks, of it %s waiting on acks that timed out (ack timeout %s), %s otherwise",
 			o.Group, o.Client, o.Fault, seconds(o.LastAckBefore), seconds(o.FirstAckAfter), seconds(o.WithoutAcks),
 			seconds(o.TimedOutWait), seconds(o.AckTimeout), seconds(o.WithoutAcks-o.TimedOutWait))
@@ -135,6 +173,10 @@ func (p *printer) faults(r *result.Result) {
 	for _, w := range r.Windows {
 		var parts []string
 		for _, g := range w.Groups {
+			if g.Msgs == 0 {
+				parts = append(parts, fmt.Sprintf("%s nothing %s", g.Name, doneWord(r, g.Name)))
+				continue
+			}
 			part := fmt.Sprintf("%s %s msgs", g.Name, units.Comma(g.Msgs))
 			if l := g.Latency; l != nil {
 				part += fmt.Sprintf(" P50 %s P99 %s max %s", Duration(histo.At(l, 50)), Duration(histo.At(l, 99)), Duration(l.Max))

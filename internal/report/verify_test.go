@@ -38,3 +38,43 @@ func TestVerifyUnreadable(t *testing.T) {
 		t.Fatalf("unreadable sequences not reported as such:\n%s", out)
 	}
 }
+
+// TestFaultsNotRecovered: an outage still open when the run ended is printed as not recovered,
+// with the publishes that were never acknowledged and never stored beside the acked ones, and
+// a phase in which nothing was acknowledged says so (it printed "pub 0 msgs" or nothing).
+func TestFaultsNotRecovered(t *testing.T) {
+	s := time.Second
+	open := result.Gap{Duration: 6 * s, From: 4 * s, To: 10 * s, Group: "pub", Client: 1, Open: true}
+	r := &result.Result{Start: time.Now(), Stop: result.Stop{Reason: result.StopCompleted},
+		Groups: []result.Group{{Name: "pub", Kind: "JetStream asynchronous publisher"}},
+		Faults: &result.Faults{Timeline: []result.FaultEvent{{Spec: "4s:kill", Kind: "exec", Started: 4 * s}},
+			Unavailable: open, NotRecovered: &open,
+			Publishers: []result.PublisherOutage{{Group: "pub", Client: 1, Fault: "4s:kill", LastAckBefore: 4 * s, FirstAckAfter: 10 * s,
+				WithoutAcks: 6 * s, TimedOutWait: 5 * s, AckTimeout: 5 * s, NotRecovered: true}}},
+		Windows: []result.Window{
+			{Label: "before faults", To: 4 * s, Groups: []result.WindowGroup{{Name: "pub", Msgs: 4047}}},
+			{Label: "after 4s:kill", From: 4 * s, To: 10 * s, Groups: []result.WindowGroup{{Name: "pub"}}},
+		},
+		Verify: &result.Verify{Stream: "s", Sent: 5000, Acked: 4047, Stored: 4050, StoredNotAcked: 3, Failed: 950,
+			Unavailable: 6 * s, NotRecovered: true}}
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"unavailable 6.00s: from 4.00s, NOT RECOVERED by the end of the run at 10.00s (pub 1",
+		"pub 1 after 4s:kill: last ack 4.00s, none after it to its end at 10.00s: 6.00s without acks",
+		"after 4s:kill                   4.00s-10.00s pub nothing acknowledged",
+		"verify: sent 5,000 · acked 4,047 · failed 950 · stored 4,050 · acked-but-missing 0",
+		"unavailable 6.00s (NOT RECOVERED by the end of the run)",
+		"verify: failed 950: publishes never acknowledged and not in the stream",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "LOST") {
+		t.Errorf("failed publishes called lost:\n%s", out)
+	}
+}

@@ -29,4 +29,27 @@ func (c *Correctness) Add(x *Correctness) {
 	c.OutOfOrder += x.OutOfOrder
 	c.Expected += x.Expected
 	c.NotReceived += x.NotReceived
+	c.Failed += x.Failed
+	c.NotConsumed += x.NotConsumed
+}
+
+// NotRecovered is the run's longest time without success still open when its client ended
+// (Faults.NotRecovered); nil when every client recovered, or the run measured no
+// availability (no --verify and no faults).
+func (r *Result) NotRecovered() *Gap {
+	if r.Faults != nil && r.Faults.NotRecovered != nil {
+		return r.Faults.NotRecovered
+	}
+	if r.Verify != nil && r.Verify.NotRecovered {
+		for _, g := range r.Groups {
+			for _, c := range g.Clients {
+				if n := c.NotRecovered; n != nil {
+					w := *n
+					w.Group, w.Client = g.Name, c.ID
+					return &w
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -243,6 +243,11 @@ func (m *merger) addPart(p Input) {
 				gap.From, gap.To = gap.From+shift, gap.To+shift
 				c.Gap = &gap
 			}
+			if c.NotRecovered != nil {
+				gap := *c.NotRecovered
+				gap.From, gap.To = gap.From+shift, gap.To+shift
+				c.NotRecovered = &gap
+			}
 			mg.g.Clients = append(mg.g.Clients, c)
 		}
 	}
@@ -647,6 +652,11 @@ func (m *merger) faults(in []Input) *Faults {
 		}
 		if u := m.gap(p.Name, pf.Unavailable, shift); u.Duration > f.Unavailable.Duration {
 			f.Unavailable = u
+		}
+		if n := pf.NotRecovered; n != nil {
+			if g := m.gap(p.Name, *n, shift); f.NotRecovered == nil || g.Duration > f.NotRecovered.Duration {
+				f.NotRecovered = &g
+			}
 		}
 		for _, g := range pf.ByGroup {
 			g = m.gap(p.Name, g, shift)

@@ -117,7 +117,14 @@ type StreamState struct {
 	Storage  string `json:"storage"`          // "file" or "memory"
 	Replicas int    `json:"replicas"`
 	Messages uint64 `json:"messages"`
-	Bytes    uint64 `json:"bytes"` // as the server reports it, for one replica
+	Bytes    uint64 `json:"bytes"` // as the server reports it, for one replica (before compression)
+	// Compression is the stream's compression at rest from its configuration: "s2" or "none"
+	// (absent in Results before it was recorded).
+	Compression string `json:"compression,omitempty"`
+	// DiskBytes is what the stream's message blocks occupy on disk, every replica, after
+	// compression and encryption: read from the store directory, so only for natsperf's
+	// embedded server (absent for other servers, whose disks natsperf cannot see).
+	DiskBytes uint64 `json:"disk_bytes,omitempty"`
 	// CreatedByNatsperf is set when natsperf created the stream (natsperf clean removes it).
 	CreatedByNatsperf bool `json:"created_by_natsperf,omitempty"`
 	// For publishers: messages acknowledged in this run, their payload size, and the estimate
@@ -147,7 +154,14 @@ type Server struct {
 	JetStream bool   `json:"jetstream"`
 	URL       string `json:"url"` // as connected, credentials removed
 	Embedded  bool   `json:"embedded,omitempty"`
+	// Encryption is how the server encrypts its JetStream store at rest: "aes" or "chacha"
+	// (nats-server's ciphers), "none", or "unknown" for a server natsperf did not start (no
+	// monitoring endpoint or $SYS reply of nats-server says). Absent in older Results.
+	Encryption string `json:"encryption,omitempty"`
 }
+
+// EncryptionUnknown is Server.Encryption for a server that does not say.
+const EncryptionUnknown = "unknown"
 
 // Host is the machine that generated the load.
 type Host struct {
@@ -241,6 +255,10 @@ type Client struct {
 	Events      Events       `json:"events,omitzero"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`
+	// NotRecovered is the client's time without success that was still open when it ended:
+	// operations failed after its last success (a publisher whose acks stopped and never came
+	// back within the run).
+	NotRecovered *Gap `json:"not_recovered,omitempty"`
 	// Part names the process the client ran in, in a merged Result (Result.Parts).
 	Part string `json:"part,omitempty"`
 	// Client is the client library this connection used.
@@ -254,6 +272,9 @@ type Gap struct {
 	To       time.Duration `json:"to_ns"`
 	Group    string        `json:"group,omitempty"`  // in Faults and Verify: the client it was seen on
 	Client   int           `json:"client,omitempty"` //
+	// Open: the stretch was still going on when the client ended (not recovered by the end of
+	// the run); To is then when it ended.
+	Open bool `json:"open,omitempty"`
 }
 
 // Aggregate is the group as a whole: totals over the union of the clients' intervals, and the
@@ -307,8 +328,14 @@ type Correctness struct {
 	Unstamped  int64 `json:"unstamped"`  // messages without a natsperf stamp (too small or foreign)
 	Publishers int   `json:"publishers"` // distinct publishers seen
 	Lost       int64 `json:"lost"`       // sequence gaps below the highest sequence seen
-	Duplicated int64 `json:"duplicated"` // seen more than once
-	OutOfOrder int64 `json:"out_of_order"`
+	// Failed are gaps that were publishes known to have failed and never been stored (the
+	// publishers were told, and a --verify read-back did not find them): not lost.
+	Failed int64 `json:"failed,omitempty"`
+	// NotConsumed are gaps a complete --verify read-back found in the stream: messages it
+	// holds that this receiver did not consume before it ended; not lost.
+	NotConsumed int64 `json:"not_consumed,omitempty"`
+	Duplicated  int64 `json:"duplicated"` // seen more than once
+	OutOfOrder  int64 `json:"out_of_order"`
 	// Expected is the unique messages the receivers waited for (0: open-ended). What of it
 	// never arrived beyond each publisher's highest sequence seen is NotReceived, not Lost:
 	// a receiver cannot tell messages never sent (a publisher stopped or killed) from ones
@@ -340,6 +367,10 @@ type Events struct {
 	Reconnects    int64 `json:"reconnects,omitempty"`
 	SlowConsumers int64 `json:"slow_consumers,omitempty"`
 	Dropped       int64 `json:"dropped,omitempty"` // messages the client library dropped
+	// NotSent are a fixed-rate JetStream publisher's sends that could not go out at their
+	// scheduled time because its whole window of publishes was still awaiting acks (the acks
+	// stopped): counted as sent and failed, never stored.
+	NotSent int64 `json:"not_sent,omitempty"`
 }
 
 // Add accumulates o into e.
@@ -350,6 +381,7 @@ func (e *Events) Add(o Events) {
 	e.Reconnects += o.Reconnects
 	e.SlowConsumers += o.SlowConsumers
 	e.Dropped += o.Dropped
+	e.NotSent += o.NotSent
 }
 
 // Interval is one slice of the per-interval series of a group.

@@ -29,8 +29,16 @@ type Verify struct {
 	// the consumers did not make before they ended: not lost, the stream still has them. Lost
 	// then counts none of those.
 	NotConsumed int64 `json:"not_consumed,omitempty"`
-	// Unavailable is the longest time without a successful ack or delivery on any client.
+	// Unavailable is the longest time without a successful ack or delivery on any client,
+	// including one still open when the run ended (NotRecovered).
 	Unavailable time.Duration `json:"unavailable_ns"`
+	// NotRecovered: a client's time without success was still open when the run ended (a
+	// publisher's acks stopped and never came back within the run).
+	NotRecovered bool `json:"not_recovered,omitempty"`
+	// Failed (JetStream) is the publishes attempted that were never acknowledged and are not
+	// in the stream: timed out, refused or not sent (Sent = Acked + StoredNotAcked + Failed,
+	// unless acknowledged ones are missing). The publisher knew; they are not data loss.
+	Failed int64 `json:"failed,omitempty"`
 	// Error says why the stream could not be read back; the stored figures are then unknown.
 	Error string `json:"error,omitempty"`
 	// Unreadable are the stream sequences the read-back could not read after every retry and
@@ -56,7 +64,9 @@ type SeqRange struct {
 
 // PublisherVerify is one publisher's part of the read-back.
 type PublisherVerify struct {
-	ID              uint32 `json:"id"` // the publisher id in the stamps
+	ID              uint32 `json:"id"`               // the publisher id in the stamps
+	Sent            int64  `json:"sent,omitempty"`   // publishes attempted
+	Failed          int64  `json:"failed,omitempty"` // never acknowledged and not stored
 	Acked           int64  `json:"acked"`
 	Stored          int64  `json:"stored"`
 	AckedButMissing int64  `json:"acked_but_missing"`
@@ -71,6 +81,9 @@ type Faults struct {
 	// ByGroup the longest per group (publishers and consumers recover at different times).
 	Unavailable Gap   `json:"unavailable"`
 	ByGroup     []Gap `json:"by_group,omitempty"`
+	// NotRecovered is the longest time without success still open when its client ended:
+	// the cluster had not recovered (for that client) by the end of the run. nil: recovered.
+	NotRecovered *Gap `json:"not_recovered,omitempty"`
 	// Publishers is, per JetStream publisher whose longest time without acks spans a fault,
 	// that outage split into the wait on acks that timed out and the rest.
 	Publishers []PublisherOutage `json:"publishers,omitempty"`
@@ -89,6 +102,8 @@ type PublisherOutage struct {
 	WithoutAcks   time.Duration `json:"without_acks_ns"`   // FirstAckAfter - LastAckBefore
 	TimedOutWait  time.Duration `json:"timed_out_wait_ns"` // of it, waiting on acks that timed out
 	AckTimeout    time.Duration `json:"ack_timeout_ns"`    // the publishers' --ack-timeout
+	// NotRecovered: no ack came after LastAckBefore; FirstAckAfter is then the publisher's end.
+	NotRecovered bool `json:"not_recovered,omitempty"`
 }
 
 // FaultEvent is one action of the timeline.
@@ -149,6 +164,8 @@ func (v *Verify) add(pv *Verify, part string) {
 	v.ReadByGet += pv.ReadByGet
 	v.Unreadable = unionRanges(v.Unreadable, pv.Unreadable)
 	v.Unavailable = max(v.Unavailable, pv.Unavailable)
+	v.NotRecovered = v.NotRecovered || pv.NotRecovered
+	v.Failed += pv.Failed
 	if pv.Error != "" {
 		v.Error = joinNonEmpty(v.Error, part+": "+pv.Error, "; ")
 	}

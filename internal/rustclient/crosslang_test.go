@@ -28,7 +28,7 @@ import (
 // rustBin is natsperf-rust, or the test is skipped with the reason.
 func rustBin(t *testing.T) string {
 	t.Helper()
-	p, err := rustbin.Find(filepath.Join("..", ".."))
+	p, err := rustbin.ForTests(filepath.Join("..", ".."))
 	if err != nil {
 		t.Skipf("cross-language test needs the Rust client: %v", err)
 	}

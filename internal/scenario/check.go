@@ -7,6 +7,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"gopkg.in/yaml.v3"
+
+	"github.com/natsperf/natsperf/internal/embedded"
 )
 
 // validBucket is nats.go's rule for KV bucket names (not exported there).
@@ -52,6 +54,9 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
 		if t.Embedded.Nodes < 1 || t.Embedded.Nodes > 9 {
 			at("target.embedded.nodes", "must be 1 to 9, got %d", t.Embedded.Nodes)
 		}
+		if _, err := embedded.ParseEncryption(t.Embedded.Encryption); err != nil {
+			at("target.embedded.encryption", "must be none, aes or chacha, got %q", t.Embedded.Encryption)
+		}
 	}
 	if t.Servers != "" {
 		given++
@@ -86,6 +91,7 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
 		if s.Replicas < 0 || s.Replicas > 5 {
 			at(p+".replicas", "must be 1 to 5, got %d", s.Replicas)
 		}
+		checkCompression(at, p, s.Compression)
 		if s.Instances < 0 {
 			at(p+".instances", "must be at least 1")
 		}
@@ -103,6 +109,7 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
 		if b.Storage != "" && b.Storage != "file" && b.Storage != "memory" {
 			at(p+".storage", "must be file or memory, got %q", b.Storage)
 		}
+		checkCompression(at, p, b.Compression)
 	}
 	if len(f.Workloads) == 0 {
 		at("workloads", "a scenario needs at least one workload")
@@ -218,4 +225,11 @@ func splitArgs(s string) ([]string, error) {
 		out = append(out, cur.String())
 	}
 	return out, nil
+}
+
+// checkCompression refuses a stream or bucket compression nats-server does not know.
+func checkCompression(at func(field, format string, args ...any), p, c string) {
+	if c != "" && c != "s2" && c != "none" {
+		at(p+".compression", "must be s2 or none, got %q", c)
+	}
 }

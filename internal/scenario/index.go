@@ -46,14 +46,16 @@ type IndexCell struct {
 
 // IndexRun is one repetition.
 type IndexRun struct {
-	Repetition int       `json:"repetition"`
-	Result     string    `json:"result"`           // file name in the directory
-	Series     string    `json:"series,omitempty"` // streamed interval records, when streamed
-	Stop       string    `json:"stop"`
-	Error      string    `json:"error,omitempty"`
-	Lost       int64     `json:"lost,omitempty"` // the Result's data loss (result.Result.Loss)
-	Start      time.Time `json:"start"`
-	End        time.Time `json:"end"`
+	Repetition int    `json:"repetition"`
+	Result     string `json:"result"`           // file name in the directory
+	Series     string `json:"series,omitempty"` // streamed interval records, when streamed
+	Stop       string `json:"stop"`
+	Error      string `json:"error,omitempty"`
+	Lost       int64  `json:"lost,omitempty"` // the Result's data loss (result.Result.Loss)
+	// NotRecovered: the run had not recovered by its end (result.Result.NotRecovered).
+	NotRecovered bool      `json:"not_recovered,omitempty"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end"`
 }
 
 // Done reports whether the run finished (completed, idle or failed: it has a Result).

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -28,7 +29,7 @@ func (c Cell) Spec(build WorkloadSpec, keep bool) (*spec.Spec, error) {
 			s.Target.Embedded.Nodes = max(s.Target.Embedded.Nodes, 3, st.Replicas)
 		}
 		out := spec.Stream{Name: st.Name, Subjects: st.Subjects, Storage: st.Storage, Replicas: max(st.Replicas, 1),
-			Create: true, Recreate: true, DeleteAfter: !keep}
+			Compression: st.Compression, Create: true, Recreate: true, DeleteAfter: !keep}
 		var maxBytes int64 // a setup stream without maxbytes is unlimited
 		if st.MaxBytes != "" {
 			v, err := units.ParseSize(st.MaxBytes)
@@ -43,7 +44,7 @@ func (c Cell) Spec(build WorkloadSpec, keep bool) (*spec.Spec, error) {
 	}
 	for _, b := range f.Setup.Buckets {
 		s.Setup.Buckets = append(s.Setup.Buckets, spec.Bucket{Name: b.Name, Storage: b.Storage, Replicas: max(b.Replicas, 1),
-			History: b.History, Create: true, DeleteAfter: !keep})
+			History: b.History, Compression: b.Compression, Create: true, DeleteAfter: !keep})
 	}
 	for _, w := range f.Workloads {
 		for i := 1; i <= max(w.Instances, 1); i++ {
@@ -107,7 +108,8 @@ func (t Target) spec() spec.Target {
 		}
 	}
 	if t.Embedded != nil {
-		out.Embedded = &spec.Embedded{Nodes: max(t.Embedded.Nodes, 1)}
+		enc, _ := embedded.ParseEncryption(t.Embedded.Encryption) // checked when loaded
+		out.Embedded = &spec.Embedded{Nodes: max(t.Embedded.Nodes, 1), Encryption: enc}
 	}
 	return out
 }

@@ -52,6 +52,8 @@ type Target struct {
 // Embedded is natsperf's own server: Nodes 1 is a single server, more a JetStream cluster.
 type Embedded struct {
 	Nodes int `yaml:"nodes"`
+	// Encryption is none, aes or chacha: the JetStream store encrypted at rest.
+	Encryption string `yaml:"encryption"`
 }
 
 // Setup is created before each cell and removed after it (what natsperf created only).
@@ -62,12 +64,14 @@ type Setup struct {
 
 // Stream is a stream to create; with Instances, one per instance (${instance} = 1..N).
 type Stream struct {
-	Name      string   `yaml:"name"`
-	Subjects  []string `yaml:"subjects"`
-	Storage   string   `yaml:"storage"`
-	Replicas  int      `yaml:"replicas"`
-	MaxBytes  string   `yaml:"maxbytes"`
-	Instances int      `yaml:"instances"`
+	Name     string   `yaml:"name"`
+	Subjects []string `yaml:"subjects"`
+	Storage  string   `yaml:"storage"`
+	Replicas int      `yaml:"replicas"`
+	MaxBytes string   `yaml:"maxbytes"`
+	// Compression is s2 or none.
+	Compression string `yaml:"compression"`
+	Instances   int    `yaml:"instances"`
 }
 
 // Bucket is a KV bucket to create.
@@ -76,6 +80,8 @@ type Bucket struct {
 	Storage  string `yaml:"storage"`
 	Replicas int    `yaml:"replicas"`
 	History  int    `yaml:"history"`
+	// Compression is s2 or none.
+	Compression string `yaml:"compression"`
 }
 
 // Workload is any natsperf benchmark command with its flags, run as Instances copies at once.

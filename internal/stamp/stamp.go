@@ -131,11 +131,5 @@ func (p IDs) For(index int) uint32 {
 	return id
 }
 
-// Payload is a message body of size bytes: room for the stamp, then a readable filler.
-func Payload(size int) []byte {
-	b := make([]byte, size)
-	for i := Size; i < len(b); i++ {
-		b[i] = byte('a' + i%26)
-	}
-	return b
-}
+// Payload is a message body of size bytes: room for the stamp, then the text filler.
+func Payload(size int) []byte { return FillText.Payload(size) }

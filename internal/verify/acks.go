@@ -6,13 +6,23 @@ import (
 	"math/bits"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Bits is a growable bitmap over a publisher's sequence numbers (1-based): one bit per message.
 type Bits struct {
 	words []uint64
 	n     int64 // bits set
+	// sent is the highest sequence number the publisher attempted (every publish, acked or
+	// not, sent or not): written by the publishing goroutine, read after the run.
+	sent atomic.Uint64
 }
+
+// Attempted records that the publisher attempted seq (its sequences are attempted in order).
+func (b *Bits) Attempted(seq uint64) { b.sent.Store(seq) }
+
+// Sent is how many publishes were attempted: the highest sequence attempted.
+func (b *Bits) Sent() int64 { return int64(b.sent.Load()) }
 
 // NewBits returns a bitmap sized for hint sequence numbers, so a run of known length never
 // grows it on the hot path.

@@ -54,11 +54,15 @@ func Reconcile(ctx context.Context, src Source, acks *Acks) result.Verify {
 		found[id] = &stored{seen: NewBits(uint64(acks.get(id).Count()))}
 	}
 	rd := &reader{src: src, found: found}
+	for _, id := range ids {
+		v.Sent += max(acks.get(id).Sent(), acks.get(id).Count())
+	}
 	first, err := rd.read(ctx)
 	if err != nil {
 		v.Error = err.Error()
 		return v
 	}
+	v.Sent = 0 // counted again per publisher below
 	v.Unreadable, v.ReadRetries, v.ReadByGet = rd.unreadable, rd.retries, rd.byGet
 	if src.FromSeq > 0 && first > src.FromSeq {
 		v.Note = fmt.Sprintf("stream %s now starts at sequence %d, after the run's first (%d): its own limits (max messages, bytes or age) removed messages, which count as acked-but-missing without having been lost by a failure", src.Stream, first, src.FromSeq)
@@ -81,6 +85,15 @@ func Reconcile(ctx context.Context, src Source, acks *Acks) result.Verify {
 				p.StoredNotAcked++
 			}
 		})
+		// Every publish attempted: what was neither acknowledged nor stored failed (timed out,
+		// refused, not sent), and the publisher knew.
+		p.Sent = max(acked.Sent(), p.Acked)
+		p.Failed = max(0, p.Sent-p.Acked-p.StoredNotAcked)
+		if len(v.Unreadable) > 0 {
+			p.Failed = 0 // they may be in what could not be read
+		}
+		v.Sent += p.Sent
+		v.Failed += p.Failed
 		v.Stored += p.Stored
 		v.Duplicates += p.Duplicates
 		v.AckedButMissing += p.AckedButMissing

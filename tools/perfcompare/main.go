@@ -15,9 +15,14 @@
 // rate), and the paced ones: paced1k, paced10k, paced100k (1 client at that rate), paced50
 // (50 clients x 200/s), paced1000 (1,000 clients x 10/s) and p50 (corrected minus uncorrected
 // P50 at 1,000/s); "paced" is all of the paced ones. A paced case runs for -duration and is
-// compared with the same messages published unpaced by the same build, and with the floor:
-// a bare nats.go process publishing them at their times from one goroutine (-bare paced).
+// compared with the floor: a bare nats.go process publishing the same messages at their times
+// from one goroutine (-bare paced); both write extended stamps, from which perfcompare's own
+// subscriber measures each one's send lateness (actual minus intended send time).
 // rpub and rpubsub are pub and pubsub for natsperf-rust against bare async-nats loops (rust.go).
+// nb runs natsperf beside nats bench on every workload both have (natsbench.go); nb-NAME one of
+// them (nb-pub, nb-sub, nb-service-request, nb-service-request-50-clients, nb-js-pub-sync,
+// nb-js-pub-async, nb-js-ordered, nb-js-consume, nb-js-fetch, nb-js-get-sync, nb-kv-put,
+// nb-kv-get).
 package main
 
 import (
@@ -28,6 +33,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -35,13 +41,17 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/stamp"
 )
 
 func main() {
 	bins := flag.String("natsperf", "natsperf", "natsperf binaries, comma-separated, each PATH or LABEL=PATH")
 	url := flag.String("s", "nats://127.0.0.1:4222", "server URL")
 	rounds := flag.Int("rounds", 5, "alternations per case")
-	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced; with -rust: rpub, rpubsub)")
+	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced; with -rust: rpub, rpubsub; beside nats bench: nb, or one of nb-pub, nb-sub, nb-service-request, nb-service-request-50-clients, nb-js-pub-sync, nb-js-pub-async, nb-js-ordered, nb-js-consume, nb-js-fetch, nb-js-get-sync, nb-kv-put, nb-kv-get)")
+	natsBench := flag.String("natsbench", "nats", "the nats CLI, for the nb cases (natsperf beside nats bench)")
+	nbScale := flag.Float64("nbscale", 1, "nb cases: scale every workload's message count by this")
 	rust := flag.String("rust", "", "natsperf-rust binaries for the rpub and rpubsub cases, comma-separated, each PATH or LABEL=PATH; the bare async-nats loops are the examples cargo built beside the first")
 	msgs := flag.Int("msgs", 5_000_000, "messages per unpaced run")
 	size := flag.Int("size", 16, "payload size")
@@ -59,7 +69,14 @@ func main() {
 		if *rust != "" {
 			rustBuilds = parseBins(*rust)
 		}
-		err = run(parseBins(*bins), rustBuilds, *url, strings.Split(*cases, ","), *rounds, *msgs, *size, *d, *mem)
+		names := strings.Split(*cases, ",")
+		if nb := nbNames(names); len(nb) > 0 {
+			err = natsBenchCases(nb, parseBins(*bins), *natsBench, *url, *rounds, *nbScale)
+			names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(nb, n) })
+		}
+		if err == nil && len(names) > 0 {
+			err = run(parseBins(*bins), rustBuilds, *url, names, *rounds, *msgs, *size, *d, *mem)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "perfcompare:", err)
@@ -177,46 +194,59 @@ func unpacedCase(self string, bins []build, url, c string, rounds, msgs, size in
 	return nil
 }
 
-// pacedCase alternates the floor and every build's paced run and the same messages unpaced.
+// pacedCase alternates the floor and every build's paced run. Both send extended stamps
+// (the payload is at least stamp.ExtSize), from which a subscriber here measures each one's
+// send lateness.
 func pacedCase(self string, bins []build, url, c string, p paced, rounds, size int, d time.Duration) error {
-	total := int(p.rate * d.Seconds())
-	floor := make([]float64, rounds)
-	pacedCPU, accuracy, unpacedCPU := newTable(bins, rounds), newTable(bins, rounds), newTable(bins, rounds)
+	size = max(size, stamp.ExtSize)
+	total := int64(p.rate * d.Seconds())
+	nc, err := nats.Connect(url)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	floor, floorP50, floorP99 := make([]float64, rounds), make([]float64, rounds), make([]float64, rounds)
+	pacedCPU, accuracy, ratio := newTable(bins, rounds), newTable(bins, rounds), newTable(bins, rounds)
+	p50, p99 := newTable(bins, rounds), newTable(bins, rounds)
 	clients := fmt.Sprint(p.clients)
+	pacedSubject := fmt.Sprintf("perf.paced.%d", os.Getpid()) // two sessions on one server stay apart
 	for i := 0; i < rounds; i++ {
+		l, err := watchLateness(nc, floorSubject(os.Getpid()), total)
+		if err != nil {
+			return err
+		}
 		b, err := bareProcess(self, "paced", url, 0, size, p.clients, p.rate, d)
 		if err != nil {
 			return fmt.Errorf("floor: %w", err)
 		}
 		floor[i] = b.cpu
-		line := fmt.Sprintf("%-9s round %d: floor %6.3f CPU s", c, i+1, b.cpu)
+		floorP50[i], floorP99[i], _ = l.done()
+		line := fmt.Sprintf("%-9s round %d: floor %6.3f CPU s, late P50 %4.0f P99 %5.0f us", c, i+1, b.cpu, floorP50[i], floorP99[i])
 		for k, bin := range bins {
-			r, err := natsperf(bin.path, "pub", "pub", "perf.paced", "-s", url, "--clients", clients, "--rate", fmt.Sprint(p.rate),
+			l, err := watchLateness(nc, pacedSubject, total)
+			if err != nil {
+				return err
+			}
+			r, err := natsperf(bin.path, "pub", "pub", pacedSubject, "-s", url, "--clients", clients, "--rate", fmt.Sprint(p.rate),
 				"--duration", d.String(), "--size", fmt.Sprint(size), "--json", "--no-progress")
 			if err != nil {
 				return fmt.Errorf("%s paced: %w", bin.label, err)
 			}
-			u, err := natsperf(bin.path, "pub", "pub", "perf.unpaced", "-s", url, "--clients", clients, "--msgs", fmt.Sprint(total),
-				"--size", fmt.Sprint(size), "--json", "--no-progress")
-			if err != nil {
-				return fmt.Errorf("%s unpaced: %w", bin.label, err)
-			}
-			pacedCPU[k][i], accuracy[k][i], unpacedCPU[k][i] = r.cpu, r.rate/p.rate*100, u.cpu
-			line += fmt.Sprintf(" | %s paced %6.3f CPU s (%.4f%% of the rate, %d msgs) unpaced %6.3f CPU s", bin.label, r.cpu, r.rate/p.rate*100, r.msgs, u.cpu)
+			var stamped int64
+			p50[k][i], p99[k][i], stamped = l.done()
+			pacedCPU[k][i], accuracy[k][i], ratio[k][i] = r.cpu, r.rate/p.rate*100, r.cpu/b.cpu
+			line += fmt.Sprintf(" | %s %6.3f CPU s (x%.2f), %.4f%% of the rate, %d msgs (%d stamped seen), late P50 %4.0f P99 %5.0f us",
+				bin.label, r.cpu, r.cpu/b.cpu, r.rate/p.rate*100, r.msgs, stamped, p50[k][i], p99[k][i])
 		}
-		fmt.Println(line)
+		fmt.Printf("%s | load %.1f\n", line, loadAverage())
 	}
-	goalFixed := 0.02 * d.Seconds()
 	fmt.Printf("\n%s: %d client(s), %.0f msgs/s in total, %v (%d msgs of %d B), %d alternated rounds, medians:\n\n", c, p.clients, p.rate, d, total, size, rounds)
-	fmt.Println("| process | paced CPU s | share of one core | same msgs unpaced CPU s | goal: 1.5 x unpaced + 2% core | paced / goal | rate, % of target | floor CPU s |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| process | CPU s | CPU / floor (median of rounds) | per round | rate, % of target | send lateness P50 | P99 |")
+	fmt.Println("|---|---:|---:|---|---:|---:|---:|")
+	fmt.Printf("| floor (bare nats.go) | %.3f | 1 | | | %.0f µs | %.0f µs |\n", median(floor), median(floorP50), median(floorP99))
 	for k, bin := range bins {
-		goal := make([]float64, rounds)
-		for i := range goal {
-			goal[i] = pacedCPU[k][i] / (1.5*unpacedCPU[k][i] + goalFixed)
-		}
-		fmt.Printf("| %s | %.3f | %.1f%% | %.3f | %.3f | %.2f | %.4f | %.3f |\n", bin.label, median(pacedCPU[k]), median(pacedCPU[k])/d.Seconds()*100,
-			median(unpacedCPU[k]), 1.5*median(unpacedCPU[k])+goalFixed, median(goal), median(accuracy[k]), median(floor))
+		fmt.Printf("| %s | %.3f | **%.2f** | %s | %.4f | %.0f µs | %.0f µs |\n", bin.label, median(pacedCPU[k]), median(ratio[k]), list(ratio[k]),
+			median(accuracy[k]), median(p50[k]), median(p99[k]))
 	}
 	fmt.Println()
 	return nil
@@ -467,6 +497,9 @@ func barePubSub(url string, msgs, size int) (float64, error) {
 	return float64(msgs-1) / (float64(last.Load()-first.Load()) / 1e9), nil
 }
 
+// floorSubject is where the floor started by perfcompare process pid publishes.
+func floorSubject(pid int) string { return fmt.Sprintf("perf.floor.%d", pid) }
+
 // barePaced is the floor of paced publishing with nats.go: one goroutine publishes every
 // connection's messages at their times (the rate spread over the connections, as natsperf's
 // schedule does), sleeping on a Go timer between them (which wakes within about a
@@ -483,12 +516,18 @@ func barePaced(url string, clients int, rate float64, d time.Duration, size int)
 		conns[i] = nc
 	}
 	payload := make([]byte, size)
+	subject := floorSubject(os.Getppid()) // where the perfcompare that started it listens
 	total := int64(rate * d.Seconds())
 	start := time.Now()
+	startNs := start.UnixNano()
 	for sent := int64(0); sent < total; {
 		due := min(int64(time.Since(start).Seconds()*rate)+1, total)
 		for ; sent < due; sent++ {
-			if err := conns[sent%int64(clients)].Publish("perf.floor", payload); err != nil {
+			if size >= stamp.ExtSize { // the stamp natsperf writes: perfcompare reads both alike
+				intended := startNs + int64(float64(sent)/rate*1e9)
+				stamp.PutExt(payload, 1, uint64(sent+1), intended, time.Now().UnixNano())
+			}
+			if err := conns[sent%int64(clients)].Publish(subject, payload); err != nil {
 				return 0, err
 			}
 		}

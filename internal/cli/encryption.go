@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/runner"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// jsEncryptionHelp is --js-encryption's help, the same on every command.
+const jsEncryptionHelp = "encrypt the embedded server's JetStream store at rest: aes or chacha (nats-server's ciphers), none; the key is $" +
+	embedded.KeyEnv + ", else one generated for the run (never printed or saved)"
+
+// checkEncryption refuses --js-encryption where it cannot act: it configures the embedded
+// server, and a server given with -s or --context encrypts as its own configuration says.
+func (c *connFlags) checkEncryption() error {
+	enc, err := embedded.ParseEncryption(c.jsEncryption)
+	if err != nil {
+		return usagef("--js-encryption: %v", err)
+	}
+	if enc != "" && (c.s.Servers != "" || c.s.Context != "") {
+		return usagef("--js-encryption configures natsperf's embedded server; a server given with -s or --context encrypts at rest as its own configuration says (jetstream { cipher, key })")
+	}
+	return nil
+}
+
+// target is the connection flags and --js-encryption as a spec target.
+func (c *connFlags) target() spec.Target {
+	t := connect.SpecTarget(c.s)
+	c.withEncryption(&t)
+	return t
+}
+
+// withEncryption asks t for an encrypted embedded server when --js-encryption says so (and t
+// names no server): the run then starts the embedded server, even when NATS_URL names one.
+func (c *connFlags) withEncryption(t *spec.Target) {
+	enc, err := embedded.ParseEncryption(c.jsEncryption)
+	if err != nil || enc == "" || len(t.Servers) > 0 || t.Context != "" {
+		return
+	}
+	if t.Embedded == nil {
+		t.Embedded = &spec.Embedded{}
+	}
+	if t.Embedded.Encryption == "" {
+		t.Embedded.Encryption = enc
+	}
+}
+
+// rustStoreCheck refuses what natsperf-rust does not do yet rather than ignore it: it creates
+// the streams it publishes to itself, uncompressed, and fills its payloads its own way.
+// (Encryption is the embedded server's, which natsperf starts for it either way.)
+func rustStoreCheck(s *spec.Spec) error {
+	if !runner.UsesRust(s) {
+		return nil
+	}
+	for _, w := range s.Workloads {
+		if w.PayloadFill != "" {
+			return usagef("--payload-fill is not in natsperf-rust yet: use --client go")
+		}
+	}
+	for _, st := range s.Setup.Streams {
+		if st.Compression == "s2" && !st.Recreate {
+			return usagef("--compression: natsperf-rust creates its stream uncompressed; create it with --client go first, or use --client go")
+		}
+	}
+	return nil
+}
