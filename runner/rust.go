@@ -62,6 +62,9 @@ func checkClient(s *spec.Spec) error {
 		if !slices.Contains(rustKinds, w.Kind()) {
 			return InputError{fmt.Errorf("--client rust runs %s, not %s: use --client go", kindList(rustKinds), w.Kind())}
 		}
+		if p := w.Pacing; p.RateTo > 0 || len(p.Steps) > 0 || p.Arrivals == "poisson" {
+			return InputError{fmt.Errorf("natsperf-rust paces at a constant rate: --ramp, --steps and --arrivals poisson run with --client go")}
+		}
 	}
 	return nil
 }

@@ -23,6 +23,9 @@ type Spec struct {
 	// Verify checks delivery per publisher (--verify): JetStream streams are read back after
 	// the run and reconciled against the acknowledgements.
 	Verify bool `json:"verify,omitempty"`
+	// SLO are thresholds the run must hold (--slo): "p99<5ms", "p99.9<=20ms", "loss=0",
+	// "rate>=0.99" (achieved over offered rate); docs/capacity.md.
+	SLO []string `json:"slo,omitempty"`
 }
 
 // Target is where the clients connect. With no servers, context or embedded it is resolved as
@@ -165,4 +168,17 @@ type Pacing struct {
 	// Sleep pauses after each operation (--sleep): a sender's throttle, a receiver's or
 	// responder's simulated processing time.
 	Sleep Duration `json:"sleep,omitempty"`
+	// RateTo and Ramp ramp the rate linearly from Rate to RateTo over Ramp, then hold RateTo
+	// (--rate A..B --ramp D).
+	RateTo float64  `json:"rate_to,omitempty"`
+	Ramp   Duration `json:"ramp,omitempty"`
+	// Steps are rates held for StepDuration each, the last one then held (--steps,
+	// --step-duration); Rate is then 0 or Steps[0].
+	Steps        []float64 `json:"steps,omitempty"`
+	StepDuration Duration  `json:"step_duration,omitempty"`
+	// Arrivals spaces the messages: "" or "uniform" evenly, "poisson" with exponential gaps
+	// around the rate (--arrivals), drawn from Seed (--seed; 0: one is drawn and recorded in
+	// the Result's settings, so a run can be repeated).
+	Arrivals string `json:"arrivals,omitempty"`
+	Seed     uint64 `json:"seed,omitempty"`
 }

@@ -2,11 +2,13 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/fault"
+	"github.com/natsperf/natsperf/internal/slo"
 )
 
 // Limits the command line applies too.
@@ -53,6 +55,11 @@ func (s *Spec) Validate() error {
 		s.Workloads[i].check(c, fmt.Sprintf("workloads[%d]", i), s.Warmup)
 	}
 	s.checkFaults(c)
+	for i, t := range s.SLO {
+		if _, err := slo.Parse(t); err != nil {
+			c.failf(fmt.Sprintf("slo[%d]", i), "%v", err)
+		}
+	}
 	return c.err
 }
 
@@ -209,12 +216,13 @@ func (w *Workload) check(c *checker, p string, warmup Duration) {
 	case pc.Duration < 0, pc.Sleep < 0:
 		c.failf(p+".pacing", "durations must not be negative")
 	}
-	if !kinds[k].sender && (pc.Rate != 0 || pc.Duration != 0) {
+	if !kinds[k].sender && (pc.Rate != 0 || pc.Duration != 0 || pc.RateTo != 0 || len(pc.Steps) > 0 || pc.Arrivals != "") {
 		c.failf(p+".pacing", "rate and duration are for senders; %s receives (bound it with msgs)", k)
 	}
 	if pc.Duration > 0 && warmup >= pc.Duration {
 		c.failf("warmup", "%v must be shorter than %s's duration %v, or nothing is measured", warmup.D(), p, pc.Duration.D())
 	}
+	checkShape(c, p+".pacing", pc)
 	if pc.Rate > 0 && pc.Duration > 0 && pc.Rate*pc.Duration.D().Seconds() < 1 {
 		c.failf(p+".pacing", "rate %v for duration %v sends no message", pc.Rate, pc.Duration.D())
 	}
@@ -344,7 +352,7 @@ func (x *JSPubAsync) check(c *checker, w *Workload) {
 func (x *JSPubBatch) check(c *checker, w *Workload) {
 	x.JSPublish.check(c, w)
 	checkBatch(c, w, x.Batch, maxBatch)
-	if w.Pacing.Rate != 0 {
+	if w.Pacing.Rate != 0 || len(w.Pacing.Steps) > 0 {
 		c.failf(c.at+".pacing.rate", "a fixed rate is not supported with atomic batches; use js pub sync or async")
 	}
 }
@@ -440,7 +448,7 @@ func (x *Latency) check(c *checker, w *Workload) {
 	if w.Clients > 1 {
 		c.failf(c.at+".clients", "latency has one publisher and one subscriber")
 	}
-	if w.Pacing.Rate <= 0 || w.Pacing.Duration <= 0 {
+	if (w.Pacing.Rate <= 0 && len(w.Pacing.Steps) == 0) || w.Pacing.Duration <= 0 {
 		c.failf(c.at+".pacing", "latency needs a rate and a duration")
 	}
 	if w.Pacing.Sleep != 0 {
@@ -491,5 +499,34 @@ func (s *Spec) checkFaults(c *checker) {
 	}
 	if err := p.Validate(nodes, stream, true); err != nil {
 		c.failf("faults", "%v", err)
+	}
+}
+
+// checkShape checks a load shape: a ramp, steps or Poisson arrivals need a fixed rate.
+func checkShape(c *checker, p string, pc Pacing) {
+	switch {
+	case pc.RateTo < 0 || math.IsNaN(pc.RateTo):
+		c.failf(p+".rate_to", "must not be negative")
+	case pc.Ramp < 0 || pc.StepDuration < 0:
+		c.failf(p, "durations must not be negative")
+	case (pc.RateTo > 0) != (pc.Ramp > 0):
+		c.failf(p, "a ramp needs both rate_to and ramp")
+	case pc.RateTo > 0 && pc.Rate <= 0:
+		c.failf(p+".rate", "a ramp starts at rate: give it")
+	case (len(pc.Steps) > 0) != (pc.StepDuration > 0):
+		c.failf(p, "steps need both steps and step_duration")
+	case len(pc.Steps) > 0 && pc.RateTo > 0:
+		c.failf(p, "give a ramp or steps, not both")
+	case len(pc.Steps) > 0 && pc.Rate != 0 && pc.Rate != pc.Steps[0]:
+		c.failf(p+".rate", "with steps, rate is 0 or the first step (%v), got %v", pc.Steps[0], pc.Rate)
+	case pc.Arrivals != "" && pc.Arrivals != "uniform" && pc.Arrivals != "poisson":
+		c.failf(p+".arrivals", "must be uniform or poisson, got %q", pc.Arrivals)
+	case pc.Arrivals == "poisson" && pc.Rate <= 0 && len(pc.Steps) == 0:
+		c.failf(p+".arrivals", "poisson arrivals need a rate")
+	}
+	for i, r := range pc.Steps {
+		if !(r > 0) || r > 1e9 {
+			c.failf(fmt.Sprintf("%s.steps[%d]", p, i), "must be a rate above 0, got %v", r)
+		}
 	}
 }

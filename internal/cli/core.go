@@ -36,6 +36,7 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 		Example: `  natsperf pub foo --size 16 --msgs 1000000
   natsperf pub foo --clients 4 --msgs 100k --size 16kb
   natsperf pub foo --rate 10000 --duration 3s      # fixed rate, for latency
+  natsperf pub foo --rate 1000..5000 --ramp 2s --duration 2s --slo 'rate>=0.9'   # a ramp, judged
   natsperf pub foo --multisubject --multisubject-max 100`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
@@ -131,7 +132,9 @@ expects all of them (with --queue, the subscribers share them). Latency is end t
 stamp in each message, on one clock.`,
 		Example: `  natsperf pubsub foo --pub 1 --sub 1 --size 16 --msgs 1000000
   natsperf pubsub foo --pub 1 --sub 5 --size 16
-  natsperf pubsub foo --pub 2 --sub 2 --rate 20000 --duration 3s`,
+  natsperf pubsub foo --pub 2 --sub 2 --rate 20000 --duration 3s
+  natsperf pubsub foo --steps 1000,2000,4000 --step-duration 1s --duration 3s --slo 'loss=0'   # per-step results
+  natsperf pubsub foo --rate 2000 --arrivals poisson --seed 7 --duration 2s --slo 'p99.9<1s'`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			if err := bf.validate(cmd.Flags()); err != nil {

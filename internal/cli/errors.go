@@ -29,6 +29,7 @@ const (
 	exitLoss        = 3   // the run completed and found data loss (result.Result.Loss)
 	exitRegression  = 4   // compare --fail-on-regression found a regression
 	exitUnrecovered = 5   // the run completed, no loss, but had not recovered by its end (result.Result.NotRecovered)
+	exitSLO         = 6   // a threshold (--slo) failed, or capacity found none that holds
 	exitInterrupted = 130 // Ctrl-C, as shells report SIGINT
 )
 

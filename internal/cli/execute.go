@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,6 +34,12 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 		err = text(a.streams.Out, res)
 		if err == nil {
 			err = report.CPU(a.streams.Out, res, a.out.CPU)
+		}
+		if err == nil {
+			err = report.LoadSteps(a.streams.Out, res)
+		}
+		if err == nil {
+			err = report.SLO(a.streams.Out, res)
 		}
 	}
 	if err != nil {
@@ -68,7 +75,7 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 		fmt.Fprintf(a.streams.Err, "natsperf: not recovered by the end of the run: %s %d had no success from %.2fs to its end at %.2fs (operations still failing)\n", g.Group, g.Client, g.From.Seconds(), g.To.Seconds())
 		return exitCode(exitUnrecovered)
 	}
-	return nil
+	return sloExit(a.streams.Err, res)
 }
 
 func logf(w io.Writer) func(string, ...any) {
@@ -83,4 +90,19 @@ func runCtx(cmd *cobra.Command) context.Context {
 		return ctx
 	}
 	return context.Background()
+}
+
+// sloExit is exitSLO, with a line on stderr, when a threshold of res failed.
+func sloExit(w io.Writer, res *result.Result) error {
+	var failed []string
+	for _, v := range res.SLO {
+		if !v.Pass {
+			failed = append(failed, v.SLO)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "natsperf: %d threshold(s) failed: %s\n", len(failed), strings.Join(failed, ", "))
+	return exitCode(exitSLO)
 }

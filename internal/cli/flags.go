@@ -9,6 +9,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/runopts"
+	"github.com/natsperf/natsperf/internal/slo"
 )
 
 // connFlags are the nats CLI's connection flags.
@@ -93,8 +94,9 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	f.DurationVar(&b.Interval, "interval", time.Second, "width of one slice of the per-interval series in the Result")
 	f.DurationVar(&b.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	f.BoolVar(&b.NoLatency, "no-latency", false, "do not record latency histograms")
+	f.StringArrayVar(&b.SLO, "slo", nil, "a threshold the run must hold, repeatable: 'p99<5ms', 'p99.9<20ms', 'loss=0', 'rate>=0.99' (achieved/offered); a failed one exits 6")
 	if sender {
-		f.Float64Var(&b.Rate, "rate", 0, "fixed rate in messages per second, total across clients (0: as fast as possible); latency is then measured from each message's intended send time")
+		b.registerShape(f)
 		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages; with --msgs too: whichever ends first)")
 	}
 	if receiver {
@@ -119,6 +121,11 @@ func (b *benchFlags) validate(f *pflag.FlagSet) error {
 	case b.Interval < 10*time.Millisecond:
 		return usagef("--interval must be at least 10ms")
 	}
+	for _, t := range b.SLO {
+		if _, err := slo.Parse(t); err != nil {
+			return usageError{err}
+		}
+	}
 	if err := checkOutputFile("--hist", b.Hist); err != nil {
 		return err
 	}
@@ -133,6 +140,9 @@ func (b *benchFlags) validate(f *pflag.FlagSet) error {
 	}
 	if b.Duration > 0 && b.Warmup >= b.Duration {
 		return usagef("--warmup %v must be shorter than --duration %v, or nothing is measured", b.Warmup, b.Duration)
+	}
+	if err := b.validateShape(f); err != nil {
+		return err
 	}
 	if b.Rate > 0 && b.Duration > 0 && b.Rate*b.Duration.Seconds() < 1 {
 		return usagef("--rate %v for --duration %v sends no message", b.Rate, b.Duration)

@@ -69,6 +69,11 @@ func helpExamples(root *cobra.Command) [][]example {
 					part = strings.TrimSpace(part)
 					bg := strings.HasSuffix(part, "&")
 					f := strings.Fields(strings.TrimSuffix(part, "&"))
+					for i, a := range f { // a shell's single quotes ('p99<5ms'), without spaces inside
+						if len(a) > 1 && a[0] == '\'' && a[len(a)-1] == '\'' {
+							f[i] = a[1 : len(a)-1]
+						}
+					}
 					if len(f) > 0 && f[0] == "natsperf" {
 						block = append(block, example{line: strings.TrimSpace(part), args: f[1:], bg: bg})
 					}

@@ -74,7 +74,8 @@ nats-server with JetStream, so every command works on a fresh machine.
 Exit codes: 0 done, 1 the run failed (or a file could not be read), 2 bad input, 3 data loss
 found (--verify found acknowledged messages missing, or receivers saw sequence gaps; "not
 received" and "not consumed" are not loss), 4 compare --fail-on-regression found a regression,
-130 interrupted.`,
+5 a --verify or --fault run that lost nothing but had not recovered by its end, 6 a threshold
+(--slo) failed, or capacity found none that holds, 130 interrupted.`,
 		Example: `  natsperf pub foo --size 16 --msgs 100000           # on an embedded server, nothing to install
   natsperf pubsub foo --pub 1 --sub 5 --size 16
   # Two processes need a server both reach: 'natsperf server' (an embedded one on :4222)
@@ -106,7 +107,7 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
 		app.jsCmd(), app.kvCmd(), app.cleanCmd(),
 		app.serverCmd(), versionCmd(s),
-		app.runCmd(), app.reportCmd(), app.compareCmd(), app.specCmd(),
+		app.runCmd(), app.reportCmd(), app.compareCmd(), app.specCmd(), app.capacityCmd(),
 		app.benchCmd(), app.agentCmd(),
 	)
 	app.registerAgentsFlags(root)

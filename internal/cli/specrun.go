@@ -35,7 +35,9 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 		}},
 		Warmup:    spec.Duration(bf.Warmup),
 		NoLatency: bf.NoLatency,
+		SLO:       bf.SLO,
 	}
+	bf.shapePacing(&s.Workloads[0].Pacing)
 	if fs.Changed("msgs") {
 		s.Workloads[0].Pacing.Msgs = bf.Msgs
 	}
@@ -283,27 +285,38 @@ js ordered|consume|fetch|push, js get sync|batch, kv put|get and latency.`,
 			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 				return cmd.Help()
 			}
-			target, rest, err := cmd.Root().Find(args)
+			_, sr, err := a.commandSpec(cmd, args, "it builds no Spec (pub, sub, pubsub, service, js, kv and latency do)")
 			if err != nil {
-				return usageError{err}
-			}
-			if _, ok := target.Annotations[specAnnotation]; !ok {
-				return usagef("'%s' is not a benchmark command: it builds no Spec (pub, sub, pubsub, service, js, kv and latency do)", target.CommandPath())
-			}
-			if err := target.ParseFlags(rest); err != nil {
-				return usageError{err}
-			}
-			if err := target.ValidateArgs(target.Flags().Args()); err != nil {
-				return err
-			}
-			sr, err := a.builders[target](target, target.Flags().Args())
-			if err != nil {
-				return err
-			}
-			if err := a.withClient(sr.spec); err != nil {
 				return err
 			}
 			return a.printSpec(sr.spec)
 		},
 	}
+}
+
+// commandSpec parses a benchmark command line (args after 'spec' or 'capacity') with that
+// command's own flags, in this command tree, and calls its Spec builder. notOne ends the
+// message for a command that builds no Spec.
+func (a *app) commandSpec(cmd *cobra.Command, args []string, notOne string) (*cobra.Command, *specRun, error) {
+	target, rest, err := cmd.Root().Find(args)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	if _, ok := target.Annotations[specAnnotation]; !ok {
+		return nil, nil, usagef("'%s' is not a benchmark command: %s", target.CommandPath(), notOne)
+	}
+	if err := target.ParseFlags(rest); err != nil {
+		return nil, nil, usageError{err}
+	}
+	if err := target.ValidateArgs(target.Flags().Args()); err != nil {
+		return nil, nil, err
+	}
+	sr, err := a.builders[target](target, target.Flags().Args())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.withClient(sr.spec); err != nil {
+		return nil, nil, err
+	}
+	return target, sr, nil
 }

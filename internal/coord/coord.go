@@ -800,6 +800,7 @@ func (c *coordinator) merge(s *spec.Spec, states []*agentState, at time.Time, re
 	case len(why) > 0:
 		res.Stop = result.Stop{Reason: result.StopFailed, Error: strings.Join(why, "; ")}
 	}
+	engine.Conclude(s, res) // the thresholds judge the whole run, not each agent's part
 	return res, nil
 }
 

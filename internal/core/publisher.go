@@ -9,6 +9,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -19,7 +20,8 @@ type PubConfig struct {
 	Sleep           time.Duration `json:"sleep"` // pause after each publish (nats bench --sleep)
 	MultiSubject    bool          `json:"multisubject"`
 	MultiSubjectMax int           `json:"multisubject_max"`
-	Rate            float64       `json:"rate"`     // total msgs/sec across publishers; 0: as fast as possible
+	Rate            float64       `json:"rate"` // total msgs/sec across publishers; 0: as fast as possible
+	Shape           pace.Shape    `json:"shape,omitzero"`
 	Duration        time.Duration `json:"duration"` // stop after this long; 0: after the share
 	IDs             stamp.IDs     `json:"-"`
 	Fill            stamp.Fill    `json:"fill,omitempty"` // what follows the stamp (zero: text)
@@ -201,14 +203,17 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bo
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(buf) >= stamp.Size
 	extended := len(buf) >= stamp.ExtSize
-	share, bounded, pacer := loop.Share(env, p.cfg.Rate, p.cfg.Duration)
+	share, bounded, pacer := loop.Share(env, p.cfg.Rate, p.cfg.Shape, p.cfg.Duration)
 	if !bounded {
 		return fmt.Errorf("a fixed rate needs --msgs or --duration")
 	}
 	deadline := loop.Deadline(env.Start, p.cfg.Duration)
 	w := loop.NewWaiter(clk)
 	defer w.Close()
-	rec.Begin(env.Start + int64(pacer.Intended(0))) // its first slot: senders interleave
+	// The schedule is walked in order, one message after the other (a Poisson schedule is
+	// drawn as it goes): next is the intended send time of message sent.
+	next := env.Start + int64(pacer.Intended(0))
+	rec.Begin(next) // its first slot: senders interleave
 	var sent uint64
 sending:
 	for sent < share {
@@ -219,15 +224,13 @@ sending:
 		if loop.Past(deadline, now) {
 			break
 		}
-		elapsed := time.Duration(now - env.Start)
-		due := min(pacer.Due(elapsed), share)
-		if sent >= due {
-			if _, err := w.Until(ctx, env.Start+int64(pacer.Intended(sent))); err != nil {
+		if now < next {
+			if _, err := w.Until(ctx, next); err != nil {
 				return err
 			}
 			continue
 		}
-		for tick := 0; sent < due; sent++ {
+		for tick := 0; sent < share && next <= now; {
 			if tick++; tick > clockEvery {
 				tick = 1
 				if stopped() {
@@ -241,14 +244,17 @@ sending:
 			case extended:
 				// A fresh clock read per message: one stuck in Publish delays those behind it.
 				now = clk.Now()
-				stamp.PutExt(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)), now)
+				stamp.PutExt(buf, id, sent+1, next, now)
 			case stamped:
-				stamp.Put(buf, id, sent+1, env.Start+int64(pacer.Intended(sent)))
+				stamp.Put(buf, id, sent+1, next)
 			}
 			if err := nc.Publish(p.subject(int64(sent)), buf); err != nil {
 				return p.conn.Explain("publish", err)
 			}
 			rec.Sent(now, len(buf))
+			rec.Late(now - next)
+			sent++
+			next = env.Start + int64(pacer.Intended(sent))
 		}
 	}
 	// A schedule kept ends with the slot after its last message: N messages at R/s take N/R

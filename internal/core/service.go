@@ -10,6 +10,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -90,6 +91,7 @@ type RequestConfig struct {
 	Sleep    time.Duration `json:"sleep"`   // pause between requests
 	Timeout  time.Duration `json:"timeout"` // per request; a timeout is counted and the requester goes on
 	Rate     float64       `json:"rate"`    // total requests/sec across requesters; 0: back to back
+	Shape    pace.Shape    `json:"shape,omitzero"`
 	Duration time.Duration `json:"duration"`
 	IDs      stamp.IDs     `json:"-"`
 }
@@ -129,7 +131,7 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	sched := loop.NewSchedule(env, q.cfg.Rate, q.cfg.Duration)
+	sched := loop.NewSchedule(env, q.cfg.Rate, q.cfg.Shape, q.cfg.Duration)
 	defer sched.Close()
 	rec.Begin(sched.Begin())
 	for {

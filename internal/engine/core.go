@@ -47,7 +47,7 @@ func (b *Build) pubConfig(subject string, size int64, multi bool, multiMax int) 
 	return core.PubConfig{
 		Subject: subject, Size: int(size), Sleep: p.Sleep.D(),
 		MultiSubject: multi, MultiSubjectMax: intOr(multiMax, defaultMultiMax),
-		Rate: p.Rate, Duration: p.Duration.D(), IDs: b.NewIDs(), Fill: b.Fill(),
+		Rate: p.Rate, Shape: shapeOf(p), Duration: p.Duration.D(), IDs: b.NewIDs(), Fill: b.Fill(),
 	}
 }
 
@@ -177,7 +177,7 @@ func buildRequest(_ context.Context, b *Build) (*Built, error) {
 	p := b.Workload.Pacing
 	cfg := core.RequestConfig{
 		Subject: c.Subject, Size: int(size), Sleep: p.Sleep.D(), Timeout: durOr(c.Timeout, defaultRequestLimit),
-		Rate: p.Rate, Duration: p.Duration.D(), IDs: b.NewIDs(),
+		Rate: p.Rate, Shape: shapeOf(p), Duration: p.Duration.D(), IDs: b.NewIDs(),
 	}
 	kv := b.CommonParams(n, size)
 	kv["subject"] = c.Subject

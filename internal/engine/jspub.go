@@ -114,7 +114,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 // for --verify.
 func (b *Build) jsPubConfig(cfg js.PubConfig) js.PubConfig {
 	p := b.Workload.Pacing
-	cfg.Rate, cfg.Duration, cfg.Sleep = p.Rate, p.Duration.D(), p.Sleep.D()
+	cfg.Rate, cfg.Shape, cfg.Duration, cfg.Sleep = p.Rate, shapeOf(p), p.Duration.D(), p.Sleep.D()
 	cfg.IDs, cfg.Acked, cfg.RideOut = b.NewIDs(), js.NewTally(0), len(b.Faults.Plan) > 0
 	if cfg.RideOut {
 		if b.Faults.Waits == nil {

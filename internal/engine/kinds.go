@@ -27,6 +27,12 @@ func SeriesInterval(s *spec.Spec) time.Duration {
 	case len(s.Faults.Inject) > 0 || len(s.Faults.Exec) > 0:
 		return FaultInterval
 	}
+	for _, w := range s.Workloads {
+		// Steps are read off the series: a step that is not whole seconds gets slices of its width.
+		if d := w.Pacing.StepDuration.D(); d > 0 && len(w.Pacing.Steps) > 0 && d%DefaultInterval != 0 {
+			return d
+		}
+	}
 	return DefaultInterval
 }
 
@@ -197,7 +203,7 @@ func (b *Build) CommonParams(clients int, size int64) map[string]string {
 // SenderShares is each of n senders' part of the workload's messages.
 func (b *Build) SenderShares(n int) []int64 {
 	p := b.Workload.Pacing
-	return SenderShares(b.Msgs(), p.Rate, p.Duration.D(), n)
+	return SenderShares(b.Msgs(), p.Rate, shapeOf(p), p.Duration.D(), n)
 }
 
 func sizeOr(s spec.Size, def int64) int64 {

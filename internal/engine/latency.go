@@ -30,6 +30,7 @@ type latencyEcho struct {
 	Subject  string        `json:"subject"`
 	Size     int64         `json:"size"`
 	Rate     float64       `json:"rate"`
+	Shape    pace.Shape    `json:"shape,omitzero"`
 	Duration time.Duration `json:"duration"`
 	Warmup   time.Duration `json:"warmup,omitempty"`
 	Hist     string        `json:"hist,omitempty"`
@@ -62,7 +63,7 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 	}
 	p := b.Workload.Pacing
 	echo := latencyEcho{
-		Subject: c.Subject, Size: sizeOr(c.Size, stamp.Size), Rate: p.Rate, Duration: p.Duration.D(),
+		Subject: c.Subject, Size: sizeOr(c.Size, stamp.Size), Rate: p.Rate, Shape: shapeOf(p), Duration: p.Duration.D(),
 		Warmup: b.Spec.Warmup.D(), Hist: b.Hist,
 	}
 	sb := b.Target.Settings
@@ -83,8 +84,8 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 		return connect.Connect(ctx, sb, name, opts...)
 	}
 	link := latency.NewLink(echo.Subject)
-	msgs := int64((pace.Constant{Rate: echo.Rate}).Total(echo.Duration))
-	pcfg := core.PubConfig{Subject: echo.Subject, Size: int(echo.Size), Rate: echo.Rate, Duration: echo.Duration, IDs: b.NewIDs()}
+	msgs := int64(pace.Total(echo.Rate, echo.Shape, 1, echo.Duration))
+	pcfg := core.PubConfig{Subject: echo.Subject, Size: int(echo.Size), Rate: echo.Rate, Shape: echo.Shape, Duration: echo.Duration, IDs: b.NewIDs()}
 	started := b.Started
 	return &Built{
 		Title: "Core NATS latency test", Settings: latencyEchoRTT{echo, link}, Size: echo.Size, Msgs: msgs, Quiet: true,

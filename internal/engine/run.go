@@ -12,6 +12,7 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/fault"
+	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/spec"
@@ -81,12 +82,14 @@ type BenchSettings struct {
 	Size        int64         `json:"size"`
 	Sleep       time.Duration `json:"sleep"`
 	Rate        float64       `json:"rate,omitempty"`
+	Shape       pace.Shape    `json:"shape,omitzero"` // ramp, steps, Poisson arrivals and their seed
 	Duration    time.Duration `json:"duration,omitempty"`
 	Warmup      time.Duration `json:"warmup,omitempty"`
 	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
 	Interval    time.Duration `json:"interval"`
 	NoLatency   bool          `json:"no_latency,omitempty"`
 	Hist        string        `json:"hist,omitempty"`
+	SLO         []string      `json:"slo,omitempty"`
 }
 
 // settingsEcho is what a Result carries of the run's settings; it holds no secrets.
@@ -132,6 +135,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
 	}
+	s = shaped(s)
 	for _, w := range s.Workloads {
 		if _, ok := builder(w.Kind()); !ok {
 			return nil, InputError{fmt.Errorf("workload kind %q is not run by the engine yet (it runs %v)", w.Kind(), Kinds())}
@@ -221,7 +225,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			if w.Pacing.Rate > 0 {
 				for _, g := range built.Groups {
 					if g.Producer {
-						g.Rate = w.Pacing.Rate // the report says when it was not reached
+						g.Rate = offeredRate(w.Pacing) // the report says when it was not reached
 					}
 				}
 			}
@@ -313,7 +317,7 @@ func instancePrefix(name string, wi, i int) string {
 func benchOf(b *Build, built *Built, interval time.Duration, hist string) BenchSettings {
 	w, s := b.Workload, b.Spec
 	echo := BenchSettings{
-		Clients: b.Clients(), Msgs: max(built.Msgs, b.Msgs()), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate,
+		Clients: b.Clients(), Msgs: max(built.Msgs, b.Msgs()), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate, Shape: shapeOf(w.Pacing),
 		Duration: w.Pacing.Duration.D(), Warmup: s.Warmup.D(), Interval: interval, NoLatency: s.NoLatency, Hist: hist,
 	}
 	if built.Receivers {
@@ -403,6 +407,9 @@ func (r *Run) Wait() *result.Result {
 	}
 	if res != nil {
 		r.Target.describeServers(res)
+	}
+	if res != nil {
+		Conclude(r.Spec, res)
 	}
 	r.Close()
 	return res

@@ -41,14 +41,14 @@ func Each(count int64, n int) []int64 {
 // SenderShares is what each of n senders sends: its part of msgs, capped at a fixed rate for
 // a duration by what its schedule holds (the arithmetic the senders use), so the start lines
 // and the expected totals are the real counts. nil: open-ended.
-func SenderShares(msgs int64, rate float64, d time.Duration, n int) []int64 {
+func SenderShares(msgs int64, rate float64, shape pace.Shape, d time.Duration, n int) []int64 {
 	shares := Split(msgs, n)
 	if rate <= 0 || d <= 0 {
 		return shares
 	}
 	out := make([]int64, n)
 	for i := range out {
-		out[i] = int64(pace.Constant{Rate: rate, Count: n, Index: i}.Total(d))
+		out[i] = int64(pace.NewPacer(rate, shape, n, i).Total(d))
 		if shares != nil {
 			out[i] = min(out[i], shares[i])
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -145,7 +146,7 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
 	id := k.cfg.IDs.For(env.Index)
 	stamped := len(k.buf) >= stamp.Size
-	sched := loop.NewSchedule(env, 0, 0)
+	sched := loop.NewSchedule(env, 0, pace.Shape{}, 0)
 	defer sched.Close()
 	rec.Begin(sched.Begin())
 	for {

@@ -40,6 +40,7 @@ type PubConfig struct {
 	MultiSubject    bool          `json:"multisubject"`
 	MultiSubjectMax int           `json:"multisubject_max"`
 	Rate            float64       `json:"rate,omitempty"`
+	Shape           pace.Shape    `json:"shape,omitzero"`
 	Duration        time.Duration `json:"duration,omitempty"`
 	Sleep           time.Duration `json:"sleep,omitempty"`
 	AckTimeout      time.Duration `json:"ack_timeout"`
@@ -141,8 +142,8 @@ func (p *pubBase) subject(i int64) string {
 }
 
 // share is how many messages the client publishes: its share, or rate x duration when paced.
-func (p *pubBase) share(env *bench.Env) (uint64, bool, pace.Constant) {
-	return loop.Share(env, p.cfg.Rate, p.cfg.Duration)
+func (p *pubBase) share(env *bench.Env) (uint64, bool, *pace.Pacer) {
+	return loop.Share(env, p.cfg.Rate, p.cfg.Shape, p.cfg.Duration)
 }
 
 // msgID writes the message id of sequence seq into buf and returns it as a string that shares
@@ -185,7 +186,7 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec, m := env.Clock, env.Rec, &p.msg
 	id := p.cfg.IDs.For(env.Index)
 	stamped := len(m.Data) >= stamp.Size
-	sched := loop.NewSchedule(env, p.cfg.Rate, p.cfg.Duration)
+	sched := loop.NewSchedule(env, p.cfg.Rate, p.cfg.Shape, p.cfg.Duration)
 	defer sched.Close()
 	rec.Begin(sched.Begin())
 	for {

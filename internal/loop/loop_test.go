@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/record"
 )
 
@@ -109,7 +110,7 @@ func TestSchedule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.env.Start = clk.Now() // the duration counts from here, not from the table
-			s := NewSchedule(tt.env, tt.rate, tt.d)
+			s := NewSchedule(tt.env, tt.rate, pace.Shape{}, tt.d)
 			start := time.Now()
 			ops, last := 0, int64(-1)
 			for {
@@ -155,7 +156,7 @@ func TestSchedule(t *testing.T) {
 func TestScheduleEndsAtTheDurationWhenBehind(t *testing.T) {
 	clk := record.NewClock()
 	const rate, d = 1e10, 50 * time.Millisecond // 500 million slots in 50ms
-	s := NewSchedule(&bench.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, d)
+	s := NewSchedule(&bench.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, pace.Shape{}, d)
 	start := time.Now()
 	ops := 0
 	for {
@@ -186,7 +187,7 @@ func TestScheduleEndsAtTheDurationWhenBehind(t *testing.T) {
 func TestScheduleKeepsFastRates(t *testing.T) {
 	clk := record.NewClock()
 	const rate, d = 20000, 300 * time.Millisecond
-	s := NewSchedule(&bench.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, d)
+	s := NewSchedule(&bench.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, pace.Shape{}, d)
 	defer s.Close()
 	n := 0
 	for {

@@ -10,10 +10,11 @@ import (
 )
 
 // Share is how many operations a client performs: its share of --msgs; or, at a fixed rate
-// with only a duration, its part of rate x duration. bounded is false for a client that runs
-// until its duration ends or it is stopped. A client whose share is 0 does nothing.
-func Share(env *bench.Env, rate float64, d time.Duration) (n uint64, bounded bool, pacer pace.Constant) {
-	pacer = pace.Constant{Rate: rate, Count: env.Count, Index: env.Index}
+// with only a duration, its part of the schedule's slots in the duration. bounded is false for
+// a client that runs until its duration ends or it is stopped. A client whose share is 0 does
+// nothing.
+func Share(env *bench.Env, rate float64, shape pace.Shape, d time.Duration) (n uint64, bounded bool, pacer *pace.Pacer) {
+	pacer = pace.NewPacer(rate, shape, env.Count, env.Index)
 	n, bounded = uint64(env.Share), env.Bounded
 	if rate > 0 && d > 0 {
 		// Both limits hold: the schedule ends with the duration even when --msgs is larger.
@@ -30,8 +31,9 @@ func Share(env *bench.Env, rate float64, d time.Duration) (n uint64, bounded boo
 // with each operation's intended send time, so a slow reply is charged to the ones behind it.
 type Schedule struct {
 	clk      record.Clock
+	rec      *record.Recorder
 	start    int64
-	pacer    pace.Constant
+	pacer    *pace.Pacer
 	paced    bool
 	n        uint64
 	bounded  bool
@@ -42,10 +44,11 @@ type Schedule struct {
 	cut      bool // the duration ended before the schedule was done
 }
 
-// NewSchedule plans env's client at rate (0: back to back) for d (0: until its share is done).
-func NewSchedule(env *bench.Env, rate float64, d time.Duration) *Schedule {
-	s := &Schedule{clk: env.Clock, start: env.Start, paced: rate > 0, timer: NewTimer()}
-	s.n, s.bounded, s.pacer = Share(env, rate, d)
+// NewSchedule plans env's client at rate shaped by shape (0: back to back) for d (0: until its
+// share is done).
+func NewSchedule(env *bench.Env, rate float64, shape pace.Shape, d time.Duration) *Schedule {
+	s := &Schedule{clk: env.Clock, rec: env.Rec, start: env.Start, paced: rate > 0, timer: NewTimer()}
+	s.n, s.bounded, s.pacer = Share(env, rate, shape, d)
 	if s.paced {
 		s.waiter = NewWaiter(env.Clock)
 	}
@@ -104,6 +107,9 @@ func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok
 		if Past(s.deadline, sent) {
 			s.cut = true
 			return 0, 0, 0, false, nil
+		}
+		if s.rec != nil {
+			s.rec.Late(sent - intended)
 		}
 	}
 	i = s.i

@@ -166,6 +166,42 @@ func BenchmarkSent(b *testing.B) {
 	}
 }
 
+// BenchmarkSentLate is a fixed-rate sender's per-message recording: the send and its lateness
+// against the schedule (0 allocs: the lateness histogram is made once, at the first message).
+func BenchmarkSentLate(b *testing.B) {
+	clk := NewClock()
+	r := New(Options{Clock: clk})
+	r.Late(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		now := clk.Now()
+		r.Sent(now, 16)
+		r.Late(int64(i % 5000))
+	}
+}
+
+// TestSendLateness: a fixed-rate sender's lateness reaches the Result's client and aggregate.
+func TestSendLateness(t *testing.T) {
+	clk := NewClock()
+	r := New(Options{Clock: clk})
+	for i := range 100 {
+		r.Sent(clk.Now(), 16)
+		r.Late(int64(i) * int64(time.Microsecond)) // 0 .. 99us
+	}
+	c := r.Client(1, 100, false)
+	if c.SendLateness == nil || c.SendLateness.Count != 100 || c.SendLateness.Max < 98*int64(time.Microsecond) {
+		t.Fatalf("client send lateness %+v", c.SendLateness)
+	}
+	a := Aggregate([]*Recorder{r}, []result.Client{c}, 100, false)
+	if a.SendLateness == nil || a.SendLateness.Count != 100 {
+		t.Fatalf("aggregate send lateness %+v", a.SendLateness)
+	}
+	if n := New(Options{Clock: clk}).Client(1, 0, false); n.SendLateness != nil {
+		t.Errorf("a sender without a schedule has send lateness %+v", n.SendLateness)
+	}
+}
+
 // TestQueueGroupAggregate: two members of a queue group each hear one publisher; the group
 // heard two, lost nothing of its total, and a member that got a single message (no rate)
 // does not count as a slow client in the spread.

@@ -49,6 +49,7 @@ type Recorder struct {
 	last     int64
 	lat      *hdrhistogram.Histogram
 	uncorr   *hdrhistogram.Histogram
+	late     *hdrhistogram.Histogram // a fixed-rate sender's send lateness
 	unstamp  int64
 	trackers map[uint32]*seqTracker
 	lastPub  uint32
@@ -172,6 +173,19 @@ func (r *Recorder) uncorrected(ns int64) {
 		r.uncorr = histo.New()
 	}
 	histo.Record(r.uncorr, ns)
+}
+
+// Late records how late a fixed-rate sender sent a message: its actual send time minus the
+// intended one (the generator's own check: a sender that cannot keep its schedule is the
+// bottleneck, not the server). The histogram is made at the first call, once per client.
+func (r *Recorder) Late(ns int64) {
+	if r.late == nil {
+		r.late = histo.New()
+	}
+	if ns < 0 {
+		ns = 0 // a waiter lands at or after its time; a clock read a hair early is on time
+	}
+	histo.Record(r.late, ns)
 }
 
 // Op records one operation with a measured latency, such as a request and its reply.

@@ -46,6 +46,9 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 			c.Latency.Uncorrected = histo.Summary(r.uncorr, true)
 		}
 	}
+	if r.late != nil {
+		c.SendLateness = histo.Summary(r.late, true)
+	}
 	if len(r.trackers) > 0 || r.unstamp > 0 {
 		c.Correctness = r.correctness(expected, shared)
 	}
@@ -192,6 +195,15 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 	a.Rates = result.SpreadOf(rates)
 	a.TimePerMsg = result.SpreadOf(perMsg)
 	a.Latency = mergedLatency(recs)
+	var late []*hdrhistogram.Histogram
+	for _, r := range recs {
+		if r.late != nil {
+			late = append(late, r.late)
+		}
+	}
+	if len(late) > 0 {
+		a.SendLateness = histo.Summary(histo.Merge(late...), true)
+	}
 	a.Correctness = mergedCorrectness(recs, clients, expected, shared)
 	return a
 }

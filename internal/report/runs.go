@@ -300,10 +300,36 @@ func (c *Cell) FailedRuns() []Run {
 // RunsLabel is how many runs a cell's figures come from: "3", or "2 (1 failed)".
 func (c *Cell) RunsLabel() string {
 	ok, failed := len(c.OK()), len(c.FailedRuns())
-	if failed == 0 {
-		return fmt.Sprint(ok)
+	label := fmt.Sprint(ok)
+	if failed > 0 {
+		label = fmt.Sprintf("%d (%d failed)", ok, failed)
 	}
-	return fmt.Sprintf("%d (%d failed)", ok, failed)
+	return label + c.sloLabel()
+}
+
+// sloLabel marks a cell whose runs were judged on thresholds (--slo, a scenario's slo:):
+// "SLO pass" when every run that completed held them all, else how many did not.
+func (c *Cell) sloLabel() string {
+	judged, missed := 0, 0
+	for _, r := range c.OK() {
+		if len(r.Result.SLO) == 0 {
+			continue
+		}
+		judged++
+		for _, v := range r.Result.SLO {
+			if !v.Pass {
+				missed++
+				break
+			}
+		}
+	}
+	switch {
+	case judged == 0:
+		return ""
+	case missed == 0:
+		return ", SLO pass"
+	}
+	return fmt.Sprintf(", SLO FAIL in %d of %d", missed, judged)
 }
 
 // FailReason is a failed run's stop reason, one line.

@@ -287,7 +287,7 @@ func (m *merger) finishGroups() {
 // totals over the union of the intervals, the spread of the client rates, merged histograms.
 func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 	var a Aggregate
-	var lats []*Latency
+	var lats, lates []*Latency
 	for _, g := range mg.parts {
 		pa := g.Aggregate
 		a.Msgs += pa.Msgs
@@ -300,6 +300,7 @@ func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 			a.End = pa.End
 		}
 		lats = append(lats, pa.Latency)
+		lates = append(lates, pa.SendLateness)
 	}
 	if d := a.End.Sub(a.Start); d > 0 && !a.Start.IsZero() {
 		a.MsgsPerSec = float64(a.Msgs) / (float64(d) / 1e9)
@@ -316,6 +317,9 @@ func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 	var err error
 	if a.Latency, err = mergeLatency(lats); err != nil {
 		m.fail(fmt.Errorf("merge: group %s: %w", mg.g.Name, err))
+	}
+	if a.SendLateness, err = mergeLatency(lates); err != nil {
+		m.fail(fmt.Errorf("merge: group %s: send lateness: %w", mg.g.Name, err))
 	}
 	a.Correctness = m.correctness(mg)
 	return a

@@ -52,6 +52,22 @@ type Result struct {
 	// Distributed is how a run over natsperf agents went (--agents): the agents, their
 	// clocks, the start skew and the agents lost.
 	Distributed *Distributed `json:"distributed,omitempty"`
+	// LoadSteps are the steps of a run with --steps (or the intervals of a --ramp): offered
+	// rate, and each group's count, rate and latency percentiles in each.
+	LoadSteps []LoadStep `json:"load_steps,omitempty"`
+	// SLO are the verdicts of the run's thresholds (--slo), in the order given.
+	SLO []Verdict `json:"slo,omitempty"`
+}
+
+// Verdict is one threshold (--slo) judged on a run.
+type Verdict struct {
+	SLO   string  `json:"slo"`   // as given: "p99<5ms"
+	Value float64 `json:"value"` // the measured value: ns for a latency, a count or a ratio
+	Limit float64 `json:"limit"` // the threshold, in the same unit
+	Pass  bool    `json:"pass"`
+	// Missing: the run measured nothing to judge (no latency recorded, no fixed rate); the
+	// threshold fails.
+	Missing string `json:"missing,omitempty"`
 }
 
 // Distributed is a run that natsperf agents ran, as its coordinator saw it.
@@ -253,6 +269,10 @@ type Client struct {
 	Latency     *Latency     `json:"latency,omitempty"`
 	Correctness *Correctness `json:"correctness,omitempty"`
 	Events      Events       `json:"events,omitzero"`
+	// SendLateness is how late a fixed-rate sender sent its messages against their intended
+	// times (actual minus intended): a P99 far above the gaps of the schedule means the load
+	// generator, not the server, could not keep up.
+	SendLateness *Latency `json:"send_lateness,omitempty"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`
 	// NotRecovered is the client's time without success that was still open when it ended:
@@ -291,6 +311,8 @@ type Aggregate struct {
 	Latency     *Latency     `json:"latency,omitempty"`
 	Correctness *Correctness `json:"correctness,omitempty"`
 	Events      Events       `json:"events,omitzero"`
+	// SendLateness merges the clients' (Client.SendLateness).
+	SendLateness *Latency `json:"send_lateness,omitempty"`
 }
 
 // Spread is min/avg/max/stddev of one value across clients.

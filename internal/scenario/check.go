@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/slo"
 )
 
 // validBucket is nats.go's rule for KV bucket names (not exported there).
@@ -38,6 +39,11 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
 	}
 	if f.Repetitions < 0 {
 		at("repetitions", "must be at least 1")
+	}
+	for i, t := range f.SLO {
+		if _, err := slo.Parse(t); err != nil {
+			at(fmt.Sprintf("slo[%d]", i), "%v", err)
+		}
 	}
 	switch f.Stream {
 	case "", "auto", "always", "never":

@@ -22,7 +22,7 @@ type WorkloadSpec func(args []string) (*spec.Spec, error)
 // the longest --warmup win, and latency is recorded unless every workload says --no-latency.
 func (c Cell) Spec(build WorkloadSpec, keep bool) (*spec.Spec, error) {
 	f := c.File
-	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target.spec(), NoLatency: true}
+	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target.spec(), NoLatency: true, SLO: slices.Clone(f.SLO)}
 	streams := f.Setup.Expanded()
 	for _, st := range streams {
 		if st.Replicas > 1 && s.Target.Embedded != nil {
@@ -83,6 +83,7 @@ func addWorkload(s, ws *spec.Spec, name string) error {
 		}
 	}
 	s.Verify = s.Verify || ws.Verify
+	s.SLO = appendNew(s.SLO, ws.SLO)
 	// The instances of one workload give the same faults: each runs once.
 	s.Faults.Inject = appendNew(s.Faults.Inject, ws.Faults.Inject)
 	s.Faults.Exec = appendNew(s.Faults.Exec, ws.Faults.Exec)

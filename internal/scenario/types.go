@@ -24,6 +24,9 @@ type File struct {
 	// Stream writes interval records to DIR/<run>.series.jsonl as they close, instead of keeping
 	// them in memory (long runs); "auto" (default) streams runs with --duration of 5m or more.
 	Stream string `yaml:"stream"`
+	// SLO are thresholds every cell's run must hold (--slo); a workload's own --slo joins them.
+	// The report marks the cells that pass.
+	SLO []string `yaml:"slo"`
 
 	// Vars and Matrix are read before substitution; kept here so the schema and key checks
 	// know them.

@@ -112,6 +112,17 @@ func TestReconcileThroughLeaderKills(t *testing.T) {
 		if err := nc.Flush(); err != nil {
 			t.Fatal(err)
 		}
+		// Flush says only that nc's own server has the subscription; the advisory comes from
+		// whichever node leads the consumer, which learns of the interest over a route. On a
+		// busy machine the read-back's consumer could be made first and its advisory missed.
+		natstest.WaitFor(t, 10*time.Second, "every node to know of the advisory subscription", func() bool {
+			for i := 1; i <= c.Size(); i++ {
+				if srv := c.Node(i); srv != nil && !srv.GlobalAccount().SubscriptionInterest("$JS.EVENT.ADVISORY.CONSUMER.CREATED.K.probe") {
+					return false
+				}
+			}
+			return true
+		})
 		killed := make(chan error, 1)
 		fault := func() error { return c.Kill(node) }
 		if round%3 == 2 {

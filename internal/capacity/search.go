@@ -1,0 +1,192 @@
+// Package capacity finds the highest offered rate at which every threshold of a run holds:
+// it steps the rate up geometrically until a probe fails, bisects between the last passing
+// and the first failing rate, and repeats the probes at the boundary. The search is pure
+// arithmetic over a Probe function, so it is tested without a server.
+package capacity
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// Schema names the capacity document's format.
+const Schema = "natsperf.capacity/v1"
+
+// Verdicts of a search.
+const (
+	Found          = "found"           // a capacity between a passing and a failing rate
+	AboveMax       = "above-max"       // every probe passed up to --max
+	BelowMin       = "below-min"       // the first probe, at --min, failed
+	GeneratorBound = "generator-bound" // natsperf itself could not offer the rate
+)
+
+// Probe is one run at a fixed offered rate.
+type Probe struct {
+	N        int     `json:"n"`        // 1-based, in the order run
+	Offered  float64 `json:"offered"`  // msgs/sec asked for
+	Achieved float64 `json:"achieved"` // msgs/sec the senders sent
+	// Latency percentiles (ns) of the worst group that recorded latency; -1 without.
+	P50  int64 `json:"p50_ns"`
+	P99  int64 `json:"p99_ns"`
+	P999 int64 `json:"p999_ns"`
+	Loss int64 `json:"loss"` // lost messages plus timed-out operations
+	Pass bool  `json:"pass"` // every threshold held and the run completed
+	// Failed names the thresholds that failed (or why the run did).
+	Failed []string `json:"failed,omitempty"`
+	// CPUShare is natsperf's process CPU over its cores (with an embedded server, the
+	// server's too); LatenessP99 the senders' P99 send lateness (ns), actual minus intended.
+	CPUShare    float64 `json:"cpu_share"`
+	LatenessP99 int64   `json:"send_lateness_p99_ns"`
+	// GeneratorBound: the senders fell short of the offered rate because natsperf itself
+	// could not send it (CPU saturated, or a publisher that never waits for the server).
+	GeneratorBound bool `json:"generator_bound,omitempty"`
+	// Drained is false when the pause after the probe was too short for its backlog; Note
+	// says so, or anything else about the probe.
+	Drained bool    `json:"drained"`
+	Note    string  `json:"note,omitempty"`
+	Seconds float64 `json:"seconds"` // wall time of the probe, drain included
+}
+
+// Outcome is a whole search: its settings, every probe and the capacity found.
+type Outcome struct {
+	Schema        string        `json:"schema"`
+	Command       string        `json:"command"` // the benchmark command line probed
+	SLO           []string      `json:"slo"`
+	Min           float64       `json:"min"`
+	Max           float64       `json:"max"`
+	ProbeDuration time.Duration `json:"probe_duration_ns"`
+	Warmup        time.Duration `json:"warmup_ns"`
+	Repeats       int           `json:"repeats"`
+	Precision     float64       `json:"precision"`
+	Probes        []Probe       `json:"probes"`
+	Verdict       string        `json:"verdict"` // found, above-max, below-min, generator-bound
+	// Capacity is the highest rate that passed (0 when none did); Low and High bound it: the
+	// last passing and the first failing rate (High 0: none failed).
+	Capacity float64 `json:"capacity"`
+	Low      float64 `json:"low"`
+	High     float64 `json:"high"`
+	// PassRepeats of Repeats probes at Low passed; FailRepeats of Repeats at High failed.
+	PassRepeats int `json:"pass_repeats"`
+	FailRepeats int `json:"fail_repeats"`
+	// GeneratorRate is the offered rate natsperf could not send (verdict generator-bound).
+	GeneratorRate float64 `json:"generator_rate,omitempty"`
+	Seconds       float64 `json:"seconds"` // the search's wall time
+}
+
+// Search is how to search and how to probe.
+type Search struct {
+	Min, Max  float64 // the first rate, and the highest one tried
+	Factor    float64 // the geometric step up (0: 2)
+	Precision float64 // bisect until (high-low)/low is at most this (0: 0.05)
+	Repeats   int     // probes at each side of the boundary (0: 3)
+	// Probe runs one probe at rate; an error ends the search (the run could not start).
+	Probe func(ctx context.Context, rate float64) (Probe, error)
+	// Progress, when set, sees each probe as it ends.
+	Progress func(Probe)
+}
+
+// Run searches, returning what it found so far with any error.
+func (s Search) Run(ctx context.Context, o *Outcome) error {
+	start := time.Now()
+	defer func() { o.Seconds = time.Since(start).Seconds() }()
+	factor, precision, repeats := s.Factor, s.Precision, s.Repeats
+	if factor <= 1 {
+		factor = 2
+	}
+	if precision <= 0 {
+		precision = 0.05
+	}
+	if repeats <= 0 {
+		repeats = 3
+	}
+	o.Schema, o.Min, o.Max, o.Precision, o.Repeats = Schema, s.Min, s.Max, precision, repeats
+	probe := func(rate float64) (Probe, error) {
+		p, err := s.Probe(ctx, rate)
+		if err != nil {
+			return p, err
+		}
+		p.N, p.Offered = len(o.Probes)+1, rate
+		o.Probes = append(o.Probes, p)
+		if s.Progress != nil {
+			s.Progress(p)
+		}
+		return p, ctx.Err()
+	}
+	generator := func(p Probe, lo float64) error {
+		o.Verdict, o.GeneratorRate, o.Low, o.Capacity = GeneratorBound, p.Offered, lo, 0
+		return nil
+	}
+	// Up geometrically until a probe fails.
+	var lo, hi float64
+	for rate := s.Min; ; rate = math.Min(Round(rate*factor), s.Max) {
+		p, err := probe(rate)
+		if err != nil {
+			return err
+		}
+		if p.GeneratorBound {
+			return generator(p, lo)
+		}
+		if !p.Pass {
+			hi = rate
+			break
+		}
+		lo = rate
+		if rate >= s.Max {
+			o.Verdict, o.Capacity, o.Low, o.PassRepeats = AboveMax, lo, lo, 1
+			return nil
+		}
+	}
+	if lo == 0 {
+		o.Verdict, o.High, o.FailRepeats = BelowMin, hi, 1
+		return nil
+	}
+	// Bisect.
+	for (hi-lo)/lo > precision {
+		mid := Round((lo + hi) / 2)
+		if mid <= lo || mid >= hi {
+			break
+		}
+		p, err := probe(mid)
+		if err != nil {
+			return err
+		}
+		if p.GeneratorBound {
+			return generator(p, lo)
+		}
+		if p.Pass {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	// Repeat the boundary: how sure is it?
+	passes, fails := 1, 1
+	for range repeats - 1 {
+		p, err := probe(lo)
+		if err != nil {
+			return err
+		}
+		if p.Pass {
+			passes++
+		}
+		q, err := probe(hi)
+		if err != nil {
+			return err
+		}
+		if !q.Pass {
+			fails++
+		}
+	}
+	o.Verdict, o.Capacity, o.Low, o.High, o.PassRepeats, o.FailRepeats = Found, lo, lo, hi, passes, fails
+	return nil
+}
+
+// Round keeps a rate to three significant digits, so probes are at readable rates.
+func Round(x float64) float64 {
+	if x <= 0 {
+		return x
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x))-2)
+	return math.Round(x/p) * p
+}

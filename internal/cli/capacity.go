@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/natsperf/natsperf/internal/capacity"
+	"github.com/natsperf/natsperf/internal/report"
+	"github.com/natsperf/natsperf/runner"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// capacityFlags are capacity's own flags; every other flag belongs to the command it probes.
+type capacityFlags struct {
+	min, max  float64
+	probe     time.Duration
+	repeats   int
+	precision float64
+	drain     time.Duration
+	html      string
+}
+
+const (
+	defaultProbe   = 5 * time.Second
+	defaultWarmup  = time.Second
+	maxDrain       = 30 * time.Second
+	defaultCapMin  = 1000
+	defaultCapMax  = 1e6
+	capacityGrowth = 2
+)
+
+// openLoop are the kinds whose senders never wait for the server: a shortfall in what they
+// sent is natsperf's own.
+var openLoop = map[string]bool{"pub": true, "pubsub": true, "latency": true}
+
+func (a *app) capacityCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "capacity COMMAND [ARGS] --slo SLO... [--min R] [--max R] [--probe-duration D] [--warmup D]",
+		Short: "Find the highest rate a deployment carries while every --slo threshold holds",
+		Long: `Find the capacity of a deployment: the highest offered rate at which every threshold (--slo)
+holds for a sustained probe. COMMAND is any fixed-rate benchmark command line (pub, pubsub,
+service request, js pub sync|async, latency) with its own flags; capacity runs it again and again
+at fixed rates: up geometrically from --min until a threshold fails, then bisecting between the
+last passing and the first failing rate, then --repeats probes at each side of the boundary.
+
+Thresholds: 'p99<5ms', 'p99.9<20ms' (latency percentiles, from each message's intended send
+time), 'loss=0' (lost messages and timed-out requests), 'rate>=0.99' (achieved over offered).
+
+Between probes it pauses for the backlog to drain (what a probe left unanswered, at its achieved
+rate, at least --drain) and says when it could not. Every probe records natsperf's own CPU share
+and how late its senders were; when the senders could not offer a rate themselves, the search
+stops and says the load generator was the bottleneck instead of calling it the server's limit.
+Without a server (-s), each probe starts a fresh embedded server.
+
+Prints every probe, then the capacity line; --json prints the search as JSON (natsperf.capacity/v1)
+and -o saves it. Exit 0 when a capacity was found (or every probe passed up to --max), 6 when none
+holds at --min or the load generator was the bottleneck; docs/capacity.md.
+
+Capacity's own flags: --min RATE (first probe, default 1000), --max RATE (highest, default
+1,000,000), --probe-duration D (measured part of each probe, default 5s), --repeats N (default 3),
+--precision F (bisect until the bounds are within this fraction, default 0.05), --drain D (least
+pause between probes, default 1s), --html FILE (the curve: latency percentiles and achieved rate
+against offered rate, the SLO line and the knee). --warmup (the command's flag) defaults to 1s.`,
+		Example: `  natsperf capacity pubsub cap.demo --slo 'p99<1s' --min 500 --max 2000 --probe-duration 300ms --warmup 100ms --repeats 1 --html cap.html
+  natsperf service serve cap.svc -s nats://127.0.0.1:4222 &
+  natsperf capacity service request cap.svc -s nats://127.0.0.1:4222 --slo 'p99<1s' --slo 'loss=0' --min 100 --max 400 --probe-duration 300ms --repeats 1 --json`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+				return cmd.Help()
+			}
+			cf, rest, err := parseCapacityFlags(args)
+			if err != nil {
+				return err
+			}
+			return a.capacity(cmd, cf, rest)
+		},
+	}
+}
+
+// parseCapacityFlags takes capacity's own flags out of args; the rest is the command probed.
+func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
+	cf := capacityFlags{min: defaultCapMin, max: defaultCapMax, probe: defaultProbe, repeats: 3, precision: 0.05, drain: time.Second}
+	fs := pflag.NewFlagSet("capacity", pflag.ContinueOnError)
+	fs.Float64Var(&cf.min, "min", cf.min, "")
+	fs.Float64Var(&cf.max, "max", cf.max, "")
+	fs.DurationVar(&cf.probe, "probe-duration", cf.probe, "")
+	fs.IntVar(&cf.repeats, "repeats", cf.repeats, "")
+	fs.Float64Var(&cf.precision, "precision", cf.precision, "")
+	fs.DurationVar(&cf.drain, "drain", cf.drain, "")
+	fs.StringVar(&cf.html, "html", "", "")
+	var own, rest []string
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "--") || fs.Lookup(name) == nil {
+			rest = append(rest, args[i])
+			continue
+		}
+		own = append(own, args[i])
+		if !hasValue && i+1 < len(args) {
+			own = append(own, args[i+1])
+			i++
+		}
+	}
+	if err := fs.Parse(own); err != nil {
+		return cf, nil, usageError{err}
+	}
+	switch {
+	case !(cf.min >= minRate) || cf.max > maxRate || !(cf.max >= cf.min):
+		return cf, nil, usagef("--min and --max must be rates with %g <= --min <= --max <= %g, got %v and %v", minRate, cf.min, cf.max, maxRate)
+	case cf.probe < 100*time.Millisecond:
+		return cf, nil, usagef("--probe-duration must be at least 100ms, got %v", cf.probe)
+	case cf.repeats < 1 || cf.repeats > 20:
+		return cf, nil, usagef("--repeats must be 1 to 20, got %d", cf.repeats)
+	case !(cf.precision > 0 && cf.precision < 1):
+		return cf, nil, usagef("--precision must be between 0 and 1, got %v", cf.precision)
+	case cf.drain < 0:
+		return cf, nil, usagef("--drain must not be negative")
+	}
+	if err := checkOutputFile("--html", cf.html); err != nil {
+		return cf, nil, err
+	}
+	return cf, rest, nil
+}
+
+// capacity builds the probed command's Spec once and searches over its rate.
+func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) error {
+	target, sr, err := a.commandSpec(cmd, args, "capacity probes pub, pubsub, service request, js pub sync|async or latency")
+	if err != nil {
+		return err
+	}
+	base := sr.spec
+	for _, f := range []string{"rate", "msgs", "duration", "steps", "ramp", "sleep"} {
+		if fl := target.Flags().Lookup(f); fl != nil && fl.Changed {
+			return usagef("--%s is capacity's to set: it probes fixed rates for --probe-duration", f)
+		}
+	}
+	// Probes run through runner.Run, wherever the flags say: here, through natsperf-rust
+	// (--client rust) or across agents (--agents).
+	if err := a.distributedCheck(); err != nil {
+		return err
+	}
+	if err := a.clientBinCheck(base); err != nil {
+		return err
+	}
+	if len(base.SLO) == 0 {
+		return usagef("capacity needs at least one --slo threshold, e.g. --slo 'p99<5ms'")
+	}
+	if len(base.Workloads) != 1 {
+		return usagef("capacity probes one workload")
+	}
+	kind := base.Workloads[0].Kind()
+	if !fixedRate[kind] {
+		return usagef("%s has no fixed rate: capacity probes pub, pubsub, service request, js pub sync|async or latency", kind)
+	}
+	if err := checkOutputFile("-o", a.out.File); err != nil {
+		return err
+	}
+	warmup := base.Warmup.D()
+	if fl := target.Flags().Lookup("warmup"); fl == nil || !fl.Changed {
+		warmup = defaultWarmup
+	}
+	o := &capacity.Outcome{Command: strings.Join(args, " "), SLO: base.SLO, ProbeDuration: cf.probe, Warmup: warmup}
+	probeSpec := func(rate float64) *spec.Spec {
+		s := *base
+		s.Workloads = append([]spec.Workload(nil), base.Workloads...)
+		w := &s.Workloads[0]
+		w.Pacing.Rate, w.Pacing.Msgs, w.Pacing.Duration = rate, 0, spec.Duration(cf.probe+warmup)
+		s.Warmup = spec.Duration(warmup)
+		return &s
+	}
+	if err := probeSpec(cf.min).Validate(); err != nil {
+		return usageError{err}
+	}
+	ctx := runCtx(cmd)
+	search := capacity.Search{
+		Min: cf.min, Max: cf.max, Factor: capacityGrowth, Precision: cf.precision, Repeats: cf.repeats,
+		Probe: func(ctx context.Context, rate float64) (capacity.Probe, error) {
+			started := time.Now()
+			res, err := runner.Run(ctx, probeSpec(rate), a.runOptions(sr.conn))
+			if err != nil {
+				return capacity.Probe{}, a.runError(ctx.Err(), err)
+			}
+			p := capacity.Figures(res, rate, openLoop[kind])
+			drainAfter(ctx, &p, cf.drain)
+			p.Seconds = time.Since(started).Seconds()
+			return p, nil
+		},
+		Progress: func(p capacity.Probe) {
+			fmt.Fprintln(a.streams.Err, report.ProbeLine(p))
+		},
+	}
+	serr := search.Run(ctx, o)
+	if serr != nil && len(o.Probes) == 0 {
+		return serr
+	}
+	if err := a.renderCapacity(o); err != nil {
+		return err
+	}
+	if cf.html != "" {
+		if err := writeFile(cf.html, func(w io.Writer) error { return report.CapacityHTML(w, o) }); err != nil {
+			return fmt.Errorf("--html %s: %w", cf.html, err)
+		}
+	}
+	if serr != nil {
+		if ctx.Err() != nil {
+			return exitCode(exitInterrupted)
+		}
+		return serr
+	}
+	if o.Verdict == capacity.BelowMin || o.Verdict == capacity.GeneratorBound {
+		return exitCode(exitSLO)
+	}
+	return nil
+}
+
+// fixedRate are the kinds capacity can probe.
+var fixedRate = map[string]bool{"pub": true, "pubsub": true, "service request": true, "js pub sync": true, "js pub async": true, "latency": true}
+
+// drainAfter pauses after a probe for its backlog: what it left unanswered (lost or timed
+// out), at the rate it achieved, at least least; capped at maxDrain, which it notes.
+func drainAfter(ctx context.Context, p *capacity.Probe, least time.Duration) {
+	wait := least
+	if p.Loss > 0 && p.Achieved > 0 {
+		wait = max(wait, time.Duration(float64(p.Loss)/p.Achieved*float64(time.Second)))
+	}
+	if wait > maxDrain {
+		wait = maxDrain
+		p.Drained = false
+		p.Note = strings.TrimSpace(p.Note + " could not drain: " + strconv.FormatInt(p.Loss, 10) + " messages left unanswered may still be queued")
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// renderCapacity prints the search (or its JSON) and saves it with -o.
+func (a *app) renderCapacity(o *capacity.Outcome) error {
+	var err error
+	if a.out.JSON {
+		err = writeJSON(a.streams.Out, o)
+	} else {
+		err = report.Capacity(a.streams.Out, o)
+	}
+	if err != nil {
+		return err
+	}
+	if a.out.File != "" {
+		if err := writeFile(a.out.File, func(w io.Writer) error { return writeJSON(w, o) }); err != nil {
+			return fmt.Errorf("-o %s: %w", a.out.File, err)
+		}
+		if !a.out.JSON {
+			fmt.Fprintf(a.streams.Out, "\nSearch saved to %s\n", a.out.File)
+		}
+	}
+	return nil
+}
+
+// writeFile writes path with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
