@@ -411,6 +411,10 @@ fn plan_workload(
     if !w.pacing.sleep.0.is_zero() {
         return Err("natsperf-rust does not run --sleep: use --client go".into());
     }
+    let p = &w.pacing;
+    if p.rate_to > 0.0 || !p.steps.is_empty() || p.arrivals == "poisson" {
+        return Err("natsperf-rust paces at a constant rate: --ramp, --steps and --arrivals poisson run with --client go".into());
+    }
     if let Config::Sub(c) = &w.config {
         if !c.queue.is_empty() {
             return Err(format!(
@@ -1508,6 +1512,13 @@ mod tests {
             let err = one(&spec(kind, extra), &none, &own(), 0).err().unwrap();
             assert_eq!(err, format!("workloads[0].config: unknown field {key:?}"));
         }
+        let mut s = spec("pub", "");
+        s["workloads"][0]["pacing"]["steps"] = serde_json::json!([100.0, 200.0]);
+        let err = one(&s, &none, &own(), 0).err().unwrap();
+        assert!(
+            err.contains("constant rate") && err.contains("--client go"),
+            "{err}"
+        );
         for (key, what) in [
             (r#""verify":true"#, "--verify"),
             (r#""no_latency":true"#, "--no-latency"),

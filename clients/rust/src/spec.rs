@@ -63,6 +63,10 @@ pub struct Spec {
     /// Refused when set: natsperf-rust does not read streams back.
     #[serde(default)]
     pub verify: bool,
+    /// Ignored: the thresholds are judged on the merged Result, by natsperf.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub slo: Vec<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]
@@ -94,6 +98,7 @@ pub struct Target {
 #[serde(deny_unknown_fields, default)]
 pub struct Embedded {
     pub nodes: i64,
+    pub encryption: String,
 }
 
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]
@@ -116,6 +121,8 @@ pub struct Stream {
     pub max_bytes: Option<Size>,
     pub dedup_window: Option<GoDuration>,
     pub persist_async: bool,
+    /// Ignored: the coordinator makes the Spec's streams (runner's setup).
+    pub compression: String,
     pub create: bool,
     pub recreate: bool,
     pub purge: bool,
@@ -130,6 +137,7 @@ pub struct Bucket {
     pub storage: String,
     pub replicas: i64,
     pub history: i64,
+    pub compression: String,
     pub purge: bool,
     pub force: bool,
     pub create: bool,
@@ -172,6 +180,10 @@ pub struct Workload {
     #[serde(default)]
     #[allow(dead_code)]
     pub client: String,
+    /// Ignored: natsperf-rust's payload after the stamp is its own.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub payload_fill: String,
 }
 
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]
@@ -182,6 +194,14 @@ pub struct Pacing {
     pub duration: GoDuration,
     /// Refused when set: natsperf-rust does not run --sleep.
     pub sleep: GoDuration,
+    /// rate_to (a ramp), steps and poisson arrivals are refused: natsperf-rust paces at a
+    /// constant rate.
+    pub rate_to: f64,
+    pub ramp: GoDuration,
+    pub steps: Vec<f64>,
+    pub step_duration: GoDuration,
+    pub arrivals: String,
+    pub seed: u64,
 }
 
 /// A workload's config, typed by its kind.
