@@ -482,6 +482,7 @@ mod tests {
             rate: 2500.5,
             duration: secs(10.0),
             sleep: secs(0.001),
+            ..Default::default()
         };
         let stream = Stream {
             name: "orders".into(),
@@ -663,7 +664,13 @@ mod tests {
         }
         assert!(n >= 17, "{n} golden files");
         let ps = golden("pubsub");
-        assert_eq!(ps.target.embedded, Some(Embedded { nodes: 3 }));
+        assert_eq!(
+            ps.target.embedded,
+            Some(Embedded {
+                nodes: 3,
+                ..Default::default()
+            })
+        );
         assert_eq!(ps.faults.inject.len(), 3);
         assert_eq!(ps.faults.exec, ["5s:echo hi"]);
         assert_eq!(ps.faults.exec_timeout, secs(10.0));
