@@ -411,6 +411,29 @@ fn plan_workload(
     if !w.pacing.sleep.0.is_zero() {
         return Err("natsperf-rust does not run --sleep: use --client go".into());
     }
+    if let Some(flag) = spec.target.unsupported() {
+        return Err(format!(
+            "{flag} does not apply to natsperf-rust: use --client go"
+        ));
+    }
+    let (payload, randomize) = match &w.config {
+        Config::Pub(c) => (Some(&c.payload), c.multisubject_randomize),
+        Config::ServiceRequest(c) => (Some(&c.payload), false),
+        Config::JsPubSync(c) | Config::JsPubAsync(c) => {
+            (Some(&c.payload), c.multisubject_randomize)
+        }
+        _ => (None, false),
+    };
+    if let Some(flag) = payload.and_then(|p| p.unsupported()) {
+        return Err(format!(
+            "{flag} does not apply to natsperf-rust (it sends --size bytes with the stamp in the payload): use --client go"
+        ));
+    }
+    if randomize {
+        return Err(
+            "--multisubject-randomize does not apply to natsperf-rust: use --client go".into(),
+        );
+    }
     let p = &w.pacing;
     if p.rate_to > 0.0 || !p.steps.is_empty() || p.arrivals == "poisson" {
         return Err("natsperf-rust paces at a constant rate: --ramp, --steps and --arrivals poisson run with --client go".into());

@@ -67,6 +67,10 @@ pub struct Spec {
     #[serde(default)]
     #[allow(dead_code)]
     pub slo: Vec<String>,
+    /// Ignored: telemetry is sampled by whoever holds the target, never by an agent.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub no_server_metrics: bool,
 }
 
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]
@@ -92,6 +96,46 @@ pub struct Target {
     pub connect_timeout: GoDuration,
     /// Refused: an embedded server is private to one process.
     pub embedded: Option<Embedded>,
+    /// Refused when set (Target::unsupported): connection options natsperf-rust does not take.
+    pub jwt: String,
+    pub seed: String,
+    pub connection_name: String,
+    pub socks_proxy: String,
+    pub js_domain: String,
+    pub js_api_prefix: String,
+    pub js_event_prefix: String,
+    pub inbox_prefix: String,
+    pub timeout: GoDuration,
+    pub trace: bool,
+    /// Ignored: contexts are refused anyway (context above).
+    #[allow(dead_code)]
+    pub no_context: bool,
+    /// Ignored: telemetry is sampled by whoever holds the target, never by an agent.
+    #[allow(dead_code)]
+    pub monitor: Vec<String>,
+}
+
+impl Target {
+    /// The first connection option set that natsperf-rust does not take, by its flag name
+    /// (runner refuses the same ones for --client rust before a Spec reaches an agent).
+    pub fn unsupported(&self) -> Option<&'static str> {
+        [
+            (
+                !self.jwt.is_empty() || !self.seed.is_empty(),
+                "--jwt/--seed",
+            ),
+            (!self.connection_name.is_empty(), "--connection-name"),
+            (!self.socks_proxy.is_empty(), "--socks-proxy"),
+            (!self.js_domain.is_empty(), "--js-domain"),
+            (!self.js_api_prefix.is_empty(), "--js-api-prefix"),
+            (!self.js_event_prefix.is_empty(), "--js-event-prefix"),
+            (!self.inbox_prefix.is_empty(), "--inbox-prefix"),
+            (!self.timeout.0.is_zero(), "--timeout"),
+            (self.trace, "--trace"),
+        ]
+        .into_iter()
+        .find_map(|(set, flag)| set.then_some(flag))
+    }
 }
 
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]
@@ -137,6 +181,9 @@ pub struct Bucket {
     pub storage: String,
     pub replicas: i64,
     pub history: i64,
+    /// Ignored: natsperf-rust makes no buckets.
+    #[allow(dead_code)]
+    pub max_bytes: Option<Size>,
     pub compression: String,
     pub purge: bool,
     pub force: bool,
@@ -226,6 +273,35 @@ pub struct Pub {
     pub size: Option<Size>,
     pub multisubject: bool,
     pub multisubject_max: i64,
+    /// Refused when set, as payload.
+    pub multisubject_randomize: bool,
+    /// Refused when set (Payload::unsupported).
+    pub payload: Payload,
+}
+
+/// A publisher's message body and headers (Go's spec.Payload): natsperf-rust sends --size
+/// bytes with the stamp in the payload, so any of these is refused.
+#[derive(Deserialize, Debug, Default, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Payload {
+    pub file: String,
+    pub random: bool,
+    pub headers: Vec<String>,
+    pub stamp: String,
+}
+
+impl Payload {
+    /// The first payload flag set that natsperf-rust does not take.
+    pub fn unsupported(&self) -> Option<&'static str> {
+        [
+            (!self.file.is_empty(), "--payload"),
+            (self.random, "--payload-random"),
+            (!self.headers.is_empty(), "--header"),
+            (self.stamp == "header", "--stamp header"),
+        ]
+        .into_iter()
+        .find_map(|(set, flag)| set.then_some(flag))
+    }
 }
 
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]
@@ -256,6 +332,8 @@ pub struct ServiceRequest {
     pub subject: String,
     pub size: Option<Size>,
     pub timeout: GoDuration,
+    /// Refused when set (Payload::unsupported).
+    pub payload: Payload,
 }
 
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]
@@ -278,6 +356,10 @@ pub struct JsPublish {
     pub dedup: bool,
     pub ack_timeout: GoDuration,
     pub batch: Option<i64>,
+    /// Refused when set, as payload.
+    pub multisubject_randomize: bool,
+    /// Refused when set (Payload::unsupported).
+    pub payload: Payload,
 }
 
 /// A Go duration string ("1.5s", "2m0s", "500ms"); a number is refused, as Go's spec.Duration.
@@ -505,6 +587,13 @@ mod tests {
             dedup: true,
             ack_timeout: secs(2.0),
             batch: None,
+            multisubject_randomize: true,
+            payload: Payload {
+                random: true,
+                headers: vec!["X-App:bench".into()],
+                stamp: "header".into(),
+                ..Default::default()
+            },
         };
         let cases: Vec<(&str, i64, Pacing, Config)> = vec![
             (
@@ -516,6 +605,13 @@ mod tests {
                     size: Some(Size(16384)),
                     multisubject: true,
                     multisubject_max: 100,
+                    multisubject_randomize: false,
+                    payload: Payload {
+                        file: "order.json".into(),
+                        headers: vec!["X-App:bench".into(), "X-Tenant:a".into()],
+                        stamp: "header".into(),
+                        ..Default::default()
+                    },
                 }),
             ),
             (
@@ -557,6 +653,7 @@ mod tests {
                     subject: "svc".into(),
                     size: Some(Size(64)),
                     timeout: secs(2.0),
+                    payload: Payload::default(),
                 }),
             ),
             (
@@ -573,23 +670,19 @@ mod tests {
                     server_b: "nats://127.0.0.1:4223".into(),
                 }),
             ),
-            ("js-pub-sync", 0, sender.clone(), Config::JsPubSync(js)),
+            (
+                "js-pub-sync",
+                0,
+                sender.clone(),
+                Config::JsPubSync(js.clone()),
+            ),
             (
                 "js-pub-async",
                 2,
                 sender.clone(),
                 Config::JsPubAsync(JsPublish {
                     batch: Some(250),
-                    ..JsPublish {
-                        stream: "orders".into(),
-                        subject: "orders.new".into(),
-                        size: Some(Size(512)),
-                        multisubject: true,
-                        multisubject_max: 10,
-                        dedup: true,
-                        ack_timeout: secs(2.0),
-                        batch: None,
-                    }
+                    ..js
                 }),
             ),
         ];
