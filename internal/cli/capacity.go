@@ -90,9 +90,14 @@ against offered rate, the SLO line and the knee). --warmup (the command's flag) 
 	}
 }
 
+// defaultCapacityFlags are capacity's defaults (and a scenario's capacity: left unset).
+func defaultCapacityFlags() capacityFlags {
+	return capacityFlags{min: defaultCapMin, max: defaultCapMax, probe: defaultProbe, repeats: 3, precision: 0.05, drain: time.Second}
+}
+
 // parseCapacityFlags takes capacity's own flags out of args; the rest is the command probed.
 func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
-	cf := capacityFlags{min: defaultCapMin, max: defaultCapMax, probe: defaultProbe, repeats: 3, precision: 0.05, drain: time.Second}
+	cf := defaultCapacityFlags()
 	fs := pflag.NewFlagSet("capacity", pflag.ContinueOnError)
 	fs.Float64Var(&cf.min, "min", cf.min, "")
 	fs.Float64Var(&cf.max, "max", cf.max, "")
@@ -319,7 +324,7 @@ func (a *app) cellCapacity(ctx context.Context, c *scenario.Capacity, s *spec.Sp
 	if len(s.Workloads) != 1 || !fixedRate[s.Workloads[0].Kind()] {
 		return nil, errors.New("capacity: a cell searched for its capacity has one fixed-rate workload (pub, pubsub, service request, js pub sync|async or latency)")
 	}
-	cf := capacityFlags{min: defaultCapMin, max: defaultCapMax, probe: defaultProbe, repeats: 3, precision: 0.05, drain: time.Second}
+	cf := defaultCapacityFlags()
 	warmup := defaultWarmup
 	if c.Min > 0 {
 		cf.min = c.Min
