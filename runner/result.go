@@ -43,6 +43,17 @@ type (
 	FaultEvent      = result.FaultEvent
 	Window          = result.Window
 	WindowGroup     = result.WindowGroup
+	Breakdown       = result.Breakdown
+	LoadStep        = result.LoadStep
+	StepGroup       = result.StepGroup
+	Verdict         = result.Verdict
+	Telemetry       = result.Telemetry
+	ServerSeries    = result.ServerSeries
+	ServerSample    = result.ServerSample
+	StreamSample    = result.StreamSample
+	Stall           = result.Stall
+	Event           = result.Event
+	Counters        = result.Counters
 )
 
 // Why a run ended (Result.Stop.Reason).

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -19,8 +21,20 @@ import (
 	"github.com/natsperf/natsperf/spec"
 )
 
-// rustKinds are the workload kinds natsperf-rust runs.
-var rustKinds = []string{"pub", "sub", "service serve", "service request", "latency", "js pub sync", "js pub async"}
+// rustKindsFile lists the workload kinds natsperf-rust runs. It is the only list: the crate
+// compiles the same file in (clients/rust/src/spec.rs), so the two sides cannot drift.
+//
+//go:embed rust-kinds.json
+var rustKindsFile []byte
+
+// rustKinds are the workload kinds natsperf-rust runs, read from rustKindsFile.
+var rustKinds = func() []string {
+	var k []string
+	if err := json.Unmarshal(rustKindsFile, &k); err != nil {
+		panic("runner/rust-kinds.json: " + err.Error())
+	}
+	return k
+}()
 
 // RustKinds are the workload kinds natsperf-rust runs (client rust).
 func RustKinds() []string { return slices.Clone(rustKinds) }

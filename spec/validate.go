@@ -331,10 +331,13 @@ func (x *Pub) check(c *checker, w *Workload) {
 	checkSubject(c, w, x.Subject, false)
 	checkSize(c, w, x.Size)
 	checkMulti(c, w, x.MultiSubjectMax)
-	x.Payload.check(c)
+	x.Payload.check(c, w)
 }
 
-func (p *Payload) check(c *checker) {
+func (p *Payload) check(c *checker, w *Workload) {
+	if w.PayloadFill != "" && (p.File != "" || p.Random) {
+		c.failf(c.at+".payload_fill", "fills a payload natsperf makes: not with a payload file or random bytes")
+	}
 	switch p.Stamp {
 	case "", "payload", "header":
 	default:
@@ -364,7 +367,7 @@ func (x *PubSub) check(c *checker, w *Workload) {
 	checkPositive(c, w, "idle_timeout", x.IdleTimeout)
 	checkPositive(c, w, "sub_sleep", x.SubSleep)
 	checkPending(c, w, x.PendingMsgs, x.PendingBytes)
-	x.Payload.check(c)
+	x.Payload.check(c, w)
 	if w.Clients != 0 {
 		c.failf(c.at+".clients", "pubsub counts its clients in config.pubs and config.subs")
 	}
@@ -396,7 +399,7 @@ func (x *ServiceRequest) check(c *checker, w *Workload) {
 	checkSubject(c, w, x.Subject, false)
 	checkSize(c, w, x.Size)
 	checkPositive(c, w, "timeout", x.Timeout)
-	x.Payload.check(c)
+	x.Payload.check(c, w)
 }
 
 func (x *JSPublish) check(c *checker, w *Workload) {
@@ -407,7 +410,7 @@ func (x *JSPublish) check(c *checker, w *Workload) {
 	checkSize(c, w, x.Size)
 	checkMulti(c, w, x.MultiSubjectMax)
 	checkPositive(c, w, "ack_timeout", x.AckTimeout)
-	x.Payload.check(c)
+	x.Payload.check(c, w)
 }
 
 func (x *JSPubSync) check(c *checker, w *Workload) { x.JSPublish.check(c, w) }

@@ -12,7 +12,7 @@ import (
 // engine). openLoop says the senders never wait for the server (core publishers): one that
 // fell short of its rate could only have been held back by natsperf itself.
 func Figures(res *result.Result, offered float64, openLoop bool) Probe {
-	p := Probe{P50: -1, P99: -1, P999: -1, Drained: true}
+	p := Probe{P50: -1, P99: -1, P999: -1, LatenessP99: -1, CPUShare: -1, Drained: true}
 	for _, q := range []struct {
 		at  float64
 		out *int64
@@ -28,15 +28,21 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 			continue
 		}
 		p.Achieved += g.Aggregate.MsgsPerSec
+		p.Sent += g.Aggregate.Msgs
 		if l := g.Aggregate.SendLateness; l != nil {
 			for _, row := range l.Percentiles {
 				if row.P == 99 {
-					p.LatenessP99 = max(p.LatenessP99, row.Ns)
+					p.LatenessP99 = max(p.LatenessP99, row.Ns) // natsperf-rust records none: stays -1
 				}
 			}
 		}
 	}
-	if res.CPU != nil {
+	if d := res.Distributed; d != nil {
+		for _, a := range d.Agents {
+			p.Agents = append(p.Agents, a.Name)
+		}
+	}
+	if res.CPU != nil { // natsperf-rust's runs report none: stays -1
 		p.CPUShare = res.CPU.CoreShare
 	}
 	p.Pass = res.Stop.Reason == result.StopCompleted

@@ -26,6 +26,11 @@ type Probe struct {
 	N        int     `json:"n"`        // 1-based, in the order run
 	Offered  float64 `json:"offered"`  // msgs/sec asked for
 	Achieved float64 `json:"achieved"` // msgs/sec the senders sent
+	// Sent is how many messages the senders sent in the measured part (after the warm-up),
+	// merged over every client, process and agent: what the server's counters can check.
+	Sent int64 `json:"sent"`
+	// Agents names the natsperf agents the probe ran on (--agents); empty for a local run.
+	Agents []string `json:"agents,omitempty"`
 	// Latency percentiles (ns) of the worst group that recorded latency; -1 without.
 	P50  int64 `json:"p50_ns"`
 	P99  int64 `json:"p99_ns"`
@@ -36,6 +41,7 @@ type Probe struct {
 	Failed []string `json:"failed,omitempty"`
 	// CPUShare is natsperf's process CPU over its cores (with an embedded server, the
 	// server's too); LatenessP99 the senders' P99 send lateness (ns), actual minus intended.
+	// Each is -1 when the run did not record it (natsperf-rust, --client rust, records neither).
 	CPUShare    float64 `json:"cpu_share"`
 	LatenessP99 int64   `json:"send_lateness_p99_ns"`
 	// GeneratorBound: the senders fell short of the offered rate because natsperf itself

@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/report"
+	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -87,9 +90,14 @@ against offered rate, the SLO line and the knee). --warmup (the command's flag) 
 	}
 }
 
+// defaultCapacityFlags are capacity's defaults (and a scenario's capacity: left unset).
+func defaultCapacityFlags() capacityFlags {
+	return capacityFlags{min: defaultCapMin, max: defaultCapMax, probe: defaultProbe, repeats: 3, precision: 0.05, drain: time.Second}
+}
+
 // parseCapacityFlags takes capacity's own flags out of args; the rest is the command probed.
 func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
-	cf := capacityFlags{min: defaultCapMin, max: defaultCapMax, probe: defaultProbe, repeats: 3, precision: 0.05, drain: time.Second}
+	cf := defaultCapacityFlags()
 	fs := pflag.NewFlagSet("capacity", pflag.ContinueOnError)
 	fs.Float64Var(&cf.min, "min", cf.min, "")
 	fs.Float64Var(&cf.max, "max", cf.max, "")
@@ -169,37 +177,14 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 	if fl := target.Flags().Lookup("warmup"); fl == nil || !fl.Changed {
 		warmup = defaultWarmup
 	}
-	o := &capacity.Outcome{Command: strings.Join(args, " "), SLO: base.SLO, ProbeDuration: cf.probe, Warmup: warmup}
-	probeSpec := func(rate float64) *spec.Spec {
-		s := *base
-		s.Workloads = append([]spec.Workload(nil), base.Workloads...)
-		w := &s.Workloads[0]
-		w.Pacing.Rate, w.Pacing.Msgs, w.Pacing.Duration = rate, 0, spec.Duration(cf.probe+warmup)
-		s.Warmup = spec.Duration(warmup)
-		return &s
-	}
-	if err := probeSpec(cf.min).Validate(); err != nil {
+	if err := probeSpec(base, cf, warmup, cf.min).Validate(); err != nil {
 		return usageError{err}
 	}
 	ctx := runCtx(cmd)
-	search := capacity.Search{
-		Min: cf.min, Max: cf.max, Factor: capacityGrowth, Precision: cf.precision, Repeats: cf.repeats,
-		Probe: func(ctx context.Context, rate float64) (capacity.Probe, error) {
-			started := time.Now()
-			res, err := runner.Run(ctx, probeSpec(rate), a.runOptions(sr.conn))
-			if err != nil {
-				return capacity.Probe{}, a.runError(ctx.Err(), err)
-			}
-			p := capacity.Figures(res, rate, openLoop[kind])
-			drainAfter(ctx, &p, cf.drain)
-			p.Seconds = time.Since(started).Seconds()
-			return p, nil
-		},
-		Progress: func(p capacity.Probe) {
-			fmt.Fprintln(a.streams.Err, report.ProbeLine(p))
-		},
-	}
-	serr := search.Run(ctx, o)
+	o, _, serr := a.searchCapacity(ctx, base, cf, warmup, a.runOptions(sr.conn), func(p capacity.Probe) {
+		fmt.Fprintln(a.streams.Err, report.ProbeLine(p))
+	})
+	o.Command = strings.Join(args, " ")
 	if serr != nil && len(o.Probes) == 0 {
 		return serr
 	}
@@ -221,6 +206,51 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 		return exitCode(exitSLO)
 	}
 	return nil
+}
+
+// probeSpec is base at a fixed rate for warmup plus cf.probe.
+func probeSpec(base *spec.Spec, cf capacityFlags, warmup time.Duration, rate float64) *spec.Spec {
+	s := *base
+	s.Workloads = append([]spec.Workload(nil), base.Workloads...)
+	w := &s.Workloads[0]
+	w.Pacing.Rate, w.Pacing.Msgs, w.Pacing.Duration = rate, 0, spec.Duration(cf.probe+warmup)
+	s.Warmup = spec.Duration(warmup)
+	return &s
+}
+
+// searchCapacity searches base's rate, each probe through runner.Run with opts (here,
+// through natsperf-rust or across agents, on a scenario's shared targets). It returns the
+// search, the Result of the probe at the capacity (of the last probe when none passed),
+// and the error that ended the search early, if any.
+func (a *app) searchCapacity(ctx context.Context, base *spec.Spec, cf capacityFlags, warmup time.Duration, opts runner.Options, progress func(capacity.Probe)) (*capacity.Outcome, *runner.Result, error) {
+	o := &capacity.Outcome{SLO: base.SLO, ProbeDuration: cf.probe, Warmup: warmup}
+	open := openLoop[base.Workloads[0].Kind()]
+	var best, last *runner.Result
+	var bestRate float64
+	search := capacity.Search{
+		Min: cf.min, Max: cf.max, Factor: capacityGrowth, Precision: cf.precision, Repeats: cf.repeats,
+		Probe: func(ctx context.Context, rate float64) (capacity.Probe, error) {
+			started := time.Now()
+			res, err := runner.Run(ctx, probeSpec(base, cf, warmup, rate), opts)
+			if err != nil {
+				return capacity.Probe{}, a.runError(ctx.Err(), err)
+			}
+			p := capacity.Figures(res, rate, open)
+			last = res
+			if p.Pass && rate >= bestRate {
+				best, bestRate = res, rate
+			}
+			drainAfter(ctx, &p, cf.drain)
+			p.Seconds = time.Since(started).Seconds()
+			return p, nil
+		},
+		Progress: progress,
+	}
+	err := search.Run(ctx, o)
+	if best == nil {
+		best = last
+	}
+	return o, best, err
 }
 
 // fixedRate are the kinds capacity can probe.
@@ -285,4 +315,54 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// cellCapacity searches a scenario cell's capacity instead of running it once: the search
+// goes to DIR/NAME.capacity.json (named in ir), and the Result returned is the probe's at
+// the capacity (the last probe's when none passed), the cell's Result.
+func (a *app) cellCapacity(ctx context.Context, c *scenario.Capacity, s *spec.Spec, o runner.Options, dir, name string, ir *scenario.IndexRun) (*runner.Result, error) {
+	if len(s.Workloads) != 1 || !fixedRate[s.Workloads[0].Kind()] {
+		return nil, errors.New("capacity: a cell searched for its capacity has one fixed-rate workload (pub, pubsub, service request, js pub sync|async or latency)")
+	}
+	cf := defaultCapacityFlags()
+	warmup := defaultWarmup
+	if c.Min > 0 {
+		cf.min = c.Min
+	}
+	if c.Max > 0 {
+		cf.max = c.Max
+	}
+	cf.max = max(cf.max, cf.min)
+	if c.ProbeDuration > 0 {
+		cf.probe = time.Duration(c.ProbeDuration)
+	}
+	if c.Warmup > 0 {
+		warmup = time.Duration(c.Warmup)
+	}
+	if c.Repeats > 0 {
+		cf.repeats = c.Repeats
+	}
+	if c.Precision > 0 {
+		cf.precision = c.Precision
+	}
+	if c.Drain > 0 {
+		cf.drain = time.Duration(c.Drain)
+	}
+	if err := probeSpec(s, cf, warmup, cf.min).Validate(); err != nil {
+		return nil, err
+	}
+	out, res, serr := a.searchCapacity(ctx, s, cf, warmup, o, nil)
+	out.Command = "scenario cell " + name
+	ir.Capacity = name + ".capacity.json"
+	if err := writeFile(filepath.Join(dir, ir.Capacity), func(w io.Writer) error { return writeJSON(w, out) }); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(a.streams.Out, "  %s\n", report.CapacityLine(out))
+	if res == nil {
+		if serr == nil {
+			serr = errors.New("capacity: the search ran no probe")
+		}
+		return nil, serr
+	}
+	return res, nil
 }

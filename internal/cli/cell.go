@@ -135,7 +135,12 @@ func (a *app) runOnce(ctx context.Context, tg *runner.Targets, sc *scenario.Scen
 	if metrics != nil {
 		o.CLI.Prepared = func(p runopts.Prepared) { metrics.StartRun(c.Name, name, p.Interval) }
 	}
-	res, err := runner.Run(ctx, s, o)
+	var res *runner.Result
+	if c.File.Capacity != nil {
+		res, err = a.cellCapacity(ctx, c.File.Capacity, s, o, dir, name, &ir)
+	} else {
+		res, err = runner.Run(ctx, s, o)
+	}
 	if sink != nil {
 		if serr := sink.Close(); serr != nil && err == nil {
 			err = serr

@@ -181,3 +181,22 @@ func TestRustRefusesWhatItLacks(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadFillNeedsNatsperfsPayload: --payload-fill fills the payload natsperf makes, so
+// with a payload file or random bytes (which it would silently not touch) it is refused,
+// one line, exit 2, before anything runs.
+func TestPayloadFillNeedsNatsperfsPayload(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "p.bin")
+	if err := os.WriteFile(file, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"pub", "fill", "--payload", file, "--payload-fill", "zeros"},
+		{"js", "pub", "async", "fill", "--payload-random", "--payload-fill", "text"},
+	} {
+		r := run(context.Background(), t, nil, append(args, "--msgs", "10", "--no-progress")...)
+		if r.code != exitUsage || !strings.Contains(r.err, "payload_fill") || strings.Count(strings.TrimSpace(r.err), "\n") > 0 || strings.Contains(r.out, "stats") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.out, r.err)
+		}
+	}
+}

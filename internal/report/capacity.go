@@ -19,8 +19,8 @@ func Capacity(w io.Writer, o *capacity.Outcome) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "#\toffered\tachieved\tP50\tP99\tP99.9\tloss\tlate P99\tCPU\tverdict\t")
 	for _, p := range o.Probes {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%%\t%s\t\n", p.N, perSec(p.Offered), perSec(p.Achieved),
-			Duration(p.P50), Duration(p.P99), Duration(p.P999), units.Comma(p.Loss), Duration(p.LatenessP99), 100*p.CPUShare, verdict(p))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.N, perSec(p.Offered), perSec(p.Achieved),
+			Duration(p.P50), Duration(p.P99), Duration(p.P999), units.Comma(p.Loss), Duration(p.LatenessP99), cpuShare(p.CPUShare), verdict(p))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -75,3 +75,11 @@ func verdict(p capacity.Probe) string {
 }
 
 func perSec(r float64) string { return units.Comma(int64(math.Round(r))) }
+
+// cpuShare is a probe's CPU share as a percentage, n/a when the run did not record it.
+func cpuShare(share float64) string {
+	if share < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", 100*share)
+}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/natsperf/natsperf/internal/capacity"
 )
 
 // The effects of each matrix choice: for every axis level against the axis's first level (the
@@ -14,6 +16,7 @@ import (
 
 // Headline metrics the effects are computed for, in table order.
 var headline = []Metric{
+	{Key: "capacity", Label: "capacity msgs/s", Unit: "msgs/s", Higher: true},
 	{Key: "pub.total", Label: "pub msgs/s", Unit: "msgs/s", Higher: true},
 	{Key: "sub.total", Label: "sub msgs/s", Unit: "msgs/s", Higher: true},
 	{Key: "pub.p50", Label: "pub P50", Unit: "ns"},
@@ -109,6 +112,11 @@ type cellSample struct {
 
 func runValues(r Run) map[string]float64 {
 	v := Values(r.Result)
+	// A searched cell's capacity: the highest rate that held (at least that, above --max);
+	// none when it held at no rate or natsperf itself was the limit.
+	if o := r.Capacity; o != nil && (o.Verdict == capacity.Found || o.Verdict == capacity.AboveMax) {
+		v["capacity"] = o.Capacity
+	}
 	if e := v["expected"]; e > 0 {
 		v["overhead"] = v["stored"] / e
 		if d := v["disk"]; d > 0 {

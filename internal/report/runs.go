@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
@@ -24,6 +25,8 @@ type Run struct {
 	Repetition int
 	Result     *result.Result
 	SeriesPath string // streamed interval records, "" when the Result holds them
+	// Capacity is the cell's capacity search, when the scenario searched it (capacity:).
+	Capacity *capacity.Outcome
 }
 
 // Cell is the runs of one matrix cell, in repetition order.
@@ -90,6 +93,11 @@ func Load(paths []string) (*Set, error) {
 					run := Run{Path: filepath.Join(p, r.Result), Cell: c.Name, Values: c.Values, Repetition: r.Repetition, Result: res}
 					if r.Series != "" {
 						run.SeriesPath = filepath.Join(p, r.Series)
+					}
+					if r.Capacity != "" {
+						if run.Capacity, err = readCapacity(filepath.Join(p, r.Capacity)); err != nil {
+							return nil, err
+						}
 					}
 					add(run, c.Index)
 				}
@@ -357,4 +365,20 @@ func fillGaps(pts []Point, width float64) []Point {
 		out = append(out, p)
 	}
 	return out
+}
+
+// readCapacity reads a cell's capacity search.
+func readCapacity(path string) (*capacity.Outcome, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read capacity: %w", err)
+	}
+	var o capacity.Outcome
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if o.Schema != capacity.Schema {
+		return nil, fmt.Errorf("%s: schema %q is not %s", path, o.Schema, capacity.Schema)
+	}
+	return &o, nil
 }

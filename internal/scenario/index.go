@@ -56,6 +56,9 @@ type IndexRun struct {
 	NotRecovered bool      `json:"not_recovered,omitempty"`
 	Start        time.Time `json:"start"`
 	End          time.Time `json:"end"`
+	// Capacity names the cell's capacity search (natsperf.capacity/v1), when the scenario
+	// searched it (capacity:); Result is then the Result of the probe at the capacity.
+	Capacity string `json:"capacity,omitempty"`
 }
 
 // Done reports whether the run finished (completed, idle or failed: it has a Result).

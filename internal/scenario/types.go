@@ -27,11 +27,26 @@ type File struct {
 	// SLO are thresholds every cell's run must hold (--slo); a workload's own --slo joins them.
 	// The report marks the cells that pass.
 	SLO []string `yaml:"slo"`
+	// Capacity, when set, searches each cell's capacity (natsperf capacity) instead of running
+	// it once: the highest rate at which every slo holds. Its capacity goes into the index and
+	// the report's effects compare it between cells.
+	Capacity *Capacity `yaml:"capacity"`
 
 	// Vars and Matrix are read before substitution; kept here so the schema and key checks
 	// know them.
 	Vars   map[string]string `yaml:"vars"`
 	Matrix yaml.Node         `yaml:"matrix"`
+}
+
+// Capacity bounds a cell's capacity search, as natsperf capacity's flags do (0: their default).
+type Capacity struct {
+	Min           float64  `yaml:"min"`
+	Max           float64  `yaml:"max"`
+	ProbeDuration Duration `yaml:"probe-duration"`
+	Warmup        Duration `yaml:"warmup"`
+	Repeats       int      `yaml:"repeats"`
+	Precision     float64  `yaml:"precision"`
+	Drain         Duration `yaml:"drain"`
 }
 
 // Target is where the clients connect: an embedded server or cluster, or servers.

@@ -3,15 +3,18 @@
 //! client=rust`) runs parts of its runs through async-nats. The same micro service, endpoints,
 //! heartbeats and chunked Result as the Go agent; testdata/vectors/agent.json keeps them equal.
 
+use crate::clock::Clock;
 use crate::conn::{ConnArgs, Want};
 use crate::gate::Gate;
-use crate::workload::{Clock, Kind};
+use crate::parts::range;
+use crate::spec::{self, Config, Spec};
+use crate::workload::Kind;
 use async_nats::service::ServiceExt;
 use base64::Engine as _;
 use bytes::Bytes;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -24,10 +27,6 @@ pub const SERVICE: &str = "natsperf-agent";
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
 const LOSS_AFTER: Duration = Duration::from_secs(3);
 const PREPARE_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The kinds this agent runs; any other is refused with this list.
-pub const KINDS: &str =
-    "pub, sub, service serve, service request, latency, js pub sync and js pub async";
 
 #[derive(clap::Args, Clone)]
 pub struct AgentArgs {
@@ -70,7 +69,8 @@ pub struct Prepare {
     #[serde(default)]
     pub version: String,
     pub run: String,
-    pub spec: Value,
+    /// The Spec, read by `spec::parse` (which names the path of what it refuses).
+    pub spec: Box<RawValue>,
     #[serde(default)]
     pub secrets: Secrets,
     #[serde(default)]
@@ -148,11 +148,6 @@ pub struct ResultChunk {
     pub error: String,
 }
 
-/// Client `j` of `n` belongs to part `p` of `count` when `j` is in [p*n/count, (p+1)*n/count).
-pub fn range(n: usize, p: usize, count: usize) -> (usize, usize) {
-    (p * n / count, (p + 1) * n / count)
-}
-
 /// Cuts data into chunks whose JSON stays under max_payload (Go's agentproto.Chunk).
 pub fn chunk(run: &str, agent: &str, data: &[u8], max_payload: usize) -> Vec<ResultChunk> {
     let per = ((max_payload as i64 - 512 - run.len() as i64 - agent.len() as i64) * 3 / 4).max(1)
@@ -176,7 +171,7 @@ pub fn chunk(run: &str, agent: &str, data: &[u8], max_payload: usize) -> Vec<Res
 
 /// What a Spec asks this agent to run.
 pub enum Plan {
-    Bench(Kind, crate::Bench),
+    Bench(Kind, crate::bench::Bench),
     Latency(crate::latency::LatencyArgs),
     Js(crate::js::JsPubArgs),
 }
@@ -188,60 +183,21 @@ pub struct Target {
 }
 
 /// The clients a Spec's workload has (its group size).
-fn clients(w: &Value) -> usize {
-    match w.get("kind").and_then(Value::as_str) {
-        Some("latency") => 1,
-        _ => w.get("clients").and_then(Value::as_u64).unwrap_or(0).max(1) as usize,
+fn clients(w: &spec::Workload) -> usize {
+    match w.config {
+        Config::Latency(_) => 1,
+        _ => w.clients.max(1) as usize,
     }
 }
 
-/// Reads a Go duration string ("1.5s", "2m0s", "500ms").
-pub fn go_duration(v: Option<&Value>) -> Result<Duration, String> {
-    let Some(v) = v else {
-        return Ok(Duration::ZERO);
-    };
-    let s = v
-        .as_str()
-        .ok_or_else(|| format!("{v} is not a duration such as \"2s\""))?;
-    if s == "0" || s == "0s" {
-        return Ok(Duration::ZERO);
-    }
-    let mut total = 0.0f64;
-    let mut rest = s;
-    while !rest.is_empty() {
-        let num_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(|| format!("{s:?} is not a duration"))?;
-        let n: f64 = rest[..num_end]
-            .parse()
-            .map_err(|_| format!("{s:?} is not a duration"))?;
-        rest = &rest[num_end..];
-        let unit_end = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let scale = match &rest[..unit_end] {
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(format!("{s:?} is not a duration")),
-        };
-        total += n * scale;
-        rest = &rest[unit_end..];
-    }
-    Ok(Duration::from_secs_f64(total))
-}
-
-fn size(cfg: &Value, default: usize) -> Result<usize, String> {
-    match cfg.get("size") {
+/// A config's size, or the default when it names none.
+fn size(size: Option<spec::Size>, default: usize) -> Result<usize, String> {
+    match size {
         None => Ok(default),
-        Some(v) => v
-            .as_u64()
-            .filter(|&n| n > 0)
-            .map(|n| n as usize)
-            .ok_or_else(|| format!("size {v}: natsperf-rust takes a whole number of bytes")),
+        Some(spec::Size(n)) if n > 0 => Ok(n as usize),
+        Some(spec::Size(n)) => Err(format!(
+            "size {n}: natsperf-rust takes a whole number of bytes"
+        )),
     }
 }
 
@@ -290,31 +246,20 @@ impl Unit {
     }
 }
 
-/// Turns a Spec (natsperf.spec/v1 JSON) into what this agent runs, or says in one line why
-/// it cannot. A workload with `instances` > 1 is that many units. `base` is the prepare's
-/// publisher-id base: unit k gets the block `base + k*4096`, as the Go engine hands them out.
-pub fn plan(spec: &Value, secrets: &Secrets, own: &Target, base: u32) -> Result<Vec<Unit>, String> {
-    let ws = spec
-        .get("workloads")
-        .and_then(Value::as_array)
-        .filter(|ws| !ws.is_empty())
-        .ok_or("the Spec has no workloads")?;
-    let kinds: Vec<&str> = ws
-        .iter()
-        .map(|w| w.get("kind").and_then(Value::as_str).unwrap_or(""))
-        .collect();
-    if ws.len() > 1 && kinds.contains(&"latency") {
+/// Turns a Spec into what this agent runs, or says in one line why it cannot. A workload
+/// with `instances` > 1 is that many units. `base` is the prepare's publisher-id base: unit
+/// k gets the block `base + k*4096`, as the Go engine hands them out.
+pub fn plan(spec: &Spec, secrets: &Secrets, own: &Target, base: u32) -> Result<Vec<Unit>, String> {
+    let ws = &spec.workloads;
+    if ws.is_empty() {
+        return Err("the Spec has no workloads".into());
+    }
+    if ws.len() > 1 && ws.iter().any(|w| matches!(w.config, Config::Latency(_))) {
         return Err(
             "latency runs alone (one publisher and one subscriber): give it its own run".into(),
         );
     }
-    let instances = |w: &Value| w.get("instances").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let name_of = |w: &Value| {
-        w.get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
+    let instances = |w: &spec::Workload| w.instances.max(0) as usize;
     let single = ws.len() == 1 && instances(&ws[0]) <= 1;
     let mut numbered: HashMap<String, usize> = HashMap::new();
     let mut units = Vec::new();
@@ -329,14 +274,14 @@ pub fn plan(spec: &Value, secrets: &Secrets, own: &Target, base: u32) -> Result<
             };
             next_block += 1;
             let (plan, target, clients) = plan_workload(spec, w, secrets, own, block)?;
-            let name = name_of(w);
+            let name = w.name.clone();
             // As engine.Unit: instances whole, and the workloads sharing a name (without
             // instances) as the instances of that name.
             let whole = if m > 1 {
                 Some((i - 1, m))
             } else if !name.is_empty() {
                 let same: Vec<usize> = (0..ws.len())
-                    .filter(|&j| name_of(&ws[j]) == name && instances(&ws[j]) <= 1)
+                    .filter(|&j| ws[j].name == name && instances(&ws[j]) <= 1)
                     .collect();
                 Some((same.iter().filter(|&&j| j < k).count(), same.len()))
             } else {
@@ -369,132 +314,185 @@ pub fn plan(spec: &Value, secrets: &Secrets, own: &Target, base: u32) -> Result<
     Ok(units)
 }
 
+/// What the configs of the kinds a `Bench` runs set; zero: the command's default.
+#[derive(Default)]
+struct BenchConfig {
+    subject: String,
+    size: Option<spec::Size>,
+    multisubject: bool,
+    multisubject_max: i64,
+    idle_timeout: Duration,
+    timeout: Duration,
+    pending_msgs: i64,
+}
+
+impl BenchConfig {
+    fn of(config: &Config) -> BenchConfig {
+        let s = |subject: &str| subject.to_string();
+        match config {
+            Config::Pub(c) => BenchConfig {
+                subject: s(&c.subject),
+                size: c.size,
+                multisubject: c.multisubject,
+                multisubject_max: c.multisubject_max,
+                ..Default::default()
+            },
+            Config::Sub(c) => BenchConfig {
+                subject: s(&c.subject),
+                size: c.size,
+                multisubject: c.multisubject,
+                idle_timeout: c.idle_timeout.0,
+                pending_msgs: c.pending_msgs,
+                ..Default::default()
+            },
+            Config::ServiceServe(c) => BenchConfig {
+                subject: s(&c.subject),
+                size: c.size,
+                ..Default::default()
+            },
+            Config::ServiceRequest(c) => BenchConfig {
+                subject: s(&c.subject),
+                size: c.size,
+                timeout: c.timeout.0,
+                ..Default::default()
+            },
+            Config::Latency(c) => BenchConfig {
+                subject: s(&c.subject),
+                size: c.size,
+                ..Default::default()
+            },
+            Config::JsPubSync(c) | Config::JsPubAsync(c) => BenchConfig {
+                subject: s(&c.subject),
+                size: c.size,
+                multisubject: c.multisubject,
+                multisubject_max: c.multisubject_max,
+                ..Default::default()
+            },
+            Config::Other => BenchConfig::default(),
+        }
+    }
+}
+
+/// `d`, or `default` when zero.
+fn or(d: Duration, default: Duration) -> Duration {
+    if d.is_zero() {
+        default
+    } else {
+        d
+    }
+}
+
 /// One workload of the Spec.
 fn plan_workload(
-    spec: &Value,
-    w: &Value,
+    spec: &Spec,
+    w: &spec::Workload,
     secrets: &Secrets,
     own: &Target,
     base: u32,
 ) -> Result<(Plan, Target, usize), String> {
-    let kind = w.get("kind").and_then(Value::as_str).unwrap_or("");
-    if !matches!(
-        kind,
-        "pub"
-            | "sub"
-            | "service serve"
-            | "service request"
-            | "latency"
-            | "js pub sync"
-            | "js pub async"
-    ) {
+    let kind = w.kind.as_str();
+    if w.config == Config::Other {
         return Err(format!(
-            "natsperf-rust runs {KINDS}, not {kind:?}: use --client go"
+            "natsperf-rust runs {}, not {kind:?}: use --client go",
+            spec::kind_list()
         ));
     }
-    for (key, what) in [
-        ("faults", "faults"),
-        ("verify", "--verify"),
-        ("no_latency", "--no-latency"),
+    for (set, what) in [
+        (!spec.faults.is_empty(), "faults"),
+        (spec.verify, "--verify"),
+        (spec.no_latency, "--no-latency"),
     ] {
-        if let Some(v) = spec.get(key) {
-            if !(v.is_null()
-                || v == &Value::Bool(false)
-                || v.as_object().is_some_and(|o| o.is_empty()))
-            {
-                return Err(format!(
-                    "natsperf-rust does not run {what}: use --client go"
-                ));
-            }
-        }
-    }
-    let cfg = w.get("config").cloned().unwrap_or(Value::Null);
-    let pacing = w.get("pacing").cloned().unwrap_or(Value::Null);
-    if !go_duration(pacing.get("sleep"))?.is_zero() {
-        return Err("natsperf-rust does not run --sleep: use --client go".into());
-    }
-    let js_pub = kind.starts_with("js pub");
-    for (key, runs) in [
-        ("multisubject", matches!(kind, "pub" | "sub") || js_pub),
-        ("queue", false),
-        ("dedup", js_pub),
-    ] {
-        if !runs
-            && cfg
-                .get(key)
-                .is_some_and(|v| v != &Value::Bool(false) && v != "")
-        {
+        if set {
             return Err(format!(
-                "natsperf-rust does not run {kind} with {key}: use --client go"
+                "natsperf-rust does not run {what}: use --client go"
             ));
         }
     }
-    let msgs = pacing.get("msgs").and_then(Value::as_u64).unwrap_or(0);
-    let rate = pacing.get("rate").and_then(Value::as_f64).unwrap_or(0.0);
-    let duration = go_duration(pacing.get("duration"))?;
-    let warmup = go_duration(spec.get("warmup"))?;
-    let mut interval = go_duration(spec.get("interval"))?;
-    if interval.is_zero() {
-        interval = Duration::from_secs(1);
+    if !w.pacing.sleep.0.is_zero() {
+        return Err("natsperf-rust does not run --sleep: use --client go".into());
     }
-    let subject = cfg
-        .get("subject")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let target = target(spec.get("target"), secrets, own)?;
+    if let Some(flag) = spec.target.unsupported() {
+        return Err(format!(
+            "{flag} does not apply to natsperf-rust: use --client go"
+        ));
+    }
+    let (payload, randomize) = match &w.config {
+        Config::Pub(c) => (Some(&c.payload), c.multisubject_randomize),
+        Config::ServiceRequest(c) => (Some(&c.payload), false),
+        Config::JsPubSync(c) | Config::JsPubAsync(c) => {
+            (Some(&c.payload), c.multisubject_randomize)
+        }
+        _ => (None, false),
+    };
+    if let Some(flag) = payload.and_then(|p| p.unsupported()) {
+        return Err(format!(
+            "{flag} does not apply to natsperf-rust (it sends --size bytes with the stamp in the payload): use --client go"
+        ));
+    }
+    if randomize {
+        return Err(
+            "--multisubject-randomize does not apply to natsperf-rust: use --client go".into(),
+        );
+    }
+    let p = &w.pacing;
+    if p.rate_to > 0.0 || !p.steps.is_empty() || p.arrivals == "poisson" {
+        return Err("natsperf-rust paces at a constant rate: --ramp, --steps and --arrivals poisson run with --client go".into());
+    }
+    if let Config::Sub(c) = &w.config {
+        if !c.queue.is_empty() {
+            return Err(format!(
+                "natsperf-rust does not run {kind} with queue: use --client go"
+            ));
+        }
+    }
+    let cfg = BenchConfig::of(&w.config);
+    let msgs = w.pacing.msgs.max(0) as u64;
+    let rate = w.pacing.rate;
+    let duration = w.pacing.duration.0;
+    let warmup = spec.warmup.0;
+    let interval = or(spec.interval.0, Duration::from_secs(1));
+    let target = target(&spec.target, secrets, own)?;
     let n = clients(w);
-    let default_msgs = match (kind, duration.is_zero()) {
-        ("service serve", _) | (_, false) => 0,
+    let default_msgs = match (&w.config, duration.is_zero()) {
+        (Config::ServiceServe(_), _) | (_, false) => 0,
         _ => 100_000,
     };
-    let bench = crate::Bench {
-        subject,
+    let bench = crate::bench::Bench {
+        subject: cfg.subject,
         clients: n,
         msgs: Some(if msgs > 0 { msgs } else { default_msgs }),
-        size: size(&cfg, 128)?,
+        size: size(cfg.size, 128)?,
         rate,
         duration,
-        idle_timeout: match go_duration(cfg.get("idle_timeout"))? {
-            d if d.is_zero() => Duration::from_secs(5),
-            d => d,
-        },
-        timeout: match go_duration(cfg.get("timeout"))? {
-            d if d.is_zero() => Duration::from_secs(5),
-            d => d,
-        },
-        pending_msgs: match cfg.get("pending_msgs").and_then(Value::as_i64) {
-            Some(p) if p > 0 => p as usize,
-            _ => 1 << 20,
+        idle_timeout: or(cfg.idle_timeout, Duration::from_secs(5)),
+        timeout: or(cfg.timeout, Duration::from_secs(5)),
+        pending_msgs: if cfg.pending_msgs > 0 {
+            cfg.pending_msgs as usize
+        } else {
+            1 << 20
         },
         pub_id_base: (base != 0).then_some(base),
         interval,
         warmup,
-        multisubject: cfg.get("multisubject") == Some(&Value::Bool(true)),
-        multisubject_max: match cfg.get("multisubject_max").and_then(Value::as_u64) {
-            Some(m) if m > 0 => m,
-            _ => 100_000,
+        multisubject: cfg.multisubject,
+        multisubject_max: if cfg.multisubject_max > 0 {
+            cfg.multisubject_max as u64
+        } else {
+            100_000
         },
     };
-    let plan = match kind {
-        "pub" => Plan::Bench(Kind::Pub, bench),
-        "sub" => Plan::Bench(Kind::Sub, bench),
-        "service serve" => Plan::Bench(Kind::Serve, bench),
-        "service request" => Plan::Bench(Kind::Request, bench),
-        "latency" => {
+    let plan = match &w.config {
+        Config::Pub(_) => Plan::Bench(Kind::Pub, bench),
+        Config::Sub(_) => Plan::Bench(Kind::Sub, bench),
+        Config::ServiceServe(_) => Plan::Bench(Kind::Serve, bench),
+        Config::ServiceRequest(_) => Plan::Bench(Kind::Request, bench),
+        Config::Latency(c) => {
             let args = crate::latency::LatencyArgs {
-                server_b: cfg
-                    .get("server_b")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+                server_b: (!c.server_b.is_empty()).then(|| c.server_b.clone()),
                 subject: (!bench.subject.is_empty()).then(|| bench.subject.clone()),
-                size: size(&cfg, crate::stamp::SIZE)?,
+                size: size(c.size, crate::stamp::SIZE)?,
                 rate: if rate > 0.0 { rate } else { 1000.0 },
-                duration: if duration.is_zero() {
-                    Duration::from_secs(5)
-                } else {
-                    duration
-                },
+                duration: or(duration, Duration::from_secs(5)),
                 warmup,
                 json: true,
                 interval,
@@ -502,107 +500,68 @@ fn plan_workload(
             args.validate()?;
             Plan::Latency(args)
         }
-        _ => {
-            let setup_done = spec
-                .get("setup")
-                .and_then(|s| s.get("done"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            let wants_stream = spec
-                .get("setup")
-                .and_then(|s| s.get("streams"))
-                .and_then(Value::as_array)
-                .is_some_and(|a| !a.is_empty());
+        Config::JsPubSync(c) | Config::JsPubAsync(c) => {
+            let sync = matches!(w.config, Config::JsPubSync(_));
             let args = crate::js::JsPubArgs {
                 bench,
-                stream: cfg
-                    .get("stream")
-                    .and_then(Value::as_str)
-                    .unwrap_or("benchstream")
-                    .to_string(),
-                create: wants_stream && !setup_done,
+                stream: if c.stream.is_empty() {
+                    "benchstream".into()
+                } else {
+                    c.stream.clone()
+                },
+                create: !spec.setup.streams.is_empty(),
                 storage: "file".into(),
                 replicas: 1,
-                batch: match kind {
-                    "js pub sync" => None,
-                    _ => cfg
-                        .get("batch")
-                        .and_then(Value::as_u64)
-                        .filter(|&b| b > 0)
-                        .map(|b| b as usize),
+                batch: match sync {
+                    true => None,
+                    false => c.batch.filter(|&b| b > 0).map(|b| b as usize),
                 },
-                ack_timeout: match go_duration(cfg.get("ack_timeout"))? {
-                    d if d.is_zero() => Duration::from_secs(5),
-                    d => d,
-                },
+                ack_timeout: or(c.ack_timeout.0, Duration::from_secs(5)),
                 force: false,
-                dedup: cfg.get("dedup") == Some(&Value::Bool(true)),
-                sync: kind == "js pub sync",
+                dedup: c.dedup,
+                sync,
             };
             args.validate()?;
             Plan::Js(args)
         }
+        Config::Other => unreachable!("refused above"),
     };
     Ok((plan, target, n))
 }
 
 /// The Spec's target as this agent connects to it; none named: the agent's own.
-fn target(t: Option<&Value>, secrets: &Secrets, own: &Target) -> Result<Target, String> {
-    let t = t.cloned().unwrap_or(Value::Null);
-    if t.get("embedded").is_some_and(|e| !e.is_null()) {
+fn target(t: &spec::Target, secrets: &Secrets, own: &Target) -> Result<Target, String> {
+    if t.embedded.is_some() {
         return Err(
             "an embedded server is private to one process: give the agents a server".into(),
         );
     }
-    if t.get("context")
-        .and_then(Value::as_str)
-        .is_some_and(|c| !c.is_empty())
-    {
+    if !t.context.is_empty() {
         return Err("natsperf-rust reads no nats contexts: give the servers (-s)".into());
     }
-    let servers: Vec<String> = t
-        .get("servers")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    if servers.is_empty() {
+    if t.servers.is_empty() {
         return Ok(Target {
             url: own.url.clone(),
             conn: own.conn.clone(),
         });
     }
-    let s = |k: &str| {
-        t.get(k)
-            .and_then(Value::as_str)
-            .filter(|v| !v.is_empty())
-            .map(str::to_string)
-    };
-    let path = |k: &str| s(k).map(PathBuf::from);
-    let nonempty = |v: &str| (!v.is_empty()).then(|| v.to_string());
-    let timeout = go_duration(t.get("connect_timeout"))?;
+    let s = |v: &str| (!v.is_empty()).then(|| v.to_string());
+    let path = |v: &str| s(v).map(PathBuf::from);
     let conn = ConnArgs {
-        creds: path("creds"),
-        user: s("user"),
-        password: nonempty(&secrets.password),
-        token: nonempty(&secrets.token),
-        nkey: path("nkey"),
-        tls_cert: path("tls_cert"),
-        tls_key: path("tls_key"),
-        tls_ca: path("tls_ca"),
-        tls_first: t.get("tls_first").and_then(Value::as_bool).unwrap_or(false),
-        connect_timeout: if timeout.is_zero() {
-            Duration::from_secs(5)
-        } else {
-            timeout
-        },
+        creds: path(&t.creds),
+        user: s(&t.user),
+        password: s(&secrets.password),
+        token: s(&secrets.token),
+        nkey: path(&t.nkey),
+        tls_cert: path(&t.tls_cert),
+        tls_key: path(&t.tls_key),
+        tls_ca: path(&t.tls_ca),
+        tls_first: t.tls_first,
+        connect_timeout: or(t.connect_timeout.0, Duration::from_secs(5)),
     };
     conn.validate()?;
     Ok(Target {
-        url: servers.join(","),
+        url: t.servers.join(","),
         conn,
     })
 }
@@ -740,7 +699,7 @@ pub async fn serve(args: AgentArgs, server: String, conn: ConnArgs) -> Result<()
         ("host", host),
         ("cores", crate::result::Host::this().cpus.to_string()),
         ("client", "rust".into()),
-        ("client_version", crate::ASYNC_NATS_VERSION.into()),
+        ("client_version", crate::conn::ASYNC_NATS_VERSION.into()),
     ] {
         meta.insert(k.into(), v);
     }
@@ -787,7 +746,7 @@ pub async fn serve(args: AgentArgs, server: String, conn: ConnArgs) -> Result<()
         .map_err(|e| format!("register the agent service: {e}"))?;
     log(format!(
         "natsperf-rust agent {name} (id {id}, async-nats {}) waiting for runs on {}",
-        crate::ASYNC_NATS_VERSION,
+        crate::conn::ASYNC_NATS_VERSION,
         crate::conn::redact(&control)
     ));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -873,7 +832,13 @@ impl Agent {
             );
             return refuse(nc, &req, "400", &msg).await;
         }
-        let units = match plan(&p.spec, &p.secrets, &self.own, p.publisher_ids.base) {
+        let spec = match spec::parse(p.spec.get()) {
+            Ok(s) => s,
+            Err(e) => {
+                return refuse(nc, &req, "400", &format!("agent {}: spec: {e}", self.name)).await
+            }
+        };
+        let units = match plan(&spec, &p.secrets, &self.own, p.publisher_ids.base) {
             Ok(x) => x,
             Err(e) => return refuse(nc, &req, "400", &format!("agent {}: {e}", self.name)).await,
         };
@@ -1237,6 +1202,7 @@ impl Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn vectors() -> Value {
         let path = concat!(
@@ -1271,12 +1237,9 @@ mod tests {
                     assert_eq!(p.protocol, PROTOCOL);
                     assert_eq!(p.version, s(f, "version"));
                     assert_eq!(p.run, s(f, "run"));
-                    let w = &p.spec["workloads"][0];
-                    assert_eq!(s(w, "kind"), s(f, "spec_kind"));
-                    assert_eq!(
-                        w["clients"].as_i64().unwrap_or(0),
-                        f["spec_clients"].as_i64().unwrap()
-                    );
+                    let sp = spec::parse(p.spec.get()).unwrap();
+                    assert_eq!(sp.workloads[0].kind, s(f, "spec_kind"));
+                    assert_eq!(sp.workloads[0].clients, f["spec_clients"].as_i64().unwrap());
                     assert_eq!(p.secrets.password, s(f, "password"));
                     assert_eq!(p.secrets.token, s(f, "token"));
                     assert_eq!(p.part.index, f["part_index"].as_i64().unwrap());
@@ -1381,23 +1344,21 @@ mod tests {
         assert_eq!(joined, data);
     }
 
-    #[test]
-    fn go_durations() {
-        let d = |s: &str| go_duration(Some(&Value::String(s.into())));
-        assert_eq!(d("2m0s").unwrap(), Duration::from_secs(120));
-        assert_eq!(d("1.5s").unwrap(), Duration::from_millis(1500));
-        assert_eq!(d("1h2m3.5s").unwrap(), Duration::from_secs_f64(3723.5));
-        assert_eq!(d("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(d("300µs").unwrap(), Duration::from_micros(300));
-        assert!(d("10").is_err());
-        assert!(go_duration(Some(&Value::from(5))).is_err());
-    }
-
     fn own() -> Target {
         Target {
             url: "nats://127.0.0.1:4222".into(),
             conn: ConnArgs::default(),
         }
+    }
+
+    /// A Spec as a coordinator sends it, read and planned.
+    fn plan_json(
+        spec: &Value,
+        secrets: &Secrets,
+        own: &Target,
+        base: u32,
+    ) -> Result<Vec<Unit>, String> {
+        plan(&spec::parse(&spec.to_string())?, secrets, own, base)
     }
 
     /// The plan of a Spec's only workload.
@@ -1407,7 +1368,7 @@ mod tests {
         own: &Target,
         base: u32,
     ) -> Result<(Plan, Target, usize), String> {
-        let mut units = plan(spec, secrets, own, base)?;
+        let mut units = plan_json(spec, secrets, own, base)?;
         assert_eq!(units.len(), 1);
         let u = units.remove(0);
         assert!(u.prefix.is_none());
@@ -1427,7 +1388,7 @@ mod tests {
                 {"kind":"sub","clients":2,"config":{"subject":"foo"}}]}"#,
         )
         .unwrap();
-        let units = plan(&spec, &Secrets::default(), &own(), 8192).unwrap();
+        let units = plan_json(&spec, &Secrets::default(), &own(), 8192).unwrap();
         let prefixes: Vec<_> = units.iter().map(|u| u.prefix.clone().unwrap()).collect();
         assert_eq!(prefixes, ["pod1", "pod2", "pod3", "w2-1"]);
         let bases: Vec<_> = units
@@ -1469,7 +1430,7 @@ mod tests {
                 {"kind":"pub","name":"pod","clients":1,"config":{"subject":"b"}}]}"#,
         )
         .unwrap();
-        let units = plan(&named, &Secrets::default(), &own(), 0).unwrap();
+        let units = plan_json(&named, &Secrets::default(), &own(), 0).unwrap();
         let got: Vec<_> = units
             .iter()
             .map(|u| (u.prefix.clone().unwrap(), u.whole))
@@ -1491,7 +1452,7 @@ mod tests {
                 {"kind":"pub","clients":1,"pacing":{"rate":1000},"config":{"subject":"foo"}}]}"#,
         )
         .unwrap();
-        let units = plan(&spec, &Secrets::default(), &own(), 8192).unwrap();
+        let units = plan_json(&spec, &Secrets::default(), &own(), 8192).unwrap();
         let prefixes: Vec<_> = units.iter().map(|u| u.prefix.clone().unwrap()).collect();
         assert_eq!(prefixes, ["sub1", "w2-1"]);
         match (&units[0].plan, &units[1].plan) {
@@ -1505,7 +1466,7 @@ mod tests {
         }
         let mut with_latency = spec.clone();
         with_latency["workloads"][1]["kind"] = "latency".into();
-        assert!(plan(&with_latency, &Secrets::default(), &own(), 0)
+        assert!(plan_json(&with_latency, &Secrets::default(), &own(), 0)
             .err()
             .unwrap()
             .contains("latency runs alone"));
@@ -1558,13 +1519,44 @@ mod tests {
             one(&spec("js pub async", r#","dedup":true,"multisubject":true"#), &none, &own(), 0).unwrap().0,
             Plan::Js(ref a) if a.dedup && a.bench.multisubject && a.bench.multisubject_max == 100_000
         ));
-        for (kind, extra, what) in [
+        let err = one(&spec("sub", r#","queue":"q""#), &none, &own(), 0)
+            .err()
+            .unwrap();
+        assert!(
+            err.contains("queue") && err.contains("--client go"),
+            "{err}"
+        );
+        // A key the kind does not have is refused where it is, as Go's spec refuses it.
+        for (kind, extra, key) in [
             ("service request", r#","multisubject":true"#, "multisubject"),
             ("pub", r#","dedup":true"#, "dedup"),
-            ("sub", r#","queue":"q""#, "queue"),
+            ("js pub sync", r#","batch":10"#, "batch"),
         ] {
             let err = one(&spec(kind, extra), &none, &own(), 0).err().unwrap();
-            assert!(err.contains(what) && err.contains("--client go"), "{err}");
+            assert_eq!(err, format!("workloads[0].config: unknown field {key:?}"));
+        }
+        let mut s = spec("pub", "");
+        s["workloads"][0]["pacing"]["steps"] = serde_json::json!([100.0, 200.0]);
+        let err = one(&s, &none, &own(), 0).err().unwrap();
+        assert!(
+            err.contains("constant rate") && err.contains("--client go"),
+            "{err}"
+        );
+        for (key, what) in [
+            (r#""verify":true"#, "--verify"),
+            (r#""no_latency":true"#, "--no-latency"),
+            (r#""faults":{"inject":["1s:kill-leader"]}"#, "faults"),
+        ] {
+            let mut s = spec("pub", "");
+            let extra: Value = serde_json::from_str(&format!("{{{key}}}")).unwrap();
+            for (k, v) in extra.as_object().unwrap() {
+                s[k] = v.clone();
+            }
+            let err = one(&s, &none, &own(), 0).err().unwrap();
+            assert_eq!(
+                err,
+                format!("natsperf-rust does not run {what}: use --client go")
+            );
         }
         // The Spec's servers and the prepare's secrets.
         let mut s = spec("pub", "");

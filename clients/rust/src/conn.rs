@@ -8,6 +8,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The async-nats release this crate is built against (checked against Cargo.lock by a test).
+pub const ASYNC_NATS_VERSION: &str = "0.42.0";
+
 /// natsperf's connection flags, spelled as its Go commands spell them.
 #[derive(Args, Clone, Default, Debug)]
 pub struct ConnArgs {
@@ -39,7 +42,7 @@ pub struct ConnArgs {
     #[arg(long = "tlsfirst", global = true)]
     pub tls_first: bool,
     /// How long a connect may take
-    #[arg(long = "connect-timeout", global = true, default_value = "10s", value_parser = crate::parse_duration)]
+    #[arg(long = "connect-timeout", global = true, default_value = "10s", value_parser = crate::bench::parse_duration)]
     pub connect_timeout: Duration,
 }
 

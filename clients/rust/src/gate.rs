@@ -58,7 +58,7 @@ impl Hold {
             .start
             .await
             .map_err(|_| "stopped before it started".to_string())?;
-        let now = crate::workload::Clock::new().now();
+        let now = crate::clock::Clock::new().now();
         if at > now {
             tokio::time::sleep(Duration::from_nanos((at - now) as u64)).await;
         }

@@ -51,7 +51,7 @@ impl PartClocks {
         let owner = match b {
             Block::Whole(q) => (q < count).then_some(q),
             Block::Split(n) if (idx as usize) < n => (0..count).find(|&p| {
-                let (lo, hi) = crate::agent::range(n, p, count);
+                let (lo, hi) = crate::parts::range(n, p, count);
                 (lo..hi).contains(&(idx as usize))
             }),
             Block::Split(_) => None,

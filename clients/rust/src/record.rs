@@ -4,23 +4,10 @@
 //! sequence seen; the tail beyond it counts as lost only against an expected total.
 //! Recording allocates nothing per message (a tracker per new publisher only) and takes no lock.
 
+use crate::hist::{new_histogram, record_ns};
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-
-pub const LOWEST: u64 = 1;
-pub const HIGHEST: u64 = 3_600_000_000_000;
-pub const DIGITS: u8 = 3;
-
-pub fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(LOWEST, HIGHEST, DIGITS).expect("valid histogram bounds")
-}
-
-/// Records `ns` clamped into the trackable range, so nothing is silently dropped.
-pub fn record_ns(h: &mut Histogram<u64>, ns: i64) {
-    let v = (ns.max(LOWEST as i64) as u64).min(HIGHEST);
-    h.record(v).expect("value inside the bounds");
-}
 
 /// How far back a tracker tells a late message from a duplicate (as Go's `window`).
 const WINDOW: u64 = 1 << 16;
@@ -206,7 +193,7 @@ impl Recorder {
         if let (Some(iv), Some(all)) = (self.iv_lat.as_mut(), self.lat.as_mut()) {
             if !iv.is_empty() {
                 all.add(&*iv).expect("same bounds");
-                s.lat = Some(crate::result::encode_histogram(iv));
+                s.lat = Some(crate::hist::encode(iv));
                 iv.reset();
             }
         }
@@ -463,7 +450,7 @@ mod tests {
             .map(|x| (x.start - epoch, x.msgs, x.bytes))
             .collect();
         assert_eq!(got, vec![(0, 3, 48), (2 * s, 2, 32)]);
-        let max = |h: &Option<String>| crate::result::decode_histogram(h.as_ref().unwrap()).max();
+        let max = |h: &Option<String>| crate::hist::decode(h.as_ref().unwrap()).max();
         assert!((999_000..=1_001_000).contains(&max(&r.intervals[0].lat)));
         assert!((4_990_000..=5_010_000).contains(&max(&r.intervals[1].lat)));
         assert_eq!(r.lat.as_ref().unwrap().len(), 5);
@@ -502,7 +489,7 @@ mod tests {
             (first.src.as_str(), first.start, first.msgs, first.bytes),
             ("sub/2", 0, 2, 32)
         );
-        let h = crate::result::decode_histogram(first.lat.as_ref().unwrap());
+        let h = crate::hist::decode(first.lat.as_ref().unwrap());
         assert!(
             (1_999_000..=2_001_000).contains(&h.max()),
             "7 ms - 5 ms: {}",
@@ -517,7 +504,7 @@ mod tests {
         let second = rx.try_recv().expect("the last interval, at finish");
         assert!(r.intervals.is_empty(), "streamed slices are not kept");
         assert_eq!((second.start, second.msgs), (s, 1));
-        let h = crate::result::decode_histogram(second.lat.as_ref().unwrap());
+        let h = crate::hist::decode(second.lat.as_ref().unwrap());
         assert!(
             (3_990_000..=4_010_000).contains(&h.max()),
             "9 ms - 5 ms: {}",

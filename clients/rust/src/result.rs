@@ -3,9 +3,8 @@
 //! fills. Histograms are HdrHistogram's standard V2 compressed encoding in base64, which
 //! hdrhistogram-go (and so natsperf's `histo.Decode`) reads.
 
-use crate::record::{Recorder, DIGITS};
-use base64::Engine;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use crate::hist::{self, DIGITS};
+use crate::record::Recorder;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -67,7 +66,7 @@ impl ResultDoc {
 pub fn client_settings(info: &async_nats::ServerInfo) -> serde_json::Value {
     serde_json::json!({
         "library": "async-nats",
-        "version": crate::ASYNC_NATS_VERSION,
+        "version": crate::conn::ASYNC_NATS_VERSION,
         "server": { "name": info.server_name, "id": info.server_id, "version": info.version },
     })
 }
@@ -208,7 +207,7 @@ pub struct ClientLib {
 /// async-nats, at the version this crate is built against.
 pub const ASYNC_NATS: ClientLib = ClientLib {
     library: "async-nats",
-    version: crate::ASYNC_NATS_VERSION,
+    version: crate::conn::ASYNC_NATS_VERSION,
 };
 
 /// One slice of a group's series (the Result's `Interval`).
@@ -416,25 +415,6 @@ fn time_opt(ns: i64) -> Option<String> {
     (ns != 0).then(|| rfc3339(ns))
 }
 
-/// HdrHistogram V2 compressed ("deflate") encoding, base64: what hdrhistogram-go's Decode reads.
-pub fn encode_histogram(h: &Histogram<u64>) -> String {
-    let mut buf = Vec::new();
-    V2DeflateSerializer::new()
-        .serialize(h, &mut buf)
-        .expect("serialize histogram to memory");
-    base64::engine::general_purpose::STANDARD.encode(buf)
-}
-
-/// The inverse of `encode_histogram`.
-pub fn decode_histogram(s: &str) -> Histogram<u64> {
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(s)
-        .expect("a histogram this program encoded");
-    hdrhistogram::serialization::Deserializer::new()
-        .deserialize(&mut &raw[..])
-        .expect("a histogram this program encoded")
-}
-
 /// Settles a receiver's `not_received` against what in-process publishers are known to have
 /// sent (Go's `record.SentTail`): what they sent and never arrived is lost; what they never
 /// sent (a publisher behind its schedule stopped at the duration) is neither lost nor awaited.
@@ -464,8 +444,8 @@ fn series(recs: &[Recorder], epoch: i64) -> Vec<Interval> {
             a.0 += s.msgs;
             a.1 += s.bytes;
             if let Some(enc) = &s.lat {
-                let h = decode_histogram(enc);
-                a.2.get_or_insert_with(crate::record::new_histogram)
+                let h = hist::decode(enc);
+                a.2.get_or_insert_with(hist::new_histogram)
                     .add(&h)
                     .expect("same bounds");
             }
@@ -489,7 +469,7 @@ fn series(recs: &[Recorder], epoch: i64) -> Vec<Interval> {
                 iv.p90_ns = h.value_at_quantile(0.9);
                 iv.p99_ns = h.value_at_quantile(0.99);
                 iv.max_ns = h.max();
-                iv.histogram = encode_histogram(&h);
+                iv.histogram = hist::encode(&h);
             }
             iv
         })
@@ -518,7 +498,7 @@ pub fn summary(h: Option<&Histogram<u64>>) -> Option<Latency> {
         max_ns: h.max(),
         stddev_ns: h.stdev(),
         percentiles,
-        histogram: encode_histogram(h),
+        histogram: hist::encode(h),
         uncorrected: None,
     })
 }
@@ -671,7 +651,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
         }
         for (dst, src) in [(&mut agg_lat, &r.lat), (&mut agg_unc, &r.uncorr)] {
             if let Some(h) = src {
-                dst.get_or_insert_with(crate::record::new_histogram)
+                dst.get_or_insert_with(hist::new_histogram)
                     .add(h)
                     .expect("same bounds");
             }
@@ -758,6 +738,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine;
 
     #[test]
     fn stop_reason_precedence() {
@@ -783,11 +764,11 @@ mod tests {
 
     #[test]
     fn histogram_round_trips() {
-        let mut h = crate::record::new_histogram();
+        let mut h = hist::new_histogram();
         for v in [1u64, 1000, 123_456, 3_600_000_000_000] {
             h.record(v).unwrap();
         }
-        let enc = encode_histogram(&h);
+        let enc = hist::encode(&h);
         let raw = base64::engine::general_purpose::STANDARD
             .decode(enc)
             .unwrap();

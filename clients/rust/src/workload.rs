@@ -2,16 +2,17 @@
 //! connection and one tokio task with its own Recorder (no shared state per message); the run
 //! ends at the clients' share, --duration, --idle-timeout (receivers) or Ctrl-C.
 
+use crate::bench::Bench;
+use crate::clock::Clock;
 use crate::conn::{ConnArgs, Want};
 use crate::pace::Constant;
 use crate::record::Recorder;
 use crate::result::{self, ResultDoc, Stop};
 use crate::stamp::{self, Ids};
-use crate::Bench;
 use futures::StreamExt;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -26,29 +27,6 @@ pub enum Kind {
 
 /// The queue group every responder joins (natsperf's `core.ServiceQueue`).
 const SERVICE_QUEUE: &str = "natsperf-service";
-
-/// Wall-clock Unix nanoseconds advanced by the monotonic clock, as natsperf's `record.Clock`.
-#[derive(Clone, Copy)]
-pub struct Clock {
-    start: Instant,
-    start_wall: i64,
-}
-
-impl Clock {
-    pub fn new() -> Clock {
-        let wall = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .expect("clock after 1970")
-            .as_nanos() as i64;
-        Clock {
-            start: Instant::now(),
-            start_wall: wall,
-        }
-    }
-    pub fn now(&self) -> i64 {
-        self.start_wall + self.start.elapsed().as_nanos() as i64
-    }
-}
 
 /// What every client task gets.
 pub(crate) struct Ctx {

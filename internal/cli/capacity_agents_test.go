@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/natsperf/natsperf/internal/agent"
+	"github.com/natsperf/natsperf/internal/capacity"
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/version"
+)
+
+// TestCapacityAcrossAgents: `natsperf capacity ... --agents 2 --control URL` runs every probe
+// across two natsperf agents (started here on a loopback control server, as `natsperf agent`
+// runs one) and reports a result; the messages its probes say they sent, merged over the
+// agents, are the ones the target server counted in (its /varz in_msgs, plus the one
+// $JS.API.INFO request a process sends a server it has not asked before). The control server
+// is another server, so the target's counters hold the benchmark alone. --warmup 0: every
+// message sent is in a probe's count.
+func TestCapacityAcrossAgents(t *testing.T) {
+	control, target := startServer(t, nil), startServer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, name := range []string{"cap-a1", "cap-a2"} {
+		a, err := agent.Start(ctx, agent.Config{
+			Control: connect.Settings{Servers: control.ClientURL()}, Target: connect.Settings{Servers: target.ClientURL()},
+			Name: name, Version: version.String(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+	}
+	before, _ := target.Varz(nil)
+	r := run(ctx, t, nil, "capacity", "pub", "cap.agents", "-s", target.ClientURL(), "--clients", "2", "--size", "16",
+		"--agents", "2", "--control", control.ClientURL(), "--agents-wait", "20s",
+		"--slo", "rate>=0.5", "--min", "100", "--max", "400", "--probe-duration", "500ms", "--warmup", "0s", "--repeats", "1", "--drain", "0s", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	var o capacity.Outcome
+	if err := json.Unmarshal([]byte(r.out), &o); err != nil {
+		t.Fatalf("%v: %s", err, r.out)
+	}
+	if o.Verdict != capacity.AboveMax || len(o.Probes) < 2 {
+		t.Fatalf("verdict %q after %d probes, want %q (every probe passes rate>=0.5 up to --max): %+v", o.Verdict, len(o.Probes), capacity.AboveMax, o.Probes)
+	}
+	var sent int64
+	for _, p := range o.Probes {
+		if p.Sent <= 0 || !p.Pass || len(p.Agents) != 2 {
+			t.Fatalf("probe %+v: nothing sent, failed, or not on the two agents", p)
+		}
+		sent += p.Sent
+	}
+	const jsInfo = 1
+	after := varzAtLeast(t, target, before.InMsgs+sent+jsInfo)
+	if in := after.InMsgs - before.InMsgs; in != sent+jsInfo {
+		t.Fatalf("the server counted %d messages in, the probes' merged counts say %d sent (+%d $JS.API.INFO)", in, sent, jsInfo)
+	}
+	t.Logf("%d probes across 2 agents sent %d messages; the server counted %d in", len(o.Probes), sent, after.InMsgs-before.InMsgs)
+}
+
+// TestCapacityThroughRust: with --client rust every probe runs in natsperf-rust, and the
+// messages the probes say they sent are the ones the server counted from natsperf-rust's
+// connections (/connz). natsperf-rust records neither send lateness nor CPU: the table says
+// n/a rather than a 0 natsperf did not measure.
+func TestCapacityThroughRust(t *testing.T) {
+	bin := rustBinary(t)
+	s := startServer(t, nil)
+	file := filepath.Join(t.TempDir(), "cap.json")
+	r := run(context.Background(), t, nil, "capacity", "pub", "cap.rust", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin, "--size", "16",
+		"--slo", "rate>=0.5", "--min", "100", "--max", "200", "--probe-duration", "500ms", "--warmup", "0s", "--repeats", "1", "--drain", "0s", "-o", file)
+	if r.code != 0 || !strings.Contains(r.out, "Capacity: at least 200 msgs/s at rate>=0.5") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.out, "n/a  n/a") {
+		t.Errorf("the table does not say n/a for what natsperf-rust does not record:\n%s", r.out)
+	}
+	var o capacity.Outcome
+	f, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(f, &o); err != nil {
+		t.Fatal(err)
+	}
+	var sent int64
+	for _, p := range o.Probes {
+		if p.LatenessP99 != -1 || p.CPUShare != -1 {
+			t.Errorf("probe %d: send lateness %d, CPU %v from natsperf-rust, which records neither", p.N, p.LatenessP99, p.CPUShare)
+		}
+		sent += p.Sent
+	}
+	if in, _ := rustClientCounts(t, s); sent == 0 || in != sent {
+		t.Fatalf("the server counted %d messages from natsperf-rust's connections, the %d probes say %d", in, len(o.Probes), sent)
+	}
+}
