@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/agent"
@@ -27,21 +26,9 @@ func TestRunSeesTargetAdvisories(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Shutdown()
-	nc, err := nats.Connect(c.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	natstest.Eventually(t, 30*time.Second, 200*time.Millisecond, func() error {
-		cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
-		defer ccancel()
-		_, err := js.CreateOrUpdateStream(cctx, jetstream.StreamConfig{Name: "advtest", Subjects: []string{"advtest"}, Replicas: 3})
-		return err
-	})
+	js := natstest.JetStream(t, c.URL())
+	natstest.CreateStream(t, js, jetstream.StreamConfig{Name: "advtest", Subjects: []string{"advtest"}, Replicas: 3})
+	nc := js.Conn()
 	login := connect.Settings{Servers: natstest.Server(t, nil).ClientURL()}
 	startAgents(ctx, t, 1, agent.Config{Control: login, Target: connect.Settings{Servers: c.URL()}, Name: "adv", Version: "vT"})
 	stepping := make(chan struct{})
