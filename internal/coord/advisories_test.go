@@ -71,3 +71,29 @@ func TestRunSeesTargetAdvisories(t *testing.T) {
 	}
 	t.Logf("%d elections seen: %v", len(elected), elected)
 }
+
+// A distributed run samples through the system account from the coordinator: the agents get
+// a Spec without the system password (one holding it would be refused), and the one series
+// covers all 3 servers.
+func TestRunSamplesThroughTheSystemAccount(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	nodes := natstest.SysCluster(t)
+	login := connect.Settings{Servers: natstest.Server(t, nil).ClientURL()}
+	target := connect.Settings{Servers: nodes[0].ClientURL(), User: "app", Password: "apppw"}
+	startAgents(ctx, t, 1, agent.Config{Control: login, Target: target, Name: "sys", Version: "vT"})
+	s := &spec.Spec{Version: spec.Version,
+		Target: spec.Target{Servers: []string{nodes[0].ClientURL()}, User: "app", Password: "apppw", SysUser: "sys", SysPassword: "syspw"},
+		Workloads: []spec.Workload{{Pacing: spec.Pacing{Msgs: 1000}, Config: &spec.Pub{Subject: "sys.pub"}}}}
+	res, err := Run(ctx, s, Config{Control: login, Count: 1, Wait: 10 * time.Second, Version: "vT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := res.Telemetry
+	if tel == nil || tel.Source != "sys" || len(tel.Servers) != 3 || len(tel.Errors) > 0 {
+		t.Fatalf("telemetry %+v", tel)
+	}
+	if in := tel.Counters().InMsgs; in < 1000 {
+		t.Errorf("the servers counted %d messages in, the agent published 1000", in)
+	}
+}

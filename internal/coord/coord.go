@@ -524,6 +524,7 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 	// does); they travel in the prepare request's own field.
 	bare := *s
 	bare.Target.Password, bare.Target.Token = "", ""
+	bare.Target.SysPassword = "" // the coordinator samples the servers, the agents never do
 	specJSON, err := json.Marshal(&bare)
 	if err != nil {
 		return nil, err
