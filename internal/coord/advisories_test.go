@@ -83,7 +83,7 @@ func TestRunSamplesThroughTheSystemAccount(t *testing.T) {
 	target := connect.Settings{Servers: nodes[0].ClientURL(), User: "app", Password: "apppw"}
 	startAgents(ctx, t, 1, agent.Config{Control: login, Target: target, Name: "sys", Version: "vT"})
 	s := &spec.Spec{Version: spec.Version,
-		Target: spec.Target{Servers: []string{nodes[0].ClientURL()}, User: "app", Password: "apppw", SysUser: "sys", SysPassword: "syspw"},
+		Target:    spec.Target{Servers: []string{nodes[0].ClientURL()}, User: "app", Password: "apppw", SysUser: "sys", SysPassword: "syspw"},
 		Workloads: []spec.Workload{{Pacing: spec.Pacing{Msgs: 1000}, Config: &spec.Pub{Subject: "sys.pub"}}}}
 	res, err := Run(ctx, s, Config{Control: login, Count: 1, Wait: 10 * time.Second, Version: "vT"})
 	if err != nil {
