@@ -52,3 +52,11 @@ func TestSysAccountTelemetryFlags(t *testing.T) {
 		}
 	}
 }
+
+// A system password without its user is a usage error, one line, and the line does not show it.
+func TestSysPasswordWithoutUserRefused(t *testing.T) {
+	r := run(context.Background(), t, nil, "pub", "foo", "--msgs", "10", "--sys-password", "hunter2", "--no-progress")
+	if r.code != 2 || !strings.Contains(r.err, "sys_password: goes with sys_user") || strings.Contains(r.err+r.out, "hunter2") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.err)
+	}
+}
