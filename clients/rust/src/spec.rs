@@ -113,6 +113,15 @@ pub struct Target {
     /// Ignored: telemetry is sampled by whoever holds the target, never by an agent.
     #[allow(dead_code)]
     pub monitor: Vec<String>,
+    /// Ignored, as monitor: the system account telemetry reads through.
+    #[allow(dead_code)]
+    pub sys_creds: String,
+    #[allow(dead_code)]
+    pub sys_user: String,
+    /// A Spec never holds a secret: any value is refused (as password).
+    #[serde(deserialize_with = "no_secret")]
+    #[allow(dead_code)]
+    pub sys_password: String,
 }
 
 impl Target {
