@@ -16,12 +16,11 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/agentproto"
-	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/proctest"
 	"github.com/natsperf/natsperf/internal/result"
-	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/version"
 )
 
@@ -42,24 +41,13 @@ type rustLive struct {
 func startRustAgents(t *testing.T, bin, url string, n int) []coord.Agent {
 	t.Helper()
 	label := fmt.Sprintf("natsperf-run=live%d", time.Now().UnixNano())
-	for range n {
-		a, err := rustbin.StartAgent(bin, connect.Settings{Servers: url}, label)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(a.Stop)
-	}
+	proctest.StartRustAgents(t, bin, url, label, n)
 	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	var found []coord.Agent
-	natstest.WaitFor(t, 30*time.Second, "the Rust agents' INFO", func() bool {
-		found, err = coord.Discover(context.Background(), nc, 300*time.Millisecond)
-		return err == nil && len(found) == n
-	})
-	return found
+	return proctest.WaitForAgents(t, nc, n)
 }
 
 // runRustAgents runs spec on the agents as a coordinator would (part i on agent i, publisher

@@ -23,9 +23,9 @@ import (
 	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/agentproto"
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/proctest"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/version"
@@ -289,21 +289,13 @@ func TestClientRustRefusesWhatItDoesNotRun(t *testing.T) {
 func TestRustAgentSpeaksTheProtocol(t *testing.T) {
 	bin := rustBinary(t)
 	s := natstest.Server(t, nil)
-	agent, err := rustbin.StartAgent(bin, connect.Settings{Servers: s.ClientURL()}, "natsperf-run=proto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer agent.Stop()
+	proctest.StartRustAgents(t, bin, s.ClientURL(), "natsperf-run=proto", 1)
 	nc, err := nats.Connect(s.ClientURL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	var found []coord.Agent
-	natstest.WaitFor(t, 30*time.Second, "the Rust agent's INFO", func() bool {
-		found, err = coord.Discover(context.Background(), nc, 300*time.Millisecond)
-		return err == nil && len(found) == 1
-	})
+	found := proctest.WaitForAgents(t, nc, 1)
 	a := found[0]
 	if a.Client != "rust" || a.Protocol != agentproto.Protocol || a.Labels["natsperf-run"] != "proto" || a.Labels["client"] != "rust" {
 		t.Fatalf("agent %+v: want client rust, protocol %s and its labels", a, agentproto.Protocol)
@@ -546,20 +538,13 @@ func TestAgentsChosenByClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer goAgent.Close()
-	rust, err := rustbin.StartAgent(bin, connect.Settings{Servers: s.ClientURL()}, "natsperf-run=choose")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rust.Stop()
+	proctest.StartRustAgents(t, bin, s.ClientURL(), "natsperf-run=choose", 1)
 	nc, err := nats.Connect(s.ClientURL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	natstest.WaitFor(t, 30*time.Second, "both agents", func() bool {
-		found, err := coord.Discover(context.Background(), nc, 300*time.Millisecond)
-		return err == nil && len(found) == 2
-	})
+	proctest.WaitForAgents(t, nc, 2)
 	for _, client := range []string{"go", "rust"} {
 		lib := map[string]string{"go": "nats.go", "rust": "async-nats"}[client]
 		res := rustRun(t, "pub", "choose."+client, "-s", s.ClientURL(), "--client", client, "--agents", "1", "--msgs", "500", "--agents-wait", "20s")

@@ -1,7 +1,6 @@
 package rustclient
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -10,10 +9,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/agentproto"
-	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/rustbin"
+	"github.com/natsperf/natsperf/internal/proctest"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -23,21 +20,13 @@ import (
 func TestRustAgentRefusesSpecsAsGoDoes(t *testing.T) {
 	bin := rustBin(t)
 	s := natstest.Server(t, nil)
-	agent, err := rustbin.StartAgent(bin, connect.Settings{Servers: s.ClientURL()}, "natsperf-run=spec")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer agent.Stop()
+	proctest.StartRustAgents(t, bin, s.ClientURL(), "natsperf-run=spec", 1)
 	nc, err := nats.Connect(s.ClientURL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	var found []coord.Agent
-	natstest.WaitFor(t, 30*time.Second, "the Rust agent's INFO", func() bool {
-		found, err = coord.Discover(context.Background(), nc, 300*time.Millisecond)
-		return err == nil && len(found) == 1
-	})
+	found := proctest.WaitForAgents(t, nc, 1)
 	for _, bad := range []string{
 		`{"version":"natsperf.spec/v1","workloads":[{"kind":"pub","config":{"subject":"foo","sizee":16}}]}`,
 		`{"version":"natsperf.spec/v1","workloads":[{"kind":"sub","config":{"subject":"foo"}},{"kind":"js pub async","config":{"subject":"foo","window":10}}]}`,
