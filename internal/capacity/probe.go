@@ -2,10 +2,12 @@ package capacity
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/slo"
+	"github.com/natsperf/natsperf/internal/units"
 )
 
 // Figures reads a probe's figures from its run's Result (judged on its thresholds by the
@@ -67,7 +69,7 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 		if err == nil && t.Metric == "p" {
 			if u, ok := slo.Uncorrected(res, t); ok && t.Holds(u) {
 				late = true
-				p.Note = strings.TrimSpace(p.Note + fmt.Sprintf(" %s fails from the intended send times but holds from the actual ones (%.2fms): the senders left late (P99 %.2fms)", v.SLO, u/1e6, float64(p.LatenessP99)/1e6))
+				p.Note = strings.TrimSpace(p.Note + fmt.Sprintf(" %s fails from the intended send times but holds from the actual ones (%.2fms): the senders left late (P99 %.2fms)", v.SLO, u/1e6, ms(p.LatenessP99)))
 			}
 		}
 	}
@@ -78,5 +80,58 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 	short := offered > 0 && p.Achieved < 0.98*offered
 	saturated := res.CPU != nil && res.CPU.CoreShare >= 0.9
 	p.GeneratorBound = !p.Pass && ((short && saturated) || (openLoop && (short || rateFailed)) || late)
+	if p.GeneratorBound {
+		p.Bound = bound(res, saturated, short || (openLoop && rateFailed), openLoop)
+	}
 	return p
 }
+
+// bound says why a generator-bound probe was natsperf's limit (Probe.Bound): its CPU, its
+// senders' shortfall, or, when they only left late, senders waiting on the server for their
+// previous send (a closed loop with its clients mostly busy) or a timer that woke mostly idle
+// senders late.
+func bound(res *result.Result, saturated, short, openLoop bool) string {
+	switch {
+	case saturated:
+		return BoundCPU
+	case short:
+		return BoundShort
+	}
+	senders, busy := 0, 0.0
+	for _, g := range res.Groups {
+		if g.TargetRate <= 0 || len(g.Clients) == 0 {
+			continue
+		}
+		senders += len(g.Clients)
+		if l := g.Aggregate.Latency; l != nil && l.Uncorrected != nil && !openLoop {
+			// The share of its time a sender spent waiting for its reply or ack: a sender
+			// busy half the time or more was late because it waited, not because it slept.
+			busy = max(busy, g.TargetRate/float64(len(g.Clients))*l.Uncorrected.Mean/1e9)
+		}
+	}
+	if busy >= 0.5 {
+		return BoundBusy
+	}
+	if c := res.CPU; c != nil && c.Cores > 0 && senders > 0 && c.CoreShare*float64(c.Cores) >= 0.9*float64(min(senders, c.Cores)) {
+		return BoundCPU // each sender had a core to itself, and used it
+	}
+	return BoundTimer
+}
+
+// Bottleneck says why a generator-bound probe was natsperf's limit and what to do about it.
+func (p Probe) Bottleneck() string {
+	at := units.Comma(int64(math.Round(p.Offered)))
+	switch p.Bound {
+	case BoundShort:
+		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s (its senders sent %s msgs/s): add clients or agents", at, units.Comma(int64(math.Round(p.Achieved))))
+	case BoundCPU:
+		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s (natsperf's CPU %.0f%%): add clients or agents", at, 100*p.CPUShare)
+	case BoundBusy:
+		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s: its senders were still waiting for replies or acks when their next send was due (send lateness P99 %.2fms): add --clients", at, ms(p.LatenessP99))
+	case BoundTimer:
+		return fmt.Sprintf("at %s msgs/s the senders' wake-ups were late (send lateness P99 %.2fms, natsperf's CPU %.0f%%): the threshold is finer than this machine's timer precision", at, ms(p.LatenessP99), 100*max(p.CPUShare, 0))
+	}
+	return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s: add clients or agents", at)
+}
+
+func ms(ns int64) float64 { return float64(ns) / 1e6 }

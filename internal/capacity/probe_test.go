@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,60 @@ func TestFiguresGenerator(t *testing.T) {
 		p := Figures(tt.res, 1000, tt.openLoop)
 		if p.Pass != tt.pass || p.GeneratorBound != tt.gen {
 			t.Errorf("%s: pass %v generator %v, want %v %v (%s)", tt.name, p.Pass, p.GeneratorBound, tt.pass, tt.gen, p.Note)
+		}
+	}
+}
+
+// TestBottleneck: a generator-bound probe says why. Senders short of the rate, or natsperf
+// using its cores, are told to add clients or agents; closed-loop senders busy waiting for
+// replies to add --clients; senders that only woke up late while natsperf was mostly idle
+// (1,000/s at p99<1ms on a quiet machine: CPU 10%, lateness P99 0.49ms) are not told to add
+// anything: the threshold is finer than the machine's timer.
+func TestBottleneck(t *testing.T) {
+	type probe struct {
+		clients             int
+		achieved            float64
+		corrected, actual   time.Duration // the latency's P99 from intended and actual sends
+		mean                time.Duration // the round trip (uncorrected latency)
+		late                time.Duration // send lateness P99
+		share               float64       // natsperf's CPU over its cores
+		openLoop            bool
+		slo                 string
+		bound, want, notice string // notice: what the words must not say
+	}
+	tests := []probe{
+		{1, 1000, 1200 * time.Microsecond, 500 * time.Microsecond, 0, 490 * time.Microsecond, 0.10, true, "p99<1ms",
+			BoundTimer, "at 1,000 msgs/s the senders' wake-ups were late (send lateness P99 0.49ms, natsperf's CPU 10%): the threshold is finer than this machine's timer precision", "add"},
+		{40, 1000, 12 * time.Millisecond, 2 * time.Millisecond, 2 * time.Millisecond, 11 * time.Millisecond, 0.20, false, "p99<5ms",
+			BoundTimer, "timer precision", "add"},
+		{1, 800, 50 * time.Millisecond, 40 * time.Millisecond, 0, 30 * time.Millisecond, 0.40, true, "p99<10ms",
+			BoundShort, "the load generator was the bottleneck at 1,000 msgs/s (its senders sent 800 msgs/s): add clients or agents", "timer"},
+		{4, 1000, 50 * time.Millisecond, time.Millisecond, time.Millisecond, 45 * time.Millisecond, 0.95, false, "p99<10ms",
+			BoundCPU, "(natsperf's CPU 95%): add clients or agents", "timer"},
+		{1, 1000, 50 * time.Millisecond, time.Millisecond, 0, 45 * time.Millisecond, 0.50, true, "p99<10ms",
+			BoundCPU, "add clients or agents", "timer"}, // one sender, a whole core of two
+		{2, 1000, 50 * time.Millisecond, 3 * time.Millisecond, 1500 * time.Microsecond, 45 * time.Millisecond, 0.20, false, "p99<10ms",
+			BoundBusy, "still waiting for replies or acks when their next send was due (send lateness P99 45.", "timer"},
+		{2, 1000, 50 * time.Millisecond, 3 * time.Millisecond, 1500 * time.Microsecond, 45 * time.Millisecond, 0.20, false, "p99<10ms",
+			BoundBusy, "ms): add --clients", "timer"},
+	}
+	for _, tt := range tests {
+		l := latencyOf(tt.corrected)
+		l.Uncorrected = latencyOf(tt.actual)
+		if tt.mean > 0 {
+			l.Uncorrected.Mean = float64(tt.mean)
+		}
+		g := result.Group{Name: "pub", TargetRate: 1000, Clients: make([]result.Client, tt.clients),
+			Aggregate: result.Aggregate{MsgsPerSec: tt.achieved, Latency: l, SendLateness: latencyOf(tt.late)}}
+		res := &result.Result{Stop: result.Stop{Reason: result.StopCompleted}, Groups: []result.Group{g},
+			CPU: &result.CPU{Cores: 2, CoreShare: tt.share}}
+		ts, _ := slo.ParseAll([]string{tt.slo})
+		res.SLO = slo.Judge(res, ts)
+		p := Figures(res, 1000, tt.openLoop)
+		p.Offered = 1000
+		words := p.Bottleneck()
+		if !p.GeneratorBound || p.Bound != tt.bound || !strings.Contains(words, tt.want) || strings.Contains(words, tt.notice) {
+			t.Errorf("%s: generator %v, bound %q: %q, want %q saying %q and not %q", tt.bound, p.GeneratorBound, p.Bound, words, tt.bound, tt.want, tt.notice)
 		}
 	}
 }

@@ -21,6 +21,14 @@ const (
 	GeneratorBound = "generator-bound" // natsperf itself could not offer the rate
 )
 
+// Why a probe was natsperf's limit and not the server's (Probe.Bound).
+const (
+	BoundCPU   = "cpu"   // natsperf's process used its cores (90% of them, or one per sender)
+	BoundShort = "short" // its senders fell short of the offered rate
+	BoundBusy  = "busy"  // senders waiting for replies or acks were late for their next send
+	BoundTimer = "timer" // mostly idle senders woke up late: timer precision, not capacity
+)
+
 // Probe is one run at a fixed offered rate.
 type Probe struct {
 	N        int     `json:"n"`        // 1-based, in the order run
@@ -47,6 +55,9 @@ type Probe struct {
 	// GeneratorBound: the senders fell short of the offered rate because natsperf itself
 	// could not send it (CPU saturated, or a publisher that never waits for the server).
 	GeneratorBound bool `json:"generator_bound,omitempty"`
+	// Bound says why a generator-bound probe was natsperf's limit (BoundCPU, BoundShort,
+	// BoundBusy, BoundTimer); Bottleneck puts it in words.
+	Bound string `json:"bound,omitempty"`
 	// Drained is false when the pause after the probe was too short for its backlog; Note
 	// says so, or anything else about the probe.
 	Drained bool    `json:"drained"`
@@ -77,7 +88,10 @@ type Outcome struct {
 	FailRepeats int `json:"fail_repeats"`
 	// GeneratorRate is the offered rate natsperf could not send (verdict generator-bound).
 	GeneratorRate float64 `json:"generator_rate,omitempty"`
-	Seconds       float64 `json:"seconds"` // the search's wall time
+	// Bound is that probe's Bound; Bottleneck its words.
+	Bound      string  `json:"bound,omitempty"`
+	Bottleneck string  `json:"bottleneck,omitempty"`
+	Seconds    float64 `json:"seconds"` // the search's wall time
 }
 
 // Search is how to search and how to probe.
@@ -121,6 +135,7 @@ func (s Search) Run(ctx context.Context, o *Outcome) error {
 	}
 	generator := func(p Probe, lo float64) error {
 		o.Verdict, o.GeneratorRate, o.Low, o.Capacity = GeneratorBound, p.Offered, lo, 0
+		o.Bound, o.Bottleneck = p.Bound, p.Bottleneck()
 		return nil
 	}
 	// Up geometrically until a probe fails.

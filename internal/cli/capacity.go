@@ -51,9 +51,10 @@ func (a *app) capacityCmd() *cobra.Command {
 		Short: "Find the highest rate a deployment carries while every --slo threshold holds",
 		Long: `Find the capacity of a deployment: the highest offered rate at which every threshold (--slo)
 holds for a sustained probe. COMMAND is any fixed-rate benchmark command line (pub, pubsub,
-service request, js pub sync|async, latency) with its own flags; capacity runs it again and again
-at fixed rates: up geometrically from --min until a threshold fails, then bisecting between the
-last passing and the first failing rate, then --repeats probes at each side of the boundary.
+service request, js pub sync|async, kv put, latency) with its own flags; capacity runs it again
+and again at fixed rates: up geometrically from --min until a threshold fails, then bisecting
+between the last passing and the first failing rate, then --repeats probes at each side of the
+boundary.
 
 Thresholds: 'p99<5ms', 'p99.9<20ms' (latency percentiles, from each message's intended send
 time), 'loss=0' (lost messages and timed-out requests), 'rate>=0.99' (achieved over offered).
@@ -61,7 +62,10 @@ time), 'loss=0' (lost messages and timed-out requests), 'rate>=0.99' (achieved o
 Between probes it pauses for the backlog to drain (what a probe left unanswered, at its achieved
 rate, at least --drain) and says when it could not. Every probe records natsperf's own CPU share
 and how late its senders were; when the senders could not offer a rate themselves, the search
-stops and says the load generator was the bottleneck instead of calling it the server's limit.
+stops and says the load generator was the bottleneck instead of calling it the server's limit
+(add clients or agents; add --clients when requesters were busy waiting for replies), or, when
+they only woke up late while natsperf was mostly idle, that the threshold is finer than this
+machine's timer precision.
 Without a server (-s), each probe starts a fresh embedded server.
 
 Prints every probe, then the capacity line; --json prints the search as JSON (natsperf.capacity/v1)
@@ -142,7 +146,7 @@ func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
 
 // capacity builds the probed command's Spec once and searches over its rate.
 func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) error {
-	target, sr, err := a.commandSpec(cmd, args, "capacity probes pub, pubsub, service request, js pub sync|async or latency")
+	target, sr, err := a.commandSpec(cmd, args, "capacity probes "+fixedRateKinds)
 	if err != nil {
 		return err
 	}
@@ -163,12 +167,8 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 	if len(base.SLO) == 0 {
 		return usagef("capacity needs at least one --slo threshold, e.g. --slo 'p99<5ms'")
 	}
-	if len(base.Workloads) != 1 {
-		return usagef("capacity probes one workload")
-	}
-	kind := base.Workloads[0].Kind()
-	if !fixedRate[kind] {
-		return usagef("%s has no fixed rate: capacity probes pub, pubsub, service request, js pub sync|async or latency", kind)
+	if err := searchable(base); err != nil {
+		return usageError{err}
 	}
 	if err := checkOutputFile("-o", a.out.File); err != nil {
 		return err
@@ -253,8 +253,35 @@ func (a *app) searchCapacity(ctx context.Context, base *spec.Spec, cf capacityFl
 	return o, best, err
 }
 
-// fixedRate are the kinds capacity can probe.
-var fixedRate = map[string]bool{"pub": true, "pubsub": true, "service request": true, "js pub sync": true, "js pub async": true, "latency": true}
+// searchable says why capacity cannot search s, if it cannot: it probes one fixed-rate
+// workload, whose rate it sets (a load shape or --sleep would fight it).
+func searchable(s *spec.Spec) error {
+	if len(s.Workloads) != 1 {
+		return fmt.Errorf("a capacity search probes one workload, not %d", len(s.Workloads))
+	}
+	if kind := s.Workloads[0].Kind(); !fixedRate[kind] {
+		return fmt.Errorf("%s has no fixed rate: capacity probes %s", kind, fixedRateKinds)
+	}
+	if p := s.Workloads[0].Pacing; p.RateTo > 0 || len(p.Steps) > 0 || p.Sleep > 0 {
+		return errors.New("capacity sets the rate of each probe: give the workload no --rate A..B, --steps or --sleep")
+	}
+	return nil
+}
+
+// checkCapacityArgs says, when a scenario with capacity: loads, whether its workload's
+// command line can be searched; one that does not parse is checkWorkloadArgs's to report.
+func (a *app) checkCapacityArgs(args []string) error {
+	s, err := a.workloadSpec(args)
+	if err != nil {
+		return nil
+	}
+	return searchable(s)
+}
+
+// fixedRate are the kinds capacity can probe, as fixedRateKinds lists them.
+var fixedRate = map[string]bool{"pub": true, "pubsub": true, "service request": true, "js pub sync": true, "js pub async": true, "kv put": true, "latency": true}
+
+const fixedRateKinds = "pub, pubsub, service request, js pub sync|async, kv put or latency"
 
 // drainAfter pauses after a probe for its backlog: what it left unanswered (lost or timed
 // out), at the rate it achieved, at least least; capped at maxDrain, which it notes.
@@ -321,8 +348,8 @@ func writeJSON(w io.Writer, v any) error {
 // goes to DIR/NAME.capacity.json (named in ir), and the Result returned is the probe's at
 // the capacity (the last probe's when none passed), the cell's Result.
 func (a *app) cellCapacity(ctx context.Context, c *scenario.Capacity, s *spec.Spec, o runner.Options, dir, name string, ir *scenario.IndexRun) (*runner.Result, error) {
-	if len(s.Workloads) != 1 || !fixedRate[s.Workloads[0].Kind()] {
-		return nil, errors.New("capacity: a cell searched for its capacity has one fixed-rate workload (pub, pubsub, service request, js pub sync|async or latency)")
+	if err := searchable(s); err != nil { // checked when the file loaded (checkCapacityArgs)
+		return nil, fmt.Errorf("capacity: %w", err)
 	}
 	cf := defaultCapacityFlags()
 	warmup := defaultWarmup

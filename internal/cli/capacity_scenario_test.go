@@ -81,3 +81,65 @@ workloads:
 	}
 	t.Logf("%s", r.out)
 }
+
+// TestScenarioCapacityRefusedAtLoad: a scenario whose capacity: cell is not one fixed-rate
+// workload that capacity can probe is refused when the file loads (a usage error, exit 2,
+// one line naming the cell and the workload), before any cell runs; it used to be found only
+// when the cell ran (exit 1). The target is a port nothing listens on: nothing may run.
+func TestScenarioCapacityRefusedAtLoad(t *testing.T) {
+	head := `name: refused
+target: {servers: "nats://127.0.0.1:1"}
+slo: ["p99<10ms"]
+capacity: {min: 100, max: 200}
+`
+	for _, tt := range []struct {
+		name, body string
+		want       []string // in the one line naming the mistake
+	}{
+		{"no fixed rate", `matrix:
+  op: [put, get]
+workloads:
+  - name: kv
+    command: kv ${op}
+`, []string{"workloads[0].command", "cell op=get", "workload kv", "kv get has no fixed rate"}},
+		{"two workloads", `workloads:
+  - {name: a, command: pub x}
+  - {name: b, command: sub x}
+`, []string{"capacity", "one workload of one instance", "this cell has 2 (a x1, b x1)"}},
+		{"instances", `workloads:
+  - {name: req, command: service request x, instances: 3}
+`, []string{"capacity", "this cell has 3 (req x3)"}},
+		{"a shape", `workloads:
+  - {name: p, command: pub x --steps 100,200 --step-duration 1s}
+`, []string{"workloads[0].command", "workload p", "capacity sets the rate"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "s.yaml")
+			if err := os.WriteFile(file, []byte(head+tt.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := run(context.Background(), t, nil, "run", file, "-o", filepath.Join(dir, "out"))
+			if r.code != exitUsage {
+				t.Fatalf("exit %d, want %d (refused when loaded)\n%s\n%s", r.code, exitUsage, r.out, r.err)
+			}
+			var named []string
+			for _, line := range strings.Split(strings.TrimSpace(r.err), "\n") {
+				if strings.Contains(line, tt.want[0]) && strings.Contains(line, "s.yaml") {
+					named = append(named, line)
+				}
+			}
+			if len(named) != 1 {
+				t.Fatalf("want one line naming %q, got %q", tt.want[0], r.err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(named[0], w) {
+					t.Errorf("%q lacks %q", named[0], w)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+				t.Errorf("the run directory was made: something ran")
+			}
+		})
+	}
+}

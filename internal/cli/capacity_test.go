@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/capacity"
 )
@@ -89,6 +90,71 @@ func TestCapacityOfAKnownService(t *testing.T) {
 	}
 	if got := float64(served.Load()); got < 0.9*sent {
 		t.Errorf("the responder served %v requests, the probes claim about %.0f", got, sent)
+	}
+}
+
+// TestCapacityOfAOneMillisecondService is the test: one responder written here,
+// answering one request at a time after 1ms of work, on a fixed 1ms schedule (exactly
+// 1,000/s when loaded, whatever a sleep's wake-up), and 'capacity service request --slo
+// p99<5ms': the capacity found is within 10% of 1,000/s and not above it. Past 1,000/s the
+// queue grows for the whole probe (the forty requesters keep forty requests waiting, 40ms),
+// so p99 fails within a probe; below it a request waits for at most the ones that arrived
+// with it.
+func TestCapacityOfAOneMillisecondService(t *testing.T) {
+	s := startServer(t, nil)
+	const serviceRate = 1000
+	served := pacedResponder(t, s.ClientURL(), "cap.ms", time.Second/serviceRate)
+	r := run(context.Background(), t, nil, "capacity", "service", "request", "cap.ms", "-s", s.ClientURL(), "--clients", "40", "--size", "16",
+		"--slo", "p99<5ms", "--min", "300", "--max", "2400", "--probe-duration", "2s", "--warmup", "500ms", "--repeats", "1", "--drain", "300ms", "--json")
+	var o capacity.Outcome
+	if err := json.Unmarshal([]byte(r.out), &o); err != nil {
+		t.Fatalf("exit %d: %v: %s\n%s", r.code, err, r.out, r.err)
+	}
+	for _, p := range o.Probes {
+		t.Logf("%7.0f/s offered, %7.0f achieved, P50 %v P99 %v, late P99 %v, CPU %.0f%%: pass %v %s %s", p.Offered, p.Achieved,
+			time.Duration(p.P50), time.Duration(p.P99), time.Duration(p.LatenessP99), 100*p.CPUShare, p.Pass, p.Bound, p.Note)
+	}
+	if r.code != 0 || o.Verdict != capacity.Found || o.Capacity < 0.9*serviceRate || o.Capacity > serviceRate {
+		t.Fatalf("exit %d: capacity %v (%s, between %v and %v; %s), want within 10%% of %v and not above", r.code, o.Capacity, o.Verdict, o.Low, o.High, o.Bottleneck, serviceRate)
+	}
+	if served.Load() == 0 {
+		t.Errorf("the responder served nothing")
+	}
+}
+
+// TestCapacityOfKVPuts: capacity searches kv put (a fixed-rate sender since it takes load
+// shapes), and the puts its probes say they sent are the ones the bucket's stream stored
+// (its last sequence: the server's count, natsperf's arithmetic has no part in it).
+func TestCapacityOfKVPuts(t *testing.T) {
+	s := startServer(t, nil)
+	r := run(context.Background(), t, nil, "capacity", "kv", "put", "-s", s.ClientURL(), "--bucket", "capkv", "--storage", "memory", "--clients", "4", "--size", "16",
+		"--slo", "rate>=0.9", "--slo", "loss=0", "--min", "100", "--max", "400", "--probe-duration", "500ms", "--warmup", "0s", "--repeats", "1", "--drain", "0s", "--json")
+	var o capacity.Outcome
+	if err := json.Unmarshal([]byte(r.out), &o); err != nil || r.code != 0 {
+		t.Fatalf("exit %d: %v: %s\n%s", r.code, err, r.out, r.err)
+	}
+	if o.Verdict != capacity.AboveMax || len(o.Probes) != 3 {
+		t.Fatalf("verdict %s after %d probes, want above-max after 3 (100, 200, 400/s): %+v", o.Verdict, len(o.Probes), o.Probes)
+	}
+	var sent int64
+	for _, p := range o.Probes {
+		sent += p.Sent
+	}
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := js.Stream(context.Background(), "KV_capkv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored := st.CachedInfo().State.LastSeq; sent != int64(stored) || sent < 300 {
+		t.Errorf("the probes sent %d puts, the bucket stored %d", sent, stored)
 	}
 }
 

@@ -25,17 +25,26 @@ func (a *app) kvOpCmd(put bool) *cobra.Command {
 	var randomize int64
 	var maxBytes int64
 	use := "get"
-	if put {
-		use = "put"
-	}
-	cmd := &cobra.Command{
-		Use:   use,
-		Short: map[bool]string{true: "Put values into a KV bucket, one at a time", false: "Get values from a KV bucket, one at a time"}[put],
-		Long: `--msgs is the total, split across --clients. Keys are "0".."N-1": the message number, or with
+	long := `--msgs is the total, split across --clients. Keys are "0".."N-1": the message number, or with
 --randomize N a random one of N keys. A missing bucket is created (marked created-by=natsperf);
 for get, a bucket natsperf created that lacks the keys is filled first (setup, not measured).
-Latency is each operation's round trip; a get of a missing key counts as an error.`,
-		Example: "  natsperf kv " + use + " --clients 4 --randomize 1000 --msgs 10000",
+Latency is each operation's round trip; a get of a missing key counts as an error.`
+	example := "  natsperf kv " + use + " --clients 4 --randomize 1000 --msgs 10000"
+	if put {
+		use = "put"
+		long += `
+
+Puts take a fixed rate (--rate, latency then counted from each put's intended time) or a load
+shape: --rate A..B --ramp D, --steps R1,R2,... --step-duration D, --arrivals poisson; the
+Result and the text then give each step's rate and percentiles (docs/capacity.md), and
+'natsperf capacity kv put ...' searches the bucket's capacity.`
+		example = "  natsperf kv put --clients 4 --randomize 1000 --msgs 10000\n  natsperf kv put --clients 4 --steps 200,400 --step-duration 1s --duration 2s"
+	}
+	cmd := &cobra.Command{
+		Use:     use,
+		Short:   map[bool]string{true: "Put values into a KV bucket, one at a time", false: "Get values from a KV bucket, one at a time"}[put],
+		Long:    long,
+		Example: example,
 		Args:    exactArgs(0, "no arguments"),
 		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
 			f := cmd.Flags()

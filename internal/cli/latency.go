@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/pace"
@@ -19,6 +20,7 @@ type latencyFlags struct {
 	Subject  string
 	Size     int64
 	Rate     float64
+	Shape    pace.Shape // --ramp, --steps, --arrivals
 	Duration time.Duration
 	Warmup   time.Duration
 	Hist     string
@@ -35,13 +37,17 @@ latency-tests' report: both server RTTs, the HdrHistogram percentiles, the achie
 the wall times. Latency counts from each message's intended send time (start + i/rate), so a
 publisher or server that falls behind shows in the percentiles; with --size 24 or more the
 latency from the actual send is printed as well. Lost messages are counted, never waited for.
-Both ends run in this process on one clock, so A and B may be on any hosts (docs/latency.md).`,
+Both ends run in this process on one clock, so A and B may be on any hosts (docs/latency.md).
+The rate takes a load shape as the other fixed-rate senders do: --rate A..B --ramp D, --steps
+R1,R2,... --step-duration D, --arrivals poisson; the Result and the text then give each step's
+rate and percentiles (docs/capacity.md).`,
 		Example: `  natsperf latency                                        # embedded server, 1000 msgs/s for 5s
   natsperf latency -s nats://a:4222 --server-b nats://b:4222 --rate 1000 --duration 5s --size 512
-  natsperf latency -s tls://demo.nats.io:4443 --tls-insecure --hist latency.hgrm`,
+  natsperf latency -s tls://demo.nats.io:4443 --tls-insecure --hist latency.hgrm
+  natsperf latency --steps 500,1000 --step-duration 1s --duration 2s      # a latency-vs-load curve`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: a.specRunE(func(*cobra.Command, []string) (*specRun, error) {
-			return a.latencySpec(lf)
+		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
+			return a.latencySpec(cmd.Flags(), lf)
 		}),
 	}
 	f := cmd.Flags()
@@ -49,14 +55,17 @@ Both ends run in this process on one clock, so A and B may be on any hosts (docs
 	f.StringVar(&lf.Subject, "subject", "", "subject to publish on (default: a fresh inbox, so runs never mix)")
 	lf.Size, lf.Rate, lf.Duration = stamp.Size, 1000, 5*time.Second
 	f.Var((*sizeValue)(&lf.Size), "size", "message payload size, at least 16 B (the stamp); 24 B or more also carries the actual send time")
-	f.Float64Var(&lf.Rate, "rate", lf.Rate, "messages per second")
+	loadShape{&lf.Rate, &lf.Shape}.register(f, "messages per second")
 	f.DurationVar(&lf.Duration, "duration", lf.Duration, "how long to publish")
 	f.DurationVar(&lf.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	registerHist(f, &lf.Hist)
 	return a.specCommand(cmd)
 }
 
-func (lf *latencyFlags) validate() error {
+func (lf *latencyFlags) validate(f *pflag.FlagSet) error {
+	if err := (loadShape{&lf.Rate, &lf.Shape}).validate(f); err != nil {
+		return err
+	}
 	switch {
 	case lf.Size < stamp.Size:
 		return usagef("--size %d: the latency command needs at least %d bytes per message for its stamp (publisher, sequence, send time); latency-tests' 8-byte default is not enough", lf.Size, stamp.Size)
@@ -77,15 +86,15 @@ func (lf *latencyFlags) validate() error {
 			return err
 		}
 	}
-	if n := (pace.Constant{Rate: lf.Rate}).Total(lf.Duration); n < 1 {
+	if n := pace.Total(lf.Rate, lf.Shape, 1, lf.Duration); n < 1 {
 		return usagef("--rate %v for --duration %v sends no message", lf.Rate, lf.Duration)
 	}
 	return nil
 }
 
 // latencySpec is the latency command line's Spec.
-func (a *app) latencySpec(lf latencyFlags) (*specRun, error) {
-	if err := lf.validate(); err != nil {
+func (a *app) latencySpec(f *pflag.FlagSet, lf latencyFlags) (*specRun, error) {
+	if err := lf.validate(f); err != nil {
 		return nil, err
 	}
 	target := connect.SpecTarget(a.conn.s)
@@ -104,6 +113,7 @@ func (a *app) latencySpec(lf latencyFlags) (*specRun, error) {
 		}},
 		Warmup: spec.Duration(lf.Warmup),
 	}
+	shapePacing(lf.Shape, &s.Workloads[0].Pacing)
 	conn := a.conn.s
 	if conn.User == "" && conn.Password == "" && conn.Token == "" {
 		// Server B connects with the settings, not server A's URL: credentials from either URL.

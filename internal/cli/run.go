@@ -65,7 +65,7 @@ it does a scenario file's.`,
 			if err != nil {
 				return err
 			}
-			sc, err := scenario.Load(args[0], scenario.Options{Set: set, CheckArgs: a.checkWorkloadArgs})
+			sc, err := scenario.Load(args[0], scenario.Options{Set: set, CheckArgs: a.checkWorkloadArgs, CheckCapacity: a.checkCapacityArgs})
 			if err != nil {
 				var se *scenario.Error
 				if errors.As(err, &se) {

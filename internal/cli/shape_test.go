@@ -27,22 +27,29 @@ func (m *inMsgs) countAt(t *testing.T, at time.Time) float64 {
 
 // TestShapedRateFollowsSchedule: the rate the server counted (/varz in_msgs, sampled every
 // 2ms) follows the steps and the ramp within 2% per step, and the Result's load steps say
-// the same. Steps of 3s: a sender that a busy host holds back 40ms at one end of a step and
-// not at the other moves 2% of a 2s step's messages into its neighbour (seen with load 25).
+// the same; for core publishers, KV puts (one at a time, each waiting for its ack) and the
+// latency command.
+// Steps of 3s: a sender that a busy host holds back 40ms at one end of a step and not at the
+// other moves 2% of a 2s step's messages into its neighbour (seen with load 25).
 func TestShapedRateFollowsSchedule(t *testing.T) {
+	pub := func(name string) []string { return []string{"pub", "shape." + name, "--size", "16"} }
+	kvPut := []string{"kv", "put", "--bucket", "shape", "--storage", "memory", "--clients", "8", "--size", "16"}
 	tests := []struct {
 		name    string
+		cmd     []string
 		args    []string
 		offered []float64 // per step of 3s
 	}{
-		{"steps", []string{"--steps", "1000,2000,4000", "--step-duration", "3s", "--duration", "9s"}, []float64{1000, 2000, 4000}},
-		{"ramp", []string{"--rate", "1000..3000", "--ramp", "9s", "--duration", "9s", "--interval", "3s"}, []float64{1333.3, 2000, 2666.7}},
+		{"steps", pub("steps"), []string{"--steps", "1000,2000,4000", "--step-duration", "3s", "--duration", "9s"}, []float64{1000, 2000, 4000}},
+		{"ramp", pub("ramp"), []string{"--rate", "1000..3000", "--ramp", "9s", "--duration", "9s", "--interval", "3s"}, []float64{1333.3, 2000, 2666.7}},
+		{"kv put steps", kvPut, []string{"--steps", "300,600,1200", "--step-duration", "3s", "--duration", "9s"}, []float64{300, 600, 1200}},
+		{"latency steps", []string{"latency", "--size", "16"}, []string{"--steps", "500,1000,2000", "--step-duration", "3s", "--duration", "9s"}, []float64{500, 1000, 2000}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startServer(t, nil)
 			v := sampleInMsgs(t, s)
-			args := append([]string{"pub", "shape." + tt.name, "-s", s.ClientURL(), "--size", "16"}, tt.args...)
+			args := append(append(tt.cmd, "-s", s.ClientURL()), tt.args...)
 			res, r := runJSON(context.Background(), t, args...)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.err)

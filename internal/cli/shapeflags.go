@@ -9,30 +9,41 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/spec"
 )
 
+// loadShape is what the load-shape flags set: a fixed rate and the shape around it. The
+// benchmark commands' common flags and the latency command's own flags each hold one.
+type loadShape struct {
+	rate  *float64
+	shape *pace.Shape
+}
+
 // rateValue is --rate: one rate ("5000", "5k"), or a ramp's first and last ("1000..20000")
 // with --ramp.
-type rateValue benchFlags
+type rateValue loadShape
 
-func (r *rateValue) Type() string { return "rate" }
-func (r *rateValue) String() string {
-	s := strconv.FormatFloat(r.Rate, 'f', -1, 64)
-	if r.Shape.To > 0 {
-		s += ".." + strconv.FormatFloat(r.Shape.To, 'f', -1, 64)
+func (r rateValue) Type() string { return "rate" }
+func (r rateValue) String() string {
+	if r.rate == nil {
+		return "0"
+	}
+	s := strconv.FormatFloat(*r.rate, 'f', -1, 64)
+	if r.shape.To > 0 {
+		s += ".." + strconv.FormatFloat(r.shape.To, 'f', -1, 64)
 	}
 	return s
 }
-func (r *rateValue) Set(v string) error {
+func (r rateValue) Set(v string) error {
 	from, to, ramp := strings.Cut(v, "..")
 	a, err := parseRate(from)
 	if err != nil {
 		return err
 	}
-	r.Rate, r.Shape.To = a, 0
+	*r.rate, r.shape.To = a, 0
 	if ramp {
-		if r.Shape.To, err = parseRate(to); err != nil {
+		if r.shape.To, err = parseRate(to); err != nil {
 			return err
 		}
 	}
@@ -102,31 +113,46 @@ func parseRate(s string) (float64, error) {
 	return f * mult, nil // its range is checked with the other flags, in one message
 }
 
+// rateHelp is --rate's help for senders that may also run as fast as they can.
+const rateHelp = "fixed rate in messages per second, total across clients (0: as fast as possible); latency is then measured from each message's intended send time"
+
 // registerShape adds the load-shape flags of fixed-rate senders.
 func (b *benchFlags) registerShape(f *pflag.FlagSet) {
-	f.Var((*rateValue)(b), "rate", "fixed rate in messages per second, total across clients (0: as fast as possible); latency is then measured from each message's intended send time. A..B with --ramp: a linear ramp")
-	f.DurationVar(&b.Shape.Ramp, "ramp", 0, "with --rate A..B: ramp the rate linearly from A to B over this long, then hold B")
-	f.Var((*stepsValue)(&b.Shape.Steps), "steps", "rates held --step-duration each, e.g. 1000,2000,5000 (the last one then held)")
-	f.DurationVar(&b.Shape.StepDuration, "step-duration", 0, "how long each of --steps lasts")
-	f.Var((*arrivalsValue)(&b.Shape.Poisson), "arrivals", "uniform (evenly spaced) or poisson (exponential gaps around the rate, seeded by --arrivals-seed)")
-	f.Uint64Var(&b.Shape.Seed, "arrivals-seed", 0, "seed of --arrivals poisson (0: a random one, recorded in the Result)")
+	loadShape{&b.Rate, &b.Shape}.register(f, rateHelp)
+}
+
+// register adds --rate (described by rateHelp), --ramp, --steps, --step-duration,
+// --arrivals and --arrivals-seed.
+func (l loadShape) register(f *pflag.FlagSet, rateHelp string) {
+	sh := l.shape
+	f.Var(rateValue(l), "rate", rateHelp+". A..B with --ramp: a linear ramp")
+	f.DurationVar(&sh.Ramp, "ramp", 0, "with --rate A..B: ramp the rate linearly from A to B over this long, then hold B")
+	f.Var((*stepsValue)(&sh.Steps), "steps", "rates held --step-duration each, e.g. 1000,2000,5000 (the last one then held)")
+	f.DurationVar(&sh.StepDuration, "step-duration", 0, "how long each of --steps lasts")
+	f.Var((*arrivalsValue)(&sh.Poisson), "arrivals", "uniform (evenly spaced) or poisson (exponential gaps around the rate, seeded by --arrivals-seed)")
+	f.Uint64Var(&sh.Seed, "arrivals-seed", 0, "seed of --arrivals poisson (0: a random one, recorded in the Result)")
 }
 
 // validateShape checks the load-shape flags (after the common ones).
 func (b *benchFlags) validateShape(f *pflag.FlagSet) error {
-	sh := &b.Shape
+	return loadShape{&b.Rate, &b.Shape}.validate(f)
+}
+
+// validate checks the load-shape flags; with --steps, the rate becomes the first step.
+func (l loadShape) validate(f *pflag.FlagSet) error {
+	sh, rate := l.shape, *l.rate
 	switch {
 	case sh.Ramp < 0 || sh.StepDuration < 0:
 		return usagef("durations must not be negative")
 	case (sh.To > 0) != (sh.Ramp > 0):
 		return usagef("a ramp needs --rate A..B and --ramp D together")
 	case math.IsNaN(sh.To) || sh.To < 0 || sh.To > maxRate || (sh.To > 0 && sh.To < minRate):
-		return usagef("--rate %v..%v: the end rate must be %g to %g messages per second", b.Rate, sh.To, minRate, maxRate)
+		return usagef("--rate %v..%v: the end rate must be %g to %g messages per second", rate, sh.To, minRate, maxRate)
 	case (len(sh.Steps) > 0) != (sh.StepDuration > 0):
 		return usagef("--steps needs --step-duration (and --step-duration needs --steps)")
 	case len(sh.Steps) > 0 && (sh.To > 0 || f.Changed("rate")):
 		return usagef("give --steps or --rate, not both")
-	case sh.Poisson && b.Rate <= 0 && len(sh.Steps) == 0:
+	case sh.Poisson && rate <= 0 && len(sh.Steps) == 0:
 		return usagef("--arrivals poisson needs --rate or --steps")
 	case f.Changed("arrivals-seed") && !sh.Poisson:
 		return usagef("--arrivals-seed is for --arrivals poisson")
@@ -137,7 +163,7 @@ func (b *benchFlags) validateShape(f *pflag.FlagSet) error {
 		}
 	}
 	if len(sh.Steps) > 0 {
-		b.Rate = sh.Steps[0]
+		*l.rate = sh.Steps[0]
 	}
 	if sh.Poisson && sh.Seed == 0 {
 		sh.Seed = rand.Uint64() | 1 // drawn here, so agents share it and the Result records it
@@ -145,11 +171,11 @@ func (b *benchFlags) validateShape(f *pflag.FlagSet) error {
 	return nil
 }
 
-// specPacing is the flags' load shape in a Spec's pacing.
-func (b benchFlags) shapePacing(p *spec.Pacing) {
-	p.RateTo, p.Ramp = b.Shape.To, spec.Duration(b.Shape.Ramp)
-	p.Steps, p.StepDuration = b.Shape.Steps, spec.Duration(b.Shape.StepDuration)
-	if b.Shape.Poisson {
-		p.Arrivals, p.Seed = "poisson", b.Shape.Seed
+// shapePacing puts a load shape into a Spec's pacing.
+func shapePacing(sh pace.Shape, p *spec.Pacing) {
+	p.RateTo, p.Ramp = sh.To, spec.Duration(sh.Ramp)
+	p.Steps, p.StepDuration = sh.Steps, spec.Duration(sh.StepDuration)
+	if sh.Poisson {
+		p.Arrivals, p.Seed = "poisson", sh.Seed
 	}
 }

@@ -38,7 +38,7 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 		SLO:             bf.SLO,
 		NoServerMetrics: bf.NoServerMetrics,
 	}
-	bf.shapePacing(&s.Workloads[0].Pacing)
+	shapePacing(bf.Shape, &s.Workloads[0].Pacing)
 	s.Target.Monitor = bf.ServerMetrics
 	if fs.Changed("msgs") {
 		s.Workloads[0].Pacing.Msgs = bf.Msgs

@@ -77,7 +77,8 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 	}
 	shares := Split(msgs, n)
 	if put {
-		cfg.Rate, cfg.Duration, shares = b.Workload.Pacing.Rate, b.Workload.Pacing.Duration.D(), b.SenderShares(n)
+		p := b.Workload.Pacing
+		cfg.Rate, cfg.Shape, cfg.Duration, shares = p.Rate, shapeOf(p), p.Duration.D(), b.SenderShares(n)
 	}
 	rep := streamReport{name: "KV_" + bk.Name}
 	if put {

@@ -107,7 +107,8 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 		},
 		Text: func(w io.Writer, res *result.Result) error {
 			pubRTT, subRTT := link.RTTs()
-			rep := latency.FromResult(res, started, pubRTT, subRTT, echo.Size, echo.Duration, echo.Rate)
+			// A shaped rate's target is what the schedule offered on average.
+			rep := latency.FromResult(res, started, pubRTT, subRTT, echo.Size, echo.Duration, offeredRate(p))
 			if err := rep.Write(w); err != nil {
 				return err
 			}

@@ -95,6 +95,7 @@ type KVConfig struct {
 	Randomize  int64         `json:"randomize,omitempty"` // random keys among this many; 0: key = message number
 	Sleep      time.Duration `json:"sleep,omitempty"`
 	Rate       float64       `json:"rate,omitempty"`     // puts: total per second across clients (--rate, --throughput)
+	Shape      pace.Shape    `json:"shape,omitzero"`     // puts: ramp, steps, Poisson arrivals around Rate
 	Duration   time.Duration `json:"duration,omitempty"` // puts: run this long (--duration)
 	AckTimeout time.Duration `json:"timeout"`
 	Keys       []string      `json:"-"` // shared, read only
@@ -149,7 +150,7 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 	clk, rec := env.Clock, env.Rec
 	id := k.cfg.IDs.For(env.Index)
 	stamped := len(k.buf) >= stamp.Size
-	sched := loop.NewSchedule(env, k.cfg.Rate, pace.Shape{}, k.cfg.Duration)
+	sched := loop.NewSchedule(env, k.cfg.Rate, k.cfg.Shape, k.cfg.Duration)
 	defer sched.Close()
 	rec.Begin(sched.Begin())
 	for {

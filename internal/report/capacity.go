@@ -49,7 +49,11 @@ func CapacityLine(o *capacity.Outcome) string {
 	case capacity.BelowMin:
 		return fmt.Sprintf("Capacity: none found: %s fails already at --min %s msgs/s", at, perSec(o.High))
 	case capacity.GeneratorBound:
-		s := fmt.Sprintf("Capacity: not found: the load generator was the bottleneck at %s msgs/s: add clients or agents", perSec(o.GeneratorRate))
+		why := o.Bottleneck
+		if why == "" {
+			why = capacity.Probe{Offered: o.GeneratorRate}.Bottleneck()
+		}
+		s := "Capacity: not found: " + why
 		if o.Low > 0 {
 			s += fmt.Sprintf(" (every threshold held up to %s msgs/s)", perSec(o.Low))
 		}

@@ -15,8 +15,9 @@ import (
 // validBucket is nats.go's rule for KV bucket names (not exported there).
 var validBucket = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
-// check validates meaning: counts, names, storage, and each workload's arguments.
-func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
+// check validates meaning: counts, names, storage, and each workload's arguments, of the
+// cell named cell.
+func check(f *File, pos map[string]*yaml.Node, opts Options, cell string, is *issues) {
 	at := func(field, format string, args ...any) {
 		path := field
 		n := pos[path]
@@ -167,6 +168,9 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
 				at(p+".command", "%v", err)
 			}
 		}
+	}
+	if f.Capacity != nil {
+		checkCapacity(f, opts, cell, at)
 	}
 }
 

@@ -41,6 +41,10 @@ type Options struct {
 	// CheckArgs, when set, validates one workload instance's natsperf arguments (e.g. parses
 	// its flags); its error is reported at the workload's line.
 	CheckArgs func(args []string) error
+	// CheckCapacity, when set, says whether natsperf capacity can search the workload with
+	// these arguments (one fixed-rate workload), for a scenario with capacity:. Arguments
+	// that do not parse are CheckArgs's to report: it returns nil for them.
+	CheckCapacity func(args []string) error
 }
 
 // Load reads and validates path.
@@ -104,11 +108,11 @@ func Parse(path string, data []byte, opts Options) (*Scenario, error) {
 		if is.err() != nil {
 			continue
 		}
-		check(f, pos, opts, is)
 		name := strings.Join(names, ",")
 		if name == "" {
 			name = "default"
 		}
+		check(f, pos, opts, name, is)
 		sc.Cells = append(sc.Cells, Cell{Index: i, Name: name, Values: values, File: f})
 		sc.Name = f.Name
 	}
