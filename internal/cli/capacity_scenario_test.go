@@ -110,7 +110,7 @@ workloads:
   - {name: req, command: service request x, instances: 3}
 `, []string{"capacity", "this cell has 3 (req x3)"}},
 		{"a shape", `workloads:
-  - {name: p, command: pub x --steps 100,200 --step-duration 1s}
+  - {name: p, command: "pub x --steps 100,200 --step-duration 1s"}
 `, []string{"workloads[0].command", "workload p", "capacity sets the rate"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
