@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/capacity"
+	"github.com/natsperf/natsperf/internal/natstest"
 )
 
 // pacedResponder answers requests one at a time, each finishing a fixed service time after
@@ -140,16 +140,7 @@ func TestCapacityOfKVPuts(t *testing.T) {
 	for _, p := range o.Probes {
 		sent += p.Sent
 	}
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := js.Stream(context.Background(), "KV_capkv")
+	st, err := natstest.JetStream(t, s.ClientURL()).Stream(context.Background(), "KV_capkv")
 	if err != nil {
 		t.Fatal(err)
 	}
