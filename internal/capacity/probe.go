@@ -68,8 +68,21 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 		}
 		if err == nil && t.Metric == "p" {
 			if u, ok := slo.Uncorrected(res, t); ok && t.Holds(u) {
-				late = true
-				p.Note = strings.TrimSpace(p.Note + fmt.Sprintf(" %s fails from the intended send times but holds from the actual ones (%.2fms): the senders left late (P99 %.2fms)", v.SLO, u/1e6, ms(p.LatenessP99)))
+				// The senders are to blame only when they left late by a material part of
+				// the limit, a fifth or more (what their lateness added, where they recorded
+				// none). Later by less, they kept their schedule about as well as a machine
+				// lets anyone, and the latency from the actual sends was near the limit
+				// already: at 900/s, p99<5ms failing at 5.07ms from the intended times and
+				// holding at 4.68ms from the actual ones, with lateness P99 0.34ms, is the
+				// server's limit, not natsperf's.
+				lateness := float64(p.LatenessP99)
+				if lateness < 0 {
+					lateness = v.Value - u
+				}
+				if lateness >= t.Limit/5 {
+					late = true
+					p.Note = strings.TrimSpace(p.Note + fmt.Sprintf(" %s fails from the intended send times but holds from the actual ones (%.2fms): the senders left late (P99 %.2fms)", v.SLO, u/1e6, ms(p.LatenessP99)))
+				}
 			}
 		}
 	}

@@ -107,3 +107,26 @@ func TestBottleneck(t *testing.T) {
 		}
 	}
 }
+
+// TestFiguresSlightlyLateIsTheServers: a threshold that fails from the intended send times
+// and holds from the actual ones only because the senders left a little late (lateness P99
+// 0.34ms against p99<5ms, under a fifth of it) fails at the server: the latency from the
+// actual sends was near the limit already. Seen with a 1ms service at 900/s (5.07ms and
+// 4.68ms), which the search had called generator-bound, ending it below the capacity.
+func TestFiguresSlightlyLateIsTheServers(t *testing.T) {
+	l := latencyOf(5070 * time.Microsecond)
+	l.Uncorrected = latencyOf(4680 * time.Microsecond)
+	res := &result.Result{Stop: result.Stop{Reason: result.StopCompleted}, CPU: &result.CPU{Cores: 2, CoreShare: 0.12}, Groups: []result.Group{
+		{Name: "request", TargetRate: 900, Clients: make([]result.Client, 10), Aggregate: result.Aggregate{MsgsPerSec: 900, Latency: l, SendLateness: latencyOf(340 * time.Microsecond)}},
+	}}
+	ts, _ := slo.ParseAll([]string{"p99<5ms"})
+	res.SLO = slo.Judge(res, ts)
+	if p := Figures(res, 900, false); p.Pass || p.GeneratorBound {
+		t.Errorf("pass %v, generator-bound %v (%s): want a failure at the server", p.Pass, p.GeneratorBound, p.Note)
+	}
+	// Late by 2ms of the 5ms, the same figures are the senders' doing.
+	res.Groups[0].Aggregate.SendLateness = latencyOf(2 * time.Millisecond)
+	if p := Figures(res, 900, false); !p.GeneratorBound {
+		t.Errorf("lateness P99 2ms of a 5ms threshold: not generator-bound (%s)", p.Note)
+	}
+}
