@@ -130,7 +130,7 @@ func wakeUps() (stop func() time.Duration) {
 // SCHED_FIFO beside the shared machine's load) that found 900, 900 and 938/s (4s probes),
 // 863 and 975/s (2s probes): the P99 at 900 to 975/s is 3.5 to 6.7ms, as arrivals bunch on
 // the pacer's 250us ticks and a 1ms server at 90-97% drains a bunch slowly, so 5ms is the
-// knee's own width and within 10% a coin toss; 10ms found 975/s eight times in eight.
+// knee's own width and within 10% a coin toss; 10ms found 975/s eight times in eight (with 10, 12 or 20 requesters).
 // docs/capacity.md has the measurements.
 //
 // Either needs a machine that wakes a sleeping goroutine on time: each request takes four
