@@ -149,6 +149,7 @@ mod tests {
         while t.elapsed() < Duration::from_millis(50) {
             x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
         }
+        std::hint::black_box(x);
         let c = Cpu::between(from, Sample::now().unwrap(), 1000, 2);
         assert!(c.seconds > 0.0, "{c:?}");
         assert!((c.seconds - c.user_seconds - c.sys_seconds).abs() < 1e-9);

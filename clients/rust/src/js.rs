@@ -341,7 +341,8 @@ async fn publish_async(
     let mut ended = false;
     while !ended {
         for _ in 0..window {
-            let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec).await else {
+            let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec).await
+            else {
                 ended = true;
                 break;
             };

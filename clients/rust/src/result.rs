@@ -791,11 +791,24 @@ mod tests {
         };
         let g = group(spec, &[100, 100], &mut recs);
         let late = |l: &Option<Latency>| l.as_ref().map(|l| (l.count, l.max_ns));
-        let (c0, c1) = (late(&g.clients[0].send_lateness), late(&g.clients[1].send_lateness));
+        let (c0, c1) = (
+            late(&g.clients[0].send_lateness),
+            late(&g.clients[1].send_lateness),
+        );
         assert_eq!(c0.map(|c| c.0), Some(100));
-        assert!(c0.is_some_and(|c| (98_950..=99_050).contains(&c.1)), "{c0:?}");
-        assert!(c1.is_some_and(|c| (197_900..=198_100).contains(&c.1)), "{c1:?}");
-        let a = g.aggregate.send_lateness.as_ref().expect("aggregate lateness");
+        assert!(
+            c0.is_some_and(|c| (98_950..=99_050).contains(&c.1)),
+            "{c0:?}"
+        );
+        assert!(
+            c1.is_some_and(|c| (197_900..=198_100).contains(&c.1)),
+            "{c1:?}"
+        );
+        let a = g
+            .aggregate
+            .send_lateness
+            .as_ref()
+            .expect("aggregate lateness");
         assert_eq!(a.count, 200);
         assert_eq!(hist::decode(&a.histogram).len(), 200);
         let json = serde_json::to_value(&g).unwrap();
@@ -814,7 +827,10 @@ mod tests {
         };
         let g = group(spec, &[1], &mut unpaced);
         let json = serde_json::to_value(&g).unwrap();
-        assert!(json["aggregate"].get("send_lateness").is_none() && json["clients"][0].get("send_lateness").is_none());
+        assert!(
+            json["aggregate"].get("send_lateness").is_none()
+                && json["clients"][0].get("send_lateness").is_none()
+        );
     }
 
     #[test]
