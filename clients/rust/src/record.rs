@@ -574,7 +574,12 @@ mod tests {
     fn lateness_recorded_without_allocating() {
         let mut r = Recorder::new(false, std::time::Duration::from_secs(1), 0);
         assert!(r.lateness.is_none(), "an unpaced sender has no lateness");
+        let first = allocs();
         r.late(-500);
+        assert!(
+            allocs() > first,
+            "the histogram, made at the first call, is counted"
+        );
         let mut most = 0;
         let before = allocs();
         for i in 0..10_000i64 {
