@@ -4,7 +4,6 @@ package rustclient
 
 import (
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,14 +25,7 @@ func TestRustSendLatenessAndCPU(t *testing.T) {
 	const n, rate, stall = 2000, 1000, 300 * time.Millisecond
 	in0, _ := varz(t, s)
 	pub := startRust(t, bin, "pub", "x.late", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--size", "64", "--rate", strconv.Itoa(rate), "--clients", "2")
-	natstest.WaitFor(t, 30*time.Second, "300 messages published", func() bool { in, _ := varz(t, s); return in-in0 >= 300 })
-	if err := pub.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(stall) // the injected fault, not a synchronisation
-	if err := pub.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
+	freeze(t, s, pub, in0+300, stall)
 	code, res, doc := pub.wait(t)
 	if code != 0 {
 		t.Fatalf("natsperf-rust pub: exit %d; stderr %s", code, pub.stderr.String())
