@@ -35,7 +35,7 @@ func TestSectionInEveryFormat(t *testing.T) {
 				"<h3>zeta table</h3>\n<table><thead><tr><th>key</th><th>value</th></tr></thead><tbody>\n<tr><td>alpha</td><td>42</td></tr>\n</tbody></table>\n"},
 			[]string{"<h2>Omega chart</h2>\n<p>Only a chart.</p>\n", `aria-label="omega bars"`}},
 		{"text", func(b *bytes.Buffer) error { return d.WriteText(b) },
-			[]string{"Cells\n-----", "Zeta check\n----------\n\nWhy `zeta` & <b> matter.\n\n- point one\n\nzeta table\nkey    value\nalpha  42\n"}, nil},
+			[]string{"Cells\n-----", "Zeta check\n----------\n\nWhy `zeta` & <b> matter.\n\n- point one\n\nzeta table\n\nkey    value\nalpha  42\n"}, nil},
 	} {
 		var b bytes.Buffer
 		if err := tc.write(&b); err != nil {

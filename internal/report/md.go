@@ -56,45 +56,13 @@ func Markdown(w io.Writer, s *Set, title string) error {
 	return d.WriteMarkdown(w)
 }
 
-// WriteMarkdown writes the document as Markdown blocks separated by blank lines; charts are
-// left out.
+// WriteMarkdown writes the document as Markdown; charts are left out.
 func (d *Document) WriteMarkdown(w io.Writer) error {
-	var b strings.Builder
-	block := func(format string, args ...any) {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, format, args...)
-	}
-	block("# %s\n", d.Title)
-	block("")
-	for _, f := range d.Header {
-		fmt.Fprintf(&b, "- **%s**: %s\n", f.Name, mdEscape(f.Value))
-	}
-	for _, sec := range d.Sections {
-		if sec.chartsOnly() {
-			continue
-		}
-		block("## %s\n", mdEscape(sec.Title))
-		for _, p := range sec.Intro {
-			block("%s\n", p.Text)
-		}
-		if len(sec.List.Items) > 0 {
-			block("")
-			for _, it := range sec.List.Items {
-				b.WriteString("- " + it.Text + "\n")
-			}
-		}
-		for _, t := range sec.Tables {
-			if t.Title != "" {
-				block("### %s\n", mdEscape(t.Title))
-			}
-			block("")
-			mdTable(&b, t)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return d.writeProse(w, prose{
+		heading: func(level int, title string) string { return strings.Repeat("#", level) + " " + mdEscape(title) + "\n" },
+		field:   func(f Field) string { return fmt.Sprintf("- **%s**: %s\n", f.Name, mdEscape(f.Value)) },
+		table:   mdTable,
+	})
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

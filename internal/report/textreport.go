@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -17,31 +16,57 @@ func TextReport(w io.Writer, s *Set, title string) error {
 	return d.WriteText(w)
 }
 
-// WriteText writes the document as plain text: titles underlined, tables in aligned columns,
-// blocks separated by blank lines; charts are left out, as in the Markdown.
+// WriteText writes the document as plain text: the title and the sections' titles
+// underlined, tables in aligned columns; charts are left out, as in the Markdown.
 func (d *Document) WriteText(w io.Writer) error {
+	return d.writeProse(w, prose{
+		heading: func(level int, title string) string {
+			rule := map[int]string{1: "=", 2: "-"}[level]
+			if rule == "" {
+				return title + "\n"
+			}
+			return title + "\n" + strings.Repeat(rule, utf8.RuneCountInString(title)) + "\n"
+		},
+		field: func(f Field) string { return f.Name + ": " + f.Value + "\n" },
+		table: func(b *strings.Builder, t Table) {
+			tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+			for _, r := range append([][]string{t.Head}, t.Rows...) {
+				io.WriteString(tw, strings.Join(r, "\t")+"\n")
+			}
+			_ = tw.Flush() // into a strings.Builder: cannot fail
+		},
+	})
+}
+
+// prose is how a format without charts writes a document (Markdown, text): blocks separated
+// by blank lines, the formats differing in their headings (level 1 to 3), the header's lines
+// and tables.
+type prose struct {
+	heading func(level int, title string) string
+	field   func(f Field) string
+	table   func(b *strings.Builder, t Table)
+}
+
+func (d *Document) writeProse(w io.Writer, p prose) error {
 	var b strings.Builder
-	block := func(format string, args ...any) {
+	block := func(s string) {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, format, args...)
+		b.WriteString(s)
 	}
-	heading := func(title, rule string) {
-		block("%s\n%s\n", title, strings.Repeat(rule, utf8.RuneCountInString(title)))
-	}
-	heading(d.Title, "=")
+	block(p.heading(1, d.Title))
 	block("")
 	for _, f := range d.Header {
-		fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Value)
+		b.WriteString(p.field(f))
 	}
 	for _, sec := range d.Sections {
 		if sec.chartsOnly() {
 			continue
 		}
-		heading(sec.Title, "-")
-		for _, p := range sec.Intro {
-			block("%s\n", p.Text)
+		block(p.heading(2, sec.Title))
+		for _, para := range sec.Intro {
+			block(para.Text + "\n")
 		}
 		if len(sec.List.Items) > 0 {
 			block("")
@@ -50,17 +75,11 @@ func (d *Document) WriteText(w io.Writer) error {
 			}
 		}
 		for _, t := range sec.Tables {
-			block("")
 			if t.Title != "" {
-				b.WriteString(t.Title + "\n")
+				block(p.heading(3, t.Title))
 			}
-			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-			for _, r := range append([][]string{t.Head}, t.Rows...) {
-				fmt.Fprintln(tw, strings.Join(r, "\t"))
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
+			block("")
+			p.table(&b, t)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
