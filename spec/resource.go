@@ -52,9 +52,36 @@ func (s *Setup) Items() []Item {
 func (s Setup) Clone() Setup {
 	c := s
 	forLists(reflect.ValueOf(&c).Elem(), func(_ string, list reflect.Value) {
-		list.Set(reflect.AppendSlice(reflect.MakeSlice(list.Type(), 0, list.Len()), list))
+		if !list.IsNil() {
+			list.Set(reflect.AppendSlice(reflect.MakeSlice(list.Type(), 0, list.Len()), list))
+		}
 	})
 	return c
+}
+
+// Join adds o's items that s does not list yet (by name, in each kind's list), in o's order.
+func (s *Setup) Join(o Setup) {
+	from := reflect.ValueOf(&o).Elem()
+	field := 0
+	forLists(reflect.ValueOf(s).Elem(), func(_ string, list reflect.Value) {
+		add := from.Field(field)
+		field++
+		for j := range add.Len() {
+			if id := add.Index(j).Addr().Interface().(Item).ID(); !listed(list, id) {
+				list.Set(reflect.Append(list, add.Index(j)))
+			}
+		}
+	})
+}
+
+// listed reports whether a list of items holds one named id.
+func listed(list reflect.Value, id string) bool {
+	for i := range list.Len() {
+		if list.Index(i).Addr().Interface().(Item).ID() == id {
+			return true
+		}
+	}
+	return false
 }
 
 // forLists calls f with each of Setup's lists (v is a Setup) and its JSON key.

@@ -65,16 +65,7 @@ func addWorkload(s, ws *spec.Spec, name string) error {
 	w := ws.Workloads[0]
 	w.Name, w.Instances = name, 0 // the engine numbers the workloads of one name: pod1, pod2
 	s.Workloads = append(s.Workloads, w)
-	for _, st := range ws.Setup.Streams {
-		if !slices.ContainsFunc(s.Setup.Streams, func(o spec.Stream) bool { return o.Name == st.Name }) {
-			s.Setup.Streams = append(s.Setup.Streams, st)
-		}
-	}
-	for _, b := range ws.Setup.Buckets {
-		if !slices.ContainsFunc(s.Setup.Buckets, func(o spec.Bucket) bool { return o.Name == b.Name }) {
-			s.Setup.Buckets = append(s.Setup.Buckets, b)
-		}
-	}
+	s.Setup.Join(ws.Setup)
 	s.Verify = s.Verify || ws.Verify
 	s.SLO = appendNew(s.SLO, ws.SLO)
 	// The instances of one workload give the same faults: each runs once.
