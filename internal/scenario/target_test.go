@@ -78,13 +78,13 @@ workloads: [{command: pub a}]
 // decide), are refused.
 func TestTargetAndSetupRefusals(t *testing.T) {
 	for _, tc := range []struct{ name, yaml, want string }{
-		{"unknown key", "target: {servers: \"nats://a:4222\", tlscertt: c.pem}\n", "t.yaml:1:37: target.tlscertt: unknown field (did you mean tls_cert?)"},
+		{"unknown key", "target: {servers: \"nats://a:4222\", tlscertt: c.pem}\n", "t.yaml:1:36: target.tlscertt: unknown field (did you mean tls_cert?)"},
 		{"two spellings", "target:\n  tlscert: a\n  tls_cert: b\n", "t.yaml:3:3: target.tls_cert: given twice (tlscert and tls_cert)"},
 		{"cert without key", "target:\n  servers: nats://a:4222\n  tlscert: c.pem\n", "t.yaml:3:12: target.tls_cert: tls_cert and tls_key go together"},
 		{"sys creds and user", "target:\n  servers: nats://a:4222\n  sys_creds: s.creds\n  sys_user: sys\n", "t.yaml:3:14: target.sys_creds: sys_creds and sys_user exclude each other"},
 		{"monitor URL", "target:\n  servers: nats://a:4222\n  monitor: ftp://x\n", `target.monitor[0]: "ftp://x" is not a monitoring URL`},
 		{"embedded and servers", "target: {embedded: {nodes: 1}, servers: nats://a:4222}\n", "t.yaml:1:9: target: give one of embedded, servers or context"},
-		{"lifecycle", "setup:\n  streams:\n    - {name: s, subjects: [a], delete_after: false}\n", "t.yaml:3:33: setup.streams[0].delete_after: natsperf run decides it"},
+		{"lifecycle", "setup:\n  streams:\n    - {name: s, subjects: [a], delete_after: false}\n", "t.yaml:3:32: setup.streams[0].delete_after: natsperf run decides it"},
 		{"bucket max bytes", "setup:\n  buckets:\n    - {name: b, max_bytes: -1}\n", "setup.buckets[0].max_bytes: must not be negative"},
 		{"no subjects", "setup:\n  streams:\n    - {name: s}\n", "setup.streams[0].subjects: a stream needs subjects"},
 	} {
