@@ -154,26 +154,26 @@ func kindWord(it Item) string {
 	return k[strings.LastIndex(k, " ")+1:]
 }
 
-// Made marks a stream made: used as it is, nothing deleted.
-func (st *Stream) Made() { st.Recreate, st.DeleteAfter = false, false }
-
-// Afresh asks for the stream made afresh: created, replaced when natsperf made it earlier.
-func (st *Stream) Afresh(keep bool) {
-	st.Create, st.Recreate, st.DeleteAfter = true, true, !keep
-	st.Replicas = max(st.Replicas, 1)
-}
-
+// Kind, ID, Backing, Wanted, Replicated, Made and Afresh make a Stream a setup Item: a stream
+// is made when it is to be recreated (a scenario's), and backed by itself.
 func (st *Stream) Kind() string    { return "stream" }
 func (st *Stream) ID() string      { return st.Name }
 func (st *Stream) Backing() string { return st.Name }
 func (st *Stream) Wanted() bool    { return st.Recreate }
 func (st *Stream) Replicated() int { return max(st.Replicas, 1) }
-func (b *Bucket) Kind() string     { return "KV bucket" }
-func (b *Bucket) ID() string       { return b.Name }
-func (b *Bucket) Backing() string  { return "KV_" + b.Name }
-func (b *Bucket) Wanted() bool     { return b.Create }
-func (b *Bucket) Replicated() int  { return max(b.Replicas, 1) }
-func (b *Bucket) Made()            { b.Create, b.DeleteAfter = false, false }
+func (st *Stream) Made()           { st.Recreate, st.DeleteAfter = false, false }
+func (st *Stream) Afresh(keep bool) {
+	st.Create, st.Recreate, st.DeleteAfter, st.Replicas = true, true, !keep, max(st.Replicas, 1)
+}
+
+// Kind, ID, Backing, Wanted, Replicated, Made and Afresh make a Bucket a setup Item: a bucket
+// is made when it is to be created, and backed by the stream KV_NAME.
+func (b *Bucket) Kind() string    { return "KV bucket" }
+func (b *Bucket) ID() string      { return b.Name }
+func (b *Bucket) Backing() string { return "KV_" + b.Name }
+func (b *Bucket) Wanted() bool    { return b.Create }
+func (b *Bucket) Replicated() int { return max(b.Replicas, 1) }
+func (b *Bucket) Made()           { b.Create, b.DeleteAfter = false, false }
 func (b *Bucket) Afresh(keep bool) {
 	b.Create, b.DeleteAfter, b.Replicas = true, !keep, max(b.Replicas, 1)
 }
