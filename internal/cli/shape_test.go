@@ -163,6 +163,10 @@ func TestShapeBadInput(t *testing.T) {
 		{"pub", "x", "--rate", "100", "--arrivals-seed", "5"}, // seed without poisson
 		{"pub", "x", "--arrivals", "poisson"},                 // no rate
 		{"js", "pub", "batch", "x", "--steps", "10,20", "--step-duration", "1s"},
+		{"kv", "put", "--rate", "1000..2000"},                                 // no --ramp
+		{"latency", "--steps", "1000,2000"},                                   // no --step-duration
+		{"latency", "--steps", "500", "--step-duration", "1s", "--rate", "5"}, // both
+		{"latency", "--arrivals-seed", "5"},                                   // seed without poisson
 	} {
 		r := run(context.Background(), t, nil, args...)
 		if r.code != exitUsage || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
