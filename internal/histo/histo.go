@@ -38,33 +38,13 @@ func Record(h *hdrhistogram.Histogram, ns int64) {
 }
 
 // Summary summarises h for a Result, with the encoded histogram when withHist is set.
-// It returns nil for an empty histogram.
+// It returns nil for an empty histogram. It works on a sparse copy (SparseSummary): one pass
+// over h's counts instead of one per figure.
 func Summary(h *hdrhistogram.Histogram, withHist bool) *result.Latency {
 	if h == nil || h.TotalCount() == 0 {
 		return nil
 	}
-	l := &result.Latency{
-		Count:  h.TotalCount(),
-		Min:    h.Min(),
-		Mean:   h.Mean(),
-		Max:    h.Max(),
-		StdDev: h.StdDev(),
-	}
-	values := h.ValueAtPercentilesSlice(Percentiles)
-	for i, p := range Percentiles {
-		v := values[i]
-		if p == 100 {
-			v = h.Max()
-		}
-		l.Percentiles = append(l.Percentiles, result.Percentile{P: p, Ns: v})
-	}
-	if withHist {
-		enc, err := Encode(h)
-		if err == nil {
-			l.Histogram = enc
-		}
-	}
-	return l
+	return SparseSummary(SparseOf(h), withHist)
 }
 
 // At returns the value of percentile p from a summary's table, or -1 when it is not there.
@@ -102,14 +82,11 @@ func Decode(s string) (*hdrhistogram.Histogram, error) {
 	return h, nil
 }
 
-// Merge returns a new histogram holding every value of hs.
+// Merge returns a new histogram holding every value of hs. Only the recorded buckets of each
+// are visited.
 func Merge(hs ...*hdrhistogram.Histogram) *hdrhistogram.Histogram {
 	out := New()
-	for _, h := range hs {
-		if h != nil {
-			out.Merge(h)
-		}
-	}
+	SparseOf(hs...).MergeInto(out)
 	return out
 }
 
