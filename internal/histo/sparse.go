@@ -21,6 +21,11 @@ type Sparse = hdrhistogram.PackedHistogram
 // NewSparse returns an empty sparse histogram of the latency histograms' range.
 func NewSparse() *Sparse { return hdrhistogram.NewPacked(Lowest, Highest, Digits) }
 
+// RecordSparse is Record for a sparse histogram (clamped into the range alike).
+func RecordSparse(s *Sparse, ns int64) {
+	_ = s.RecordValue(min(max(ns, Lowest), Highest)) // cannot fail inside the range
+}
+
 // SparseOf returns the values of hs (nil ones skipped) in one sparse histogram.
 func SparseOf(hs ...*hdrhistogram.Histogram) *Sparse {
 	s := NewSparse()
