@@ -260,11 +260,8 @@ func TestWarmupLeftOut(t *testing.T) {
 	}
 }
 
-// TestPacedUnderCPUBoundNeighbour: goroutines spinning on every core beside a paced publisher
-// (the pacer sleeps most of each wait, so it must get the CPU back in time) still leave it
-// on its schedule: every message sent, the rate within a loose tolerance.
-func TestPacedUnderCPUBoundNeighbour(t *testing.T) {
-	srv := startServer(t, false)
+// spinGoroutines keeps every core busy with a goroutine each until the test ends.
+func spinGoroutines(t *testing.T) {
 	stop := make(chan struct{})
 	var spinners sync.WaitGroup
 	for range runtime.NumCPU() {
@@ -282,16 +279,13 @@ func TestPacedUnderCPUBoundNeighbour(t *testing.T) {
 			}
 		}()
 	}
-	defer func() { close(stop); spinners.Wait() }()
-	const rate, d = 2000, 2 * time.Second
-	checkPaced(t, run(t, srv.URL(), 0, pubPlan("paced.neighbour", rate, d, 16)), rate, d, 0.8)
+	t.Cleanup(func() { close(stop); spinners.Wait() })
 }
 
-// TestPacedUnderCPUBoundProcesses: as TestPacedUnderCPUBoundNeighbour, with the neighbours
-// processes of their own (the test binary re-executed, spinning), one per core: the kernel,
-// not the Go scheduler, must hand the sleeping pacer its CPU back in time.
-func TestPacedUnderCPUBoundProcesses(t *testing.T) {
-	srv := startServer(t, false)
+// spinProcesses keeps every core busy with a process of its own (the test binary
+// re-executed, spinning) until the test ends: the kernel, not the Go scheduler, must then
+// hand a sleeping pacer its CPU back in time.
+func spinProcesses(t *testing.T) {
 	for range runtime.NumCPU() {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "NATSPERF_TEST_CHILD_SPINNER=1")
@@ -304,8 +298,119 @@ func TestPacedUnderCPUBoundProcesses(t *testing.T) {
 		}
 		t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
 	}
+}
+
+// pacedPubPlan is clients publishers at rate in total for d (a message count of rate x d
+// split between them, so a busy host's late sender still sends its share).
+func pacedPubPlan(subject string, clients int, rate float64, d time.Duration) *bench.Plan {
+	cfg := core.PubConfig{Subject: subject, Size: 24, Rate: rate, IDs: stamp.NewIDs()}
+	total := int64(rate * d.Seconds())
+	shares := make([]int64, clients)
+	for i := range shares {
+		shares[i] = total / int64(clients)
+		if int64(i) < total%int64(clients) {
+			shares[i]++
+		}
+	}
+	return &bench.Plan{
+		Command: "pub",
+		Groups: []*bench.Group{{Name: "pub", Kind: "publisher", Clients: clients, Shares: shares, Producer: true, Rate: rate,
+			New: func(int) bench.Client { return core.NewPublisher(cfg) }}},
+	}
+}
+
+// checkServerCountsSchedule runs p and checks the schedule against what the server counted
+// (/varz in_msgs, a count natsperf has no part in): every message natsperf says it sent
+// arrived, the server received them at the rate within floor of it over the run's wall time
+// (never above the rate: a count over a time at least the schedule's), and every message
+// has its send lateness.
+func checkServerCountsSchedule(t *testing.T, srv *embedded.Cluster, p *bench.Plan, rate float64, d time.Duration, floor float64) {
+	t.Helper()
+	want := int64(rate * d.Seconds())
+	r := &bench.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+		return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	prepared, err := r.Prepare(ctx, p)
+	if err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	before, err := srv.Node(1).Varz(nil) // once connected: a connection's set-up sends a request
+	if err != nil {
+		prepared.Abort()
+		t.Fatal(err)
+	}
+	began := time.Now()
+	prepared.Start(time.Time{})
+	res := prepared.Wait()
+	wall := time.Since(began)
+	if !res.Complete() {
+		t.Fatalf("run stopped: %+v", res.Stop)
+	}
+	a := res.Groups[0].Aggregate
+	var in int64
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // the flush ends before the server counts
+		after, err := srv.Node(1).Varz(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in = after.InMsgs - before.InMsgs; in >= a.Msgs || time.Now().After(deadline) {
+			break
+		}
+	}
+	serverRate := float64(in) / wall.Seconds()
+	t.Logf("%d clients: sent %d of %d, the server counted %d in %v: %.0f msgs/s (%.1f%% of %.0f); send lateness P50 %v P99 %v",
+		len(res.Groups[0].Clients), a.Msgs, want, in, wall, serverRate, 100*serverRate/rate, rate,
+		time.Duration(histo.At(a.SendLateness, 50)), time.Duration(histo.At(a.SendLateness, 99)))
+	if a.Msgs != want || in != a.Msgs {
+		t.Fatalf("sent %d, the server counted %d, want %d", a.Msgs, in, want)
+	}
+	if serverRate < rate*floor || serverRate > rate*1.001 {
+		t.Fatalf("the server counted %.0f msgs/s over the run, want %.0f (at least %.0f%% on a busy host, never above)", serverRate, rate, 100*floor)
+	}
+	if a.SendLateness == nil || a.SendLateness.Count != want {
+		t.Fatalf("send lateness %+v, want one for each of the %d messages", a.SendLateness, want)
+	}
+}
+
+// TestPacedUnderCPUBoundNeighbour: goroutines spinning on every core beside paced publishers
+// (the pacer sleeps most of each wait, so it must get the CPU back in time) still leave them
+// on their schedule, counted by the server: one publisher (it sleeps on its own) and 50 (the
+// process's pacer wakes them).
+func TestPacedUnderCPUBoundNeighbour(t *testing.T) {
+	srv := startServer(t, false)
+	spinGoroutines(t)
 	const rate, d = 2000, 2 * time.Second
-	checkPaced(t, run(t, srv.URL(), 0, pubPlan("paced.neighbours", rate, d, 16)), rate, d, 0.8)
+	for _, clients := range []int{1, 50} {
+		t.Run(fmt.Sprint(clients), func(t *testing.T) {
+			checkServerCountsSchedule(t, srv, pacedPubPlan(fmt.Sprintf("paced.neighbour.%d", clients), clients, rate, d), rate, d, 0.8)
+		})
+	}
+}
+
+// TestPacedUnderCPUBoundProcesses: as TestPacedUnderCPUBoundNeighbour, with the neighbours
+// processes of their own, one per core.
+func TestPacedUnderCPUBoundProcesses(t *testing.T) {
+	srv := startServer(t, false)
+	spinProcesses(t)
+	const rate, d = 2000, 2 * time.Second
+	for _, clients := range []int{1, 50} {
+		t.Run(fmt.Sprint(clients), func(t *testing.T) {
+			checkServerCountsSchedule(t, srv, pacedPubPlan(fmt.Sprintf("paced.neighbours.%d", clients), clients, rate, d), rate, d, 0.8)
+		})
+	}
+}
+
+// TestPacedPrecisionUnderCPUBoundProcesses: at a rate whose messages are closer than the
+// pacing precision (10,000/s, 100us apart, where the pacer wakes once a millisecond and
+// sends what fell due together), neighbours on every core still leave the schedule whole
+// and the rate within a loose tolerance, counted by the server.
+func TestPacedPrecisionUnderCPUBoundProcesses(t *testing.T) {
+	srv := startServer(t, false)
+	spinProcesses(t)
+	const rate, d = 10_000, 2 * time.Second
+	checkServerCountsSchedule(t, srv, pacedPubPlan("paced.precision", 1, rate, d), rate, d, 0.8)
 }
 
 // TestThousandPacedPublishers: 1,000 publishers at 10 msgs/s each, in one process, send all
@@ -355,9 +460,12 @@ func TestThousandPacedPublishers(t *testing.T) {
 		t.Fatalf("stop %+v: sent %d, the server received %d, want %d each", res.Stop, a.Msgs, in, pubs*perPub)
 	}
 	for i, c := range res.Groups[0].Clients {
-		if c.Msgs != perPub {
-			t.Fatalf("publisher %d sent %d of %d", i, c.Msgs, perPub)
+		if c.Msgs != perPub || c.SendLateness == nil || c.SendLateness.Count != perPub {
+			t.Fatalf("publisher %d sent %d of %d, send lateness %+v", i, c.Msgs, perPub, c.SendLateness)
 		}
+	}
+	if l := a.SendLateness; l == nil || l.Count != pubs*perPub || l.Histogram == "" {
+		t.Fatalf("the group's send lateness %+v, want %d messages and its histogram", l, pubs*perPub)
 	}
 	if a.MsgsPerSec > cfg.Rate*1.001 {
 		t.Fatalf("the publishers together sent %.0f msgs/sec, above the %.0f asked", a.MsgsPerSec, cfg.Rate)
