@@ -23,7 +23,9 @@ func TestWaiterLandsOnTimeNotEarly(t *testing.T) {
 		if err != nil || now < at {
 			t.Fatalf("Until(+%v) ended at %d, %dns early (err %v)", ahead, now, at-now, err)
 		}
-		if late := time.Duration(now - at); late > 20*time.Millisecond+Precision() {
+		// Never early; late by the precision at most, plus what a busy host's scheduler adds
+		// (22ms was seen at load 22 on 2 cores): a bound that catches a wait gone wrong.
+		if late := time.Duration(now - at); late > 200*time.Millisecond+Precision() {
 			t.Errorf("Until(+%v) overshot by %v", ahead, late)
 		}
 	}
