@@ -319,24 +319,19 @@ func pacedPubPlan(subject string, clients int, rate float64, d time.Duration) *b
 	}
 }
 
-// checkServerCountsSchedule runs p and checks the schedule against what the server counted
-// (/varz in_msgs, a count natsperf has no part in): every message natsperf says it sent
-// arrived, the server received them at the rate within floor of it over the run's wall time
-// (never above the rate: a count over a time at least the schedule's), and every message
-// has its send lateness.
-func checkServerCountsSchedule(t *testing.T, srv *embedded.Cluster, p *bench.Plan, rate float64, d time.Duration, floor float64) {
+// serverCounted runs p with r and returns its Result, the messages the server received
+// meanwhile (/varz in_msgs, read once every client is connected: a connection's set-up
+// sends a request, and after the run until it has what the Result counts, or 10s) and the
+// run's wall time from its start.
+func serverCounted(t *testing.T, srv *embedded.Cluster, r *bench.Runner, p *bench.Plan) (*result.Result, int64, time.Duration) {
 	t.Helper()
-	want := int64(rate * d.Seconds())
-	r := &bench.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
-		return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
-	}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	prepared, err := r.Prepare(ctx, p)
 	if err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
-	before, err := srv.Node(1).Varz(nil) // once connected: a connection's set-up sends a request
+	before, err := srv.Node(1).Varz(nil)
 	if err != nil {
 		prepared.Abort()
 		t.Fatal(err)
@@ -348,17 +343,31 @@ func checkServerCountsSchedule(t *testing.T, srv *embedded.Cluster, p *bench.Pla
 	if !res.Complete() {
 		t.Fatalf("run stopped: %+v", res.Stop)
 	}
-	a := res.Groups[0].Aggregate
 	var in int64
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // the flush ends before the server counts
 		after, err := srv.Node(1).Varz(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if in = after.InMsgs - before.InMsgs; in >= a.Msgs || time.Now().After(deadline) {
-			break
+		if in = after.InMsgs - before.InMsgs; in >= res.Groups[0].Aggregate.Msgs || time.Now().After(deadline) {
+			return res, in, wall
 		}
 	}
+}
+
+// checkServerCountsSchedule runs p and checks the schedule against what the server counted
+// (/varz in_msgs, a count natsperf has no part in): every message natsperf says it sent
+// arrived, the server received them at the rate within floor of it over the run's wall time
+// (never above the rate: a count over a time at least the schedule's), and every message
+// has its send lateness.
+func checkServerCountsSchedule(t *testing.T, srv *embedded.Cluster, p *bench.Plan, rate float64, d time.Duration, floor float64) {
+	t.Helper()
+	want := int64(rate * d.Seconds())
+	r := &bench.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+		return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
+	}}
+	res, in, wall := serverCounted(t, srv, r, p)
+	a := res.Groups[0].Aggregate
 	serverRate := float64(in) / wall.Seconds()
 	t.Logf("%d clients: sent %d of %d, the server counted %d in %v: %.0f msgs/s (%.1f%% of %.0f); send lateness P50 %v P99 %v",
 		len(res.Groups[0].Clients), a.Msgs, want, in, wall, serverRate, 100*serverRate/rate, rate,
@@ -374,31 +383,25 @@ func checkServerCountsSchedule(t *testing.T, srv *embedded.Cluster, p *bench.Pla
 	}
 }
 
-// TestPacedUnderCPUBoundNeighbour: goroutines spinning on every core beside paced publishers
-// (the pacer sleeps most of each wait, so it must get the CPU back in time) still leave them
-// on their schedule, counted by the server: one publisher (it sleeps on its own) and 50 (the
-// process's pacer wakes them).
-func TestPacedUnderCPUBoundNeighbour(t *testing.T) {
+// TestPacedUnderCPUBoundNeighbours: a busy neighbour on every core beside paced publishers
+// (the pacer sleeps most of each wait, so it must get the CPU back in time) still leaves them
+// on their schedule, counted by the server: goroutines spinning in the process (the Go
+// scheduler must run the pacer) or processes of their own (the kernel must), beside one
+// publisher (it sleeps on its own) and 50 (the process's pacer wakes them).
+func TestPacedUnderCPUBoundNeighbours(t *testing.T) {
 	srv := startServer(t, false)
-	spinGoroutines(t)
 	const rate, d = 2000, 2 * time.Second
-	for _, clients := range []int{1, 50} {
-		t.Run(fmt.Sprint(clients), func(t *testing.T) {
-			checkServerCountsSchedule(t, srv, pacedPubPlan(fmt.Sprintf("paced.neighbour.%d", clients), clients, rate, d), rate, d, 0.8)
-		})
-	}
-}
-
-// TestPacedUnderCPUBoundProcesses: as TestPacedUnderCPUBoundNeighbour, with the neighbours
-// processes of their own, one per core.
-func TestPacedUnderCPUBoundProcesses(t *testing.T) {
-	srv := startServer(t, false)
-	spinProcesses(t)
-	const rate, d = 2000, 2 * time.Second
-	for _, clients := range []int{1, 50} {
-		t.Run(fmt.Sprint(clients), func(t *testing.T) {
-			checkServerCountsSchedule(t, srv, pacedPubPlan(fmt.Sprintf("paced.neighbours.%d", clients), clients, rate, d), rate, d, 0.8)
-		})
+	for _, nb := range []struct {
+		name string
+		spin func(*testing.T)
+	}{{"goroutines", spinGoroutines}, {"processes", spinProcesses}} {
+		for _, clients := range []int{1, 50} {
+			t.Run(fmt.Sprintf("%s/%d", nb.name, clients), func(t *testing.T) {
+				nb.spin(t)
+				p := pacedPubPlan(fmt.Sprintf("paced.neighbours.%s.%d", nb.name, clients), clients, rate, d)
+				checkServerCountsSchedule(t, srv, p, rate, d, 0.8)
+			})
+		}
 	}
 }
 
@@ -436,25 +439,8 @@ func TestThousandPacedPublishers(t *testing.T) {
 	r := &bench.Runner{Dial: func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return connect.Connect(ctx, settings, name, opts...) // bounded connects, as the command does
 	}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	prepared, err := r.Prepare(ctx, p)
-	if err != nil {
-		t.Fatalf("prepare: %v", err)
-	}
-	before, err := srv.Node(1).Varz(nil) // once connected: a connection's set-up sends a request
-	if err != nil {
-		prepared.Abort()
-		t.Fatal(err)
-	}
-	prepared.Start(time.Time{})
-	res := prepared.Wait()
-	after, err := srv.Node(1).Varz(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, in, _ := serverCounted(t, srv, r, p)
 	a := res.Groups[0].Aggregate
-	in := after.InMsgs - before.InMsgs
 	t.Logf("%d publishers sent %d messages at %.0f msgs/sec; the server received %d", pubs, a.Msgs, a.MsgsPerSec, in)
 	if !res.Complete() || a.Msgs != pubs*perPub || in != a.Msgs {
 		t.Fatalf("stop %+v: sent %d, the server received %d, want %d each", res.Stop, a.Msgs, in, pubs*perPub)

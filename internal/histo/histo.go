@@ -72,14 +72,22 @@ func Encode(h *hdrhistogram.Histogram) (string, error) {
 
 // Decode reads a histogram written by Encode.
 func Decode(s string) (*hdrhistogram.Histogram, error) {
-	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-		return nil, fmt.Errorf("decode histogram: %w", err)
+	if err := checkBase64(s); err != nil {
+		return nil, err
 	}
 	h, err := hdrhistogram.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
 	return h, nil
+}
+
+// checkBase64 refuses an encoding that is not base64 before the library reads it.
+func checkBase64(s string) error {
+	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+		return fmt.Errorf("decode histogram: %w", err)
+	}
+	return nil
 }
 
 // Merge returns a new histogram holding every value of hs. Only the recorded buckets of each

@@ -1,7 +1,6 @@
 package histo
 
 import (
-	"encoding/base64"
 	"fmt"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -83,8 +82,8 @@ func EncodeSparse(s *Sparse) (string, error) {
 // DecodeSparse reads a histogram written by Encode or EncodeSparse as a sparse one: no dense
 // array of the whole range is made.
 func DecodeSparse(enc string) (*Sparse, error) {
-	if _, err := base64.StdEncoding.DecodeString(enc); err != nil {
-		return nil, fmt.Errorf("decode histogram: %w", err)
+	if err := checkBase64(enc); err != nil {
+		return nil, err
 	}
 	s, err := hdrhistogram.DecodePacked([]byte(enc))
 	if err != nil {
