@@ -320,10 +320,10 @@ func pacedPubPlan(subject string, clients int, rate float64, d time.Duration) *b
 }
 
 // serverCounted runs p with r and returns its Result, the messages the server received
-// meanwhile (/varz in_msgs, read once every client is connected: a connection's set-up
-// sends a request, and after the run until it has what the Result counts, or 10s) and the
-// run's wall time from its start.
-func serverCounted(t *testing.T, srv *embedded.Cluster, r *bench.Runner, p *bench.Plan) (*result.Result, int64, time.Duration) {
+// (/varz in_msgs from once every client is connected, since a connection's set-up sends a
+// request, until it has what the Result counts, or 10s after the run) and how long after the
+// start the server had the want messages the run was to send (sampled every 5ms; 0: never).
+func serverCounted(t *testing.T, srv *embedded.Cluster, r *bench.Runner, p *bench.Plan, want int64) (*result.Result, int64, time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -336,23 +336,42 @@ func serverCounted(t *testing.T, srv *embedded.Cluster, r *bench.Runner, p *benc
 		prepared.Abort()
 		t.Fatal(err)
 	}
+	counted := func() int64 {
+		v, err := srv.Node(1).Varz(nil)
+		if err != nil {
+			return -1
+		}
+		return v.InMsgs - before.InMsgs
+	}
 	began := time.Now()
+	var reached time.Duration
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for ctx.Err() == nil {
+			if counted() >= want {
+				reached = time.Since(began)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
 	prepared.Start(time.Time{})
 	res := prepared.Wait()
-	wall := time.Since(began)
 	if !res.Complete() {
 		t.Fatalf("run stopped: %+v", res.Stop)
 	}
 	var in int64
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // the flush ends before the server counts
-		after, err := srv.Node(1).Varz(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if in = after.InMsgs - before.InMsgs; in >= res.Groups[0].Aggregate.Msgs || time.Now().After(deadline) {
-			return res, in, wall
+		if in = counted(); in >= res.Groups[0].Aggregate.Msgs || time.Now().After(deadline) {
+			break
 		}
 	}
+	if in < want {
+		cancel() // nothing more is coming: the watcher stops
+	}
+	<-watched
+	return res, in, reached
 }
 
 // checkServerCountsSchedule runs p and checks the schedule against what the server counted
@@ -366,11 +385,14 @@ func checkServerCountsSchedule(t *testing.T, srv *embedded.Cluster, p *bench.Pla
 	r := &bench.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
 	}}
-	res, in, wall := serverCounted(t, srv, r, p)
+	res, in, reached := serverCounted(t, srv, r, p, want)
 	a := res.Groups[0].Aggregate
-	serverRate := float64(in) / wall.Seconds()
-	t.Logf("%d clients: sent %d of %d, the server counted %d in %v: %.0f msgs/s (%.1f%% of %.0f); send lateness P50 %v P99 %v",
-		len(res.Groups[0].Clients), a.Msgs, want, in, wall, serverRate, 100*serverRate/rate, rate,
+	if reached <= 0 {
+		t.Fatalf("the server never had the %d messages (it counted %d)", want, in)
+	}
+	serverRate := float64(in) / reached.Seconds()
+	t.Logf("%d clients: sent %d of %d, the server counted %d by %v after the start: %.0f msgs/s (%.1f%% of %.0f); send lateness P50 %v P99 %v",
+		len(res.Groups[0].Clients), a.Msgs, want, in, reached, serverRate, 100*serverRate/rate, rate,
 		time.Duration(histo.At(a.SendLateness, 50)), time.Duration(histo.At(a.SendLateness, 99)))
 	if a.Msgs != want || in != a.Msgs {
 		t.Fatalf("sent %d, the server counted %d, want %d", a.Msgs, in, want)
@@ -439,7 +461,7 @@ func TestThousandPacedPublishers(t *testing.T) {
 	r := &bench.Runner{Dial: func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return connect.Connect(ctx, settings, name, opts...) // bounded connects, as the command does
 	}}
-	res, in, _ := serverCounted(t, srv, r, p)
+	res, in, _ := serverCounted(t, srv, r, p, pubs*perPub)
 	a := res.Groups[0].Aggregate
 	t.Logf("%d publishers sent %d messages at %.0f msgs/sec; the server received %d", pubs, a.Msgs, a.MsgsPerSec, in)
 	if !res.Complete() || a.Msgs != pubs*perPub || in != a.Msgs {
