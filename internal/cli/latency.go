@@ -59,6 +59,7 @@ rate and percentiles (docs/capacity.md).`,
 	f.DurationVar(&lf.Duration, "duration", lf.Duration, "how long to publish")
 	f.DurationVar(&lf.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	registerHist(f, &lf.Hist)
+	registerPrecision(f)
 	return a.specCommand(cmd)
 }
 

@@ -119,6 +119,7 @@ const rateHelp = "fixed rate in messages per second, total across clients (0: as
 // registerShape adds the load-shape flags of fixed-rate senders.
 func (b *benchFlags) registerShape(f *pflag.FlagSet) {
 	loadShape{&b.Rate, &b.Shape}.register(f, rateHelp)
+	registerPrecision(f)
 }
 
 // register adds --rate (described by rateHelp), --ramp, --steps, --step-duration,
