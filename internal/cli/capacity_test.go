@@ -133,7 +133,7 @@ func wakeUps() (stop func() time.Duration) {
 // five wake-ups (requester, server, responder, reply). The test measures that alongside
 // (wakeUps): where a 1ms sleep wakes within 1.5ms at P99 (1.0 to 1.06ms under SCHED_FIFO:
 // Go's netpoller rounds the last millisecond) the capacity must be within 10% of 1,000/s;
-// where it does not (on the shared machine at load 5 to 25, 4 to 185ms), no threshold of a
+// where it does not (beside two busy loops 3.7 to 6.7ms; at load 5 to 25, up to 185ms), no threshold of a
 // few milliseconds can be judged at any rate, and the search must then find no capacity
 // above the service's (none at --min, or the senders' wake-ups were late: exit 6; or a rate
 // the noise let pass). Above the service's rate is wrong on any machine.
