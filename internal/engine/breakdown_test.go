@@ -79,7 +79,8 @@ workloads:
 // A JetStream consumer's latency splits at the moment the stream stored each message: the
 // two parts add up to the end-to-end latency (their means, within the histograms'
 // precision), and 5 ms added between the server and its clients, on the way to the clients
-// only, land in stored -> delivered, not in publish -> stored.
+// only, land in stored -> delivered (its least value carries them), not in publish -> stored
+// (its least value does not).
 func TestBreakdownAddsUpAndPlacesTheDelay(t *testing.T) {
 	const delay = 5 * time.Millisecond
 	srv := natstest.Server(t, nil)
@@ -109,7 +110,9 @@ func TestBreakdownAddsUpAndPlacesTheDelay(t *testing.T) {
 	if m := b.StoredToDelivered.Min; m < int64(delay) {
 		t.Errorf("stored -> delivered min %v, under the proxy's %v", time.Duration(m), delay)
 	}
-	if p := b.PublishToStored.At(50); p >= delay {
-		t.Errorf("publish -> stored P50 %v: the delay leaked into it", p)
+	// Had the delay leaked into publish -> stored, every message would carry it: its least
+	// value is below the delay however busy the host (a P50 was 19 ms at load average 15).
+	if m := b.PublishToStored.Min; m >= int64(delay) {
+		t.Errorf("publish -> stored min %v: the delay leaked into it", time.Duration(m))
 	}
 }
