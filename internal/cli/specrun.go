@@ -33,13 +33,12 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 			},
 			Config: cfg,
 		}},
-		Warmup:          spec.Duration(bf.Warmup),
-		NoLatency:       bf.NoLatency,
-		SLO:             bf.SLO,
-		NoServerMetrics: bf.NoServerMetrics,
+		Warmup:    spec.Duration(bf.Warmup),
+		NoLatency: bf.NoLatency,
+		SLO:       bf.SLO,
 	}
 	bf.shapePacing(&s.Workloads[0].Pacing)
-	s.Target.Monitor = bf.ServerMetrics
+	withTelemetry(s, bf.ServerMetrics, bf.NoServerMetrics)
 	if fs.Changed("msgs") {
 		s.Workloads[0].Pacing.Msgs = bf.Msgs
 	}

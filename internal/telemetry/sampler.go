@@ -18,6 +18,9 @@ import (
 type Sampler struct {
 	Source   Source
 	Interval time.Duration
+	// EventPrefix, when set, replaces $JS.EVENT in the advisories' subjects, as the nats
+	// CLI's --js-event-prefix does (advisories imported from another account or domain).
+	EventPrefix string
 
 	mu       sync.Mutex
 	start    time.Time
