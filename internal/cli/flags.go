@@ -82,11 +82,15 @@ func (c *connFlags) credentialsFromEnv(env connect.Env) {
 	s.User, s.Password, s.Token = env.Getenv("NATS_USER"), env.Getenv("NATS_PASSWORD"), env.Getenv("NATS_TOKEN")
 }
 
-// refuseSysPassword refuses --sys-password, naming the environment variable to use.
-func (c *connFlags) refuseSysPassword() error {
+// parsed completes the connection flags once they are parsed (before the command runs, or
+// after 'spec' and 'capacity' parse the command line they are given): --sys-password is
+// refused, naming the environment variable to use, and the credentials the command line does
+// not give come from the environment.
+func (c *connFlags) parsed(env connect.Env) error {
 	if c.sysPasswordFlag {
 		return usagef("--sys-password would show the password in the process list (ps): set $NATSPERF_SYS_PASSWORD instead, with --sys-user")
 	}
+	c.credentialsFromEnv(env)
 	return nil
 }
 

@@ -98,10 +98,9 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 	started := new(time.Time)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		*started = time.Now()
-		if err := conn.refuseSysPassword(); err != nil {
+		if err := conn.parsed(s.Env); err != nil {
 			return err
 		}
-		conn.credentialsFromEnv(s.Env)
 		return profile(cmd, args)
 	}
 	app := &app{streams: s, conn: conn, out: out, builders: map[*cobra.Command]specBuilder{}, started: started}

@@ -309,6 +309,9 @@ func (a *app) commandSpec(cmd *cobra.Command, args []string, notOne string) (*co
 	if err := target.ParseFlags(rest); err != nil {
 		return nil, nil, usageError{err}
 	}
+	if err := a.conn.parsed(a.streams.Env); err != nil {
+		return nil, nil, err
+	}
 	if err := target.ValidateArgs(target.Flags().Args()); err != nil {
 		return nil, nil, err
 	}

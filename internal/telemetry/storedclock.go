@@ -17,8 +17,10 @@ import (
 //     server that gave no clock, or streams led by several servers (one offset per run).
 func StoredClock(t *result.Telemetry, streams []string) result.StoredClock {
 	switch {
-	case t == nil || len(t.Servers) == 0:
+	case t == nil:
 		return result.StoredClock{Basis: result.ClockUncorrected, Note: "no server telemetry to estimate the server's clock from (--server-metrics or --sys-creds)"}
+	case len(t.Servers) == 0:
+		return result.StoredClock{Basis: result.ClockUncorrected, Note: "no server answered the telemetry's first reading"}
 	case t.Source == "embedded":
 		return result.StoredClock{Basis: result.ClockExact}
 	}

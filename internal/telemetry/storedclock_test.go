@@ -28,6 +28,8 @@ func TestStoredClock(t *testing.T) {
 	}{
 		{name: "no telemetry", t: nil, streams: []string{"s"},
 			want: result.StoredClock{Basis: result.ClockUncorrected}, note: true},
+		{name: "no server answered", t: monitor(), streams: []string{"s"},
+			want: result.StoredClock{Basis: result.ClockUncorrected}, note: true},
 		{name: "embedded", t: &result.Telemetry{Source: "embedded", Servers: []result.ServerSeries{server("n1", 0, 0, led("s", "n1"))}},
 			streams: []string{"s"}, want: result.StoredClock{Basis: result.ClockExact}},
 		{name: "one server, no stream details", t: monitor(server("a", 1500, 80)), streams: []string{"s"},
