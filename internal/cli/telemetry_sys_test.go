@@ -28,14 +28,7 @@ func TestSysAccountTelemetryFlags(t *testing.T) {
 	if !strings.Contains(r.out, "Servers counted (sys, 3 servers)") {
 		t.Errorf("no cross-check line for the 3 servers read through the system account:\n%s", r.out)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := result.Read(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, data := readResultFile(t, out)
 	if tel := res.Telemetry; tel == nil || tel.Source != "sys" || len(tel.Servers) != 3 || len(tel.Errors) > 0 {
 		t.Fatalf("telemetry %+v", tel)
 	}
@@ -46,7 +39,7 @@ func TestSysAccountTelemetryFlags(t *testing.T) {
 	if sp.code != 0 || !strings.Contains(sp.out, "sys_user: sys") || !strings.Contains(sp.out, "sys_password: '[redacted]'") {
 		t.Fatalf("spec: exit %d: %s%s", sp.code, sp.out, sp.err)
 	}
-	for name, text := range map[string]string{"stdout": r.out, "stderr": r.err, "result": string(data), "spec": sp.out} {
+	for name, text := range map[string]string{"stdout": r.out, "stderr": r.err, "result": data, "spec": sp.out} {
 		if strings.Contains(text, pass) {
 			t.Errorf("%s shows the system password", name)
 		}
@@ -86,7 +79,21 @@ func TestLatencySysAccountTelemetry(t *testing.T) {
 		!strings.Contains(r.out, "natsperf counted pub 200, sub 200") {
 		t.Errorf("output:\n%s", r.out)
 	}
-	data, err := os.ReadFile(out)
+	res, data := readResultFile(t, out)
+	if tel := res.Telemetry; tel == nil || tel.Source != "sys" || len(tel.Servers) != 3 || tel.Counters().InMsgs < 200 {
+		t.Fatalf("telemetry %+v", tel)
+	}
+	for name, text := range map[string]string{"stdout": r.out, "stderr": r.err, "result": data} {
+		if strings.Contains(text, pass) {
+			t.Errorf("%s shows the system password", name)
+		}
+	}
+}
+
+// readResultFile reads the Result natsperf wrote to path, and its text.
+func readResultFile(t *testing.T, path string) (*result.Result, string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +101,5 @@ func TestLatencySysAccountTelemetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tel := res.Telemetry; tel == nil || tel.Source != "sys" || len(tel.Servers) != 3 || tel.Counters().InMsgs < 200 {
-		t.Fatalf("telemetry %+v", tel)
-	}
-	for name, text := range map[string]string{"stdout": r.out, "stderr": r.err, "result": string(data)} {
-		if strings.Contains(text, pass) {
-			t.Errorf("%s shows the system password", name)
-		}
-	}
+	return res, string(data)
 }
