@@ -132,12 +132,16 @@ func (s *Sampler) sample(ctx context.Context) {
 
 // clock keeps the best (shortest round trip) estimate of a remote server's clock offset.
 func clock(ss *result.ServerSeries, r Reading) {
-	if r.Mid.IsZero() || r.Varz.Now.IsZero() {
+	now := r.Now
+	if now.IsZero() {
+		now = r.Varz.Now
+	}
+	if r.Mid.IsZero() || now.IsZero() {
 		return
 	}
 	unc := int64(r.RTT / 2)
 	if ss.ClockUncertaintyNS == 0 || unc < ss.ClockUncertaintyNS {
-		ss.ClockOffsetNS = r.Varz.Now.Sub(r.Mid).Nanoseconds()
+		ss.ClockOffsetNS = now.Sub(r.Mid).Nanoseconds()
 		ss.ClockUncertaintyNS = max(unc, 1)
 	}
 }
