@@ -56,9 +56,9 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.StringVar(&c.sysCreds, "sys-creds", "", "a system account user's credentials file: sample every server's telemetry through $SYS.REQ.SERVER.PING (VARZ, JSZ) instead of monitoring endpoints")
 	f.StringVar(&c.sysUser, "sys-user", "", "a system account user, its password in $NATSPERF_SYS_PASSWORD (out of the process list): server telemetry as --sys-creds")
 	// The nats CLI has no --sys-password, so natsperf takes no system password where ps shows
-	// it: the flag is refused (refuseSysPassword), never read. Returning an error here would
+	// it: the flag is refused (parsed), never read. Returning an error here would
 	// print the value in pflag's message.
-	f.Func("sys-password", "refused: set $NATSPERF_SYS_PASSWORD", func(string) error { c.sysPasswordFlag = true; return nil })
+	f.Func("sys-password", "refused: set $"+sysPasswordEnv, func(string) error { c.sysPasswordFlag = true; return nil })
 	_ = f.MarkHidden("sys-password")
 	f.BoolFunc("no-tlsfirst", "nats bench's --no-tlsfirst: no TLS handshake first (the default)", func(string) error { c.s.TLSFirst = false; return nil })
 	f.String("colors", "", "accepted as nats bench does; natsperf prints no colours")
@@ -73,7 +73,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 // how the Helm chart hands them over. The flags win, and --context keeps its own.
 func (c *connFlags) credentialsFromEnv(env connect.Env) {
 	if c.sysUser != "" && c.sysPassword == "" && env.Getenv != nil {
-		c.sysPassword = env.Getenv("NATSPERF_SYS_PASSWORD")
+		c.sysPassword = env.Getenv(sysPasswordEnv)
 	}
 	s := &c.s
 	if s.User != "" || s.Password != "" || s.Token != "" || s.Creds != "" || s.NKey != "" || s.Context != "" || env.Getenv == nil {
@@ -88,11 +88,15 @@ func (c *connFlags) credentialsFromEnv(env connect.Env) {
 // not give come from the environment.
 func (c *connFlags) parsed(env connect.Env) error {
 	if c.sysPasswordFlag {
-		return usagef("--sys-password would show the password in the process list (ps): set $NATSPERF_SYS_PASSWORD instead, with --sys-user")
+		return usagef("--sys-password would show the password in the process list (ps): set $%s instead, with --sys-user", sysPasswordEnv)
 	}
 	c.credentialsFromEnv(env)
 	return nil
 }
+
+// sysPasswordEnv holds the --sys-user's (or a scenario's sys_user's) password out of the
+// process list.
+const sysPasswordEnv = "NATSPERF_SYS_PASSWORD"
 
 // connAnnotation marks the flags connFlags.register adds.
 const connAnnotation = "natsperf-connection"
@@ -157,8 +161,8 @@ func registerTelemetry(f *pflag.FlagSet, metrics *[]string, off *bool) {
 	f.BoolVar(off, "no-server-metrics", false, "sample no server telemetry, not even the embedded server's")
 }
 
-// withTelemetry puts the server telemetry flags into s.
-func withTelemetry(s *spec.Spec, metrics []string, off bool) {
+// withServerMetrics puts the server telemetry flags into s.
+func withServerMetrics(s *spec.Spec, metrics []string, off bool) {
 	s.Target.Monitor, s.NoServerMetrics = metrics, off
 }
 

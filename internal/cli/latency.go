@@ -113,7 +113,7 @@ func (a *app) latencySpec(lf latencyFlags) (*specRun, error) {
 		}},
 		Warmup: spec.Duration(lf.Warmup),
 	}
-	withTelemetry(s, lf.ServerMetrics, lf.NoServerMetrics)
+	withServerMetrics(s, lf.ServerMetrics, lf.NoServerMetrics)
 	conn := a.conn.s
 	if conn.User == "" && conn.Password == "" && conn.Token == "" {
 		// Server B connects with the settings, not server A's URL: credentials from either URL.

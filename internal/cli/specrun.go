@@ -38,7 +38,7 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 		SLO:       bf.SLO,
 	}
 	bf.shapePacing(&s.Workloads[0].Pacing)
-	withTelemetry(s, bf.ServerMetrics, bf.NoServerMetrics)
+	withServerMetrics(s, bf.ServerMetrics, bf.NoServerMetrics)
 	if fs.Changed("msgs") {
 		s.Workloads[0].Pacing.Msgs = bf.Msgs
 	}
