@@ -61,6 +61,7 @@ servers counted and the latency spikes named with what happened then (docs/telem
 	f.DurationVar(&lf.Duration, "duration", lf.Duration, "how long to publish")
 	f.DurationVar(&lf.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	registerHist(f, &lf.Hist)
+	registerPrecision(f)
 	registerTelemetry(f, &lf.ServerMetrics, &lf.NoServerMetrics)
 	return a.specCommand(cmd)
 }
