@@ -129,7 +129,9 @@ func subBreakdown(t *testing.T, res *result.Result) *result.Breakdown {
 			continue
 		}
 		b, e2e := g.Aggregate.Breakdown, g.Aggregate.Latency
-		if b == nil || e2e == nil || b.PublishToStored.Count != e2e.Count || e2e.Count < 900 {
+		// Every message with a latency is split (how many the sync publisher got out in 2 s
+		// is the machine's speed: 564 of 1,000 at load 15).
+		if b == nil || e2e == nil || b.PublishToStored.Count != e2e.Count || b.StoredToDelivered.Count != e2e.Count || e2e.Count < 100 {
 			t.Fatalf("breakdown %+v, latency %+v", b, e2e)
 		}
 		sum := b.PublishToStored.Mean + b.StoredToDelivered.Mean
