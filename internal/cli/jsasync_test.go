@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/result"
 )
 
 // TestJSPubAsyncWindowStoresWhatItAcks: whatever the window (one publish at a time, an odd
@@ -27,21 +28,28 @@ func TestJSPubAsyncWindowStoresWhatItAcks(t *testing.T) {
 			res, r := runJSON(context.Background(), t, at(s, "js", "pub", "async", stream+".x",
 				"--stream", stream, "--create", "--storage", "memory", "--clients", "2", "--msgs", "1001",
 				"--size", "64", "--batch", strconv.Itoa(window), "--verify")...)
-			if r.code != 0 || !res.Complete() {
-				t.Fatalf("exit %d, stop %+v, stderr %s", r.code, res.Stop, r.err)
-			}
-			g := group(t, res, "pub")
-			if g.Aggregate.Msgs != 1001 || g.Aggregate.Latency == nil || g.Aggregate.Latency.Count != 1001 {
-				t.Fatalf("acked %d, latency %+v, want 1001 of each", g.Aggregate.Msgs, g.Aggregate.Latency)
-			}
-			if got := streamMsgs(t, js, stream); got != 1001 {
-				t.Fatalf("stream holds %d messages, want 1001", got)
-			}
+			ackedAndStored(t, js, res, r, stream, 1001)
 			v := res.Verify
 			if v == nil || v.Sent != 1001 || v.Acked != 1001 || v.Stored != 1001 || v.AckedButMissing != 0 || v.Duplicates != 0 || v.Failed != 0 {
 				t.Fatalf("verify %+v", v)
 			}
 		})
+	}
+}
+
+// ackedAndStored checks that a publishing run ended well with n messages acked, n latencies
+// and n messages in the stream.
+func ackedAndStored(t *testing.T, js jetstream.JetStream, res *result.Result, r cliRun, stream string, n int64) {
+	t.Helper()
+	if r.code != 0 || !res.Complete() {
+		t.Fatalf("exit %d, stop %+v, stderr %s", r.code, res.Stop, r.err)
+	}
+	g := group(t, res, "pub")
+	if g.Aggregate.Msgs != n || g.Aggregate.Latency == nil || g.Aggregate.Latency.Count != n {
+		t.Fatalf("acked %d, latency %+v, want %d of each", g.Aggregate.Msgs, g.Aggregate.Latency, n)
+	}
+	if got := streamMsgs(t, js, stream); got != uint64(n) {
+		t.Fatalf("stream holds %d messages, want %d", got, n)
 	}
 }
 
