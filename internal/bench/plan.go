@@ -1,4 +1,4 @@
-// Package bench is natsperf's engine. A Plan names groups of clients; the Runner connects every
+// Package bench runs one set of client groups: a Plan names the groups; the Runner connects every
 // client, holds them at a common start barrier, runs them under one context, and merges what
 // each recorded into a Result. Workloads (core NATS, JetStream, KV) only implement Client.
 package bench

@@ -3,9 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"html"
 	"math"
-	"strings"
 	"time"
 )
 
@@ -100,27 +98,4 @@ func runInterval(r Run) time.Duration {
 		return time.Duration(one.Bench.Interval)
 	}
 	return time.Duration(intervalOf(r.Result) * 1e9)
-}
-
-// inadequateMD writes the lines as the Markdown report's section.
-func inadequateMD(b *strings.Builder, s *Set) {
-	inadequateSection(b, s, "## Too short or too few to answer\n\n", "- %s\n", "\n", func(l string) string { return l })
-}
-
-// inadequateHTML writes the lines as the HTML report's section.
-func inadequateHTML(b *strings.Builder, s *Set) {
-	inadequateSection(b, s, "<h2>Too short or too few to answer</h2>\n<ul class=\"inadequate\">", "<li>%s</li>", "</ul>\n",
-		func(l string) string { return html.EscapeString(strings.ReplaceAll(l, "`", "")) })
-}
-
-func inadequateSection(b *strings.Builder, s *Set, head, item, tail string, escape func(string) string) {
-	lines := Inadequacies(s)
-	if len(lines) == 0 {
-		return
-	}
-	b.WriteString(head)
-	for _, l := range lines {
-		fmt.Fprintf(b, item, escape(l))
-	}
-	b.WriteString(tail)
 }

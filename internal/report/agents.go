@@ -12,7 +12,7 @@ import (
 // agent's clients and messages per group, its clock offset and start; nil when no run of the
 // cell was distributed.
 func AgentTable(c *Cell) *Table {
-	t := &Table{Title: c.Name + ": per agent", Head: []string{"run", "agent", "host", "part", "clients", "msgs", "clock offset", "started after T", "state"}}
+	t := &Table{Title: c.Name + ": per agent", Class: "agents", Head: []string{"run", "agent", "host", "part", "clients", "msgs", "clock offset", "started after T", "state"}}
 	for _, r := range c.Runs {
 		d := r.Result.Distributed
 		if d == nil {

@@ -4,219 +4,84 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"math"
 	"sort"
 	"strings"
 )
 
-// HTML writes one self-contained page: the summary table, bar charts comparing the cells,
-// throughput over time and the latency percentile spectrum. Nothing is loaded at view time.
+// HTML writes the report (Build) as one self-contained page: the sections' tables and their
+// charts (cells compared, throughput over time, the latency percentile spectrum, stability
+// per window) as inline SVG. Nothing is loaded at view time.
 func HTML(w io.Writer, s *Set, title string) error {
-	if title == "" {
-		title = "natsperf report"
-	}
-	stab, err := Stabilities(s)
+	d, err := Build(s, title)
 	if err != nil {
 		return err
 	}
-	metrics := Metrics(s)
+	return d.WriteHTML(w)
+}
+
+// WriteHTML writes the document as one self-contained page.
+func (d *Document) WriteHTML(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\n<title>%s</title>\n<style>%s</style></head>\n<body>\n<h1>%s</h1>\n", html.EscapeString(title), css, html.EscapeString(title))
+	title := html.EscapeString(d.Title)
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\n<title>%s</title>\n<style>%s</style></head>\n<body>\n<h1>%s</h1>\n", title, css, title)
 	b.WriteString("<dl class=\"context\">")
-	for _, f := range Header(s) {
+	for _, f := range d.Header {
 		fmt.Fprintf(&b, "<dt>%s</dt><dd>%s</dd>", html.EscapeString(f.Name), html.EscapeString(f.Value))
 	}
 	b.WriteString("</dl>\n")
-	inadequateHTML(&b, s)
-	if fs := failures(s); len(fs) > 0 {
-		b.WriteString("<h2>Failed runs</h2>\n<p>Left out of every figure; <code>natsperf run --resume</code> runs them again.</p>\n<table class=\"failed\"><thead><tr><th>cell</th><th>repetition</th><th>reason</th></tr></thead><tbody>\n")
-		for _, f := range fs {
-			fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td></tr>\n", html.EscapeString(f.cell), f.rep, html.EscapeString(f.reason))
-		}
-		b.WriteString("</tbody></table>\n")
-	}
-	if effects := Effects(s); len(effects) > 0 {
-		b.WriteString("<h2>What each choice changes</h2>\n<p>Each level against the axis's first, in cells that differ in that axis only: the ratio of the means with a 95% interval from the repetitions (* the interval excludes 1). Failed runs are left out.</p>\n<ul class=\"verdicts\">")
-		_, verdicts, interactions := EffectLines(effects)
-		for _, v := range verdicts {
-			fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(v))
-		}
-		if len(verdicts) == 0 {
-			b.WriteString("<li>No choice changes a headline metric beyond the noise of the repetitions.</li>")
-		}
-		for _, x := range interactions {
-			fmt.Fprintf(&b, "<li class=\"interaction\">Interaction: %s</li>", html.EscapeString(x))
-		}
-		b.WriteString("</ul>\n")
-		for _, t := range EffectTables(s, effects) {
-			htmlTable(&b, t, "effects")
-		}
-	}
-	fmt.Fprintf(&b, "<h2>Cells</h2>\n<p>%d cells, %d runs. Mean ± the standard deviation in %% of the mean over the repetitions that did not fail; whiskers span min to max.</p>\n", len(s.Cells), countRuns(s))
-	summaryTable(&b, s, metrics)
-	if t := StorageTable(s); t != nil {
-		b.WriteString("<h2>Storage</h2>\n<p>What the servers hold (every replica) against messages x replicas x size.</p>\n")
-		htmlTable(&b, *t, "storage")
-	}
-
-	if len(s.Cells) > 1 {
-		b.WriteString("<h2>Cells compared</h2>\n")
-	}
-	for _, m := range metrics {
-		if len(s.Cells) < 2 {
-			break
-		}
-		if !strings.HasSuffix(m.Key, ".total") && !strings.HasSuffix(m.Key, ".p99") {
-			continue
-		}
-		var bars []bar
-		for _, c := range s.Cells {
-			st := CellStats(c, metrics)[m.Key]
-			if st.N > 0 {
-				bars = append(bars, bar{name: short(s, c), mean: st.Mean, min: st.Min, max: st.Max})
+	for _, sec := range d.Sections {
+		fmt.Fprintf(&b, "<h2>%s</h2>\n", html.EscapeString(sec.Title))
+		for _, p := range sec.Intro {
+			text := p.Page
+			if text == "" {
+				text = p.Text
 			}
+			fmt.Fprintf(&b, "<p>%s</p>\n", inline(text))
 		}
-		tick, label := HumanCount, m.Label
-		if m.Unit == "ns" {
-			tick = HumanNanos
-			label += " (latency)"
-		}
-		barChart(&b, m.Label, label, tick, bars)
-	}
-
-	var tp []panel
-	for _, c := range s.Cells {
-		ok := c.OK()
-		if len(ok) == 0 || ok[0].SeriesPath != "" { // streamed: the stability view shows it
-			continue
-		}
-		series := ok[0].Series()
-		p := panel{title: short(s, c)}
-		for _, role := range roles(s) {
-			if pts := series[role]; len(pts) > 0 {
-				p.lines = append(p.lines, seriesOf(role, pts))
+		if len(sec.List.Items) > 0 {
+			fmt.Fprintf(&b, "<ul%s>", classAttr(sec.List.Class))
+			for _, it := range sec.List.Items {
+				fmt.Fprintf(&b, "<li%s>%s</li>", classAttr(it.Class), inline(it.Text))
 			}
+			b.WriteString("</ul>\n")
 		}
-		if len(p.lines) > 0 {
-			tp = append(tp, p)
+		for _, c := range sec.Charts {
+			c.svg(&b)
 		}
-	}
-	if len(tp) > 0 {
-		b.WriteString("<h2>Throughput over time</h2>\n<p>One chart per cell on the same axes: the first repetition that did not fail, every instance added up.</p>\n")
-		smallMultiples(&b, "msgs/s over time", axis{label: "time from the start", fmt: HumanDuration, time: true}, axis{label: "msgs/s", fmt: HumanCount}, tp)
-	}
-
-	var lp []panel
-	for _, c := range s.Cells {
-		p := panel{title: short(s, c)}
-		for _, role := range roles(s) {
-			h := c.Latency(role)
-			if h == nil || h.TotalCount() == 0 {
-				continue
+		for _, t := range sec.Tables {
+			if t.Title != "" {
+				fmt.Fprintf(&b, "<h3>%s</h3>\n", html.EscapeString(t.Title))
 			}
-			var pts []Point
-			for k := 0; ; k++ {
-				x := math.Pow(10, float64(k)/10) // 10 points per decade
-				if x > float64(h.TotalCount()) || k > 70 {
-					break
-				}
-				pts = append(pts, Point{X: x, Y: float64(h.ValueAtPercentile(100 * (1 - 1/x)))})
-			}
-			p.lines = append(p.lines, series{name: role, pts: pts})
+			htmlTable(&b, t)
 		}
-		if len(p.lines) > 0 {
-			lp = append(lp, p)
-		}
-	}
-	if len(lp) > 0 {
-		b.WriteString("<h2>Latency percentile spectrum</h2>\n<p>One chart per cell on the same axes, every repetition merged. HdrHistogram's view: x is 1/(1-percentile) on a log axis.</p>\n")
-		smallMultiples(&b, "latency by percentile", axis{log: true, label: "percentile", fmt: spectrumTick}, axis{label: "latency", fmt: HumanNanos}, lp)
-	}
-
-	for _, st := range stab {
-		stabilityHTML(&b, st)
-	}
-	first := true
-	for _, c := range s.Cells {
-		if t := InstanceTable(c); t != nil {
-			if first {
-				b.WriteString("<h2>Per instance</h2>\n")
-				first = false
-			}
-			fmt.Fprintf(&b, "<h3>%s</h3>\n", html.EscapeString(t.Title))
-			htmlTable(&b, *t, "instances")
-		}
-	}
-	first = true
-	for _, c := range s.Cells {
-		if t := AgentTable(c); t != nil {
-			if first {
-				b.WriteString("<h2>Per agent</h2>\n")
-				first = false
-			}
-			fmt.Fprintf(&b, "<h3>%s</h3>\n", html.EscapeString(t.Title))
-			htmlTable(&b, *t, "agents")
-		}
-	}
-	if notes := stopNotes(s); len(notes) > 0 {
-		b.WriteString("<h2>Notes</h2>\n<ul>")
-		for _, n := range notes {
-			fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(n))
-		}
-		b.WriteString("</ul>\n")
 	}
 	b.WriteString("<script>" + script + "</script>\n</body></html>\n")
-	_, err = io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// stabilityHTML is a long run's view: throughput and latency per window with the stalls and
-// faults shaded, then drift, stalls and faults as tables.
-func stabilityHTML(b *strings.Builder, st *Stability) {
-	fmt.Fprintf(b, "<h2>Stability: %s, repetition %d</h2>\n<p>%s in %d windows of %s. Shaded: stalls (no message for more than %s) and faults.</p>\n",
-		html.EscapeString(st.Cell), st.Repetition, HumanDuration(st.Duration), len(st.Windows), HumanDuration(st.Width), HumanDuration(st.Threshold))
-	var pub, sub, p50, p99, mx []Point
-	for _, w := range st.Windows {
-		mid := (w.From + w.To) / 2
-		pub, sub = append(pub, Point{mid, w.PubRate}), append(sub, Point{mid, w.SubRate})
-		if w.P50 > 0 {
-			p50, p99 = append(p50, Point{mid, w.P50}), append(p99, Point{mid, w.P99})
+// inline is prose as HTML: &, < and > escaped (quotes need none in text), `code` in <code>.
+func inline(s string) string {
+	s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 {
+		return s // an unpaired backtick: no code span
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			p = "<code>" + p + "</code>"
 		}
-		if w.Max > 0 {
-			mx = append(mx, Point{mid, w.Max})
-		}
+		b.WriteString(p)
 	}
-	bands := append(append([]band{}, st.Faults...), st.Markers...)
-	for _, s := range st.Stalls {
-		bands = append(bands, band{from: s.From, to: s.To, label: s.Role + " stall " + HumanDuration(s.To-s.From)})
+	return b.String()
+}
+
+func classAttr(class string) string {
+	if class == "" {
+		return ""
 	}
-	var tl []series
-	if len(pub) > 0 && anyY(pub) {
-		tl = append(tl, series{name: "pub", pts: pub})
-	}
-	if anyY(sub) {
-		tl = append(tl, series{name: "sub", pts: sub})
-	}
-	timeChart(b, "msgs/s per window", axis{label: "msgs/s", fmt: HumanCount}, tl, bands, st.Duration)
-	if len(mx) > 0 {
-		lines := []series{{name: "max", pts: mx}}
-		if len(p50) > 0 {
-			lines = []series{{name: "P50", pts: p50}, {name: "P99", pts: p99}, {name: "max", pts: mx}}
-		}
-		role := st.LatencyRole
-		if role == "" {
-			role = "all groups'"
-		}
-		timeChart(b, role+" latency per window", axis{label: "latency", fmt: HumanNanos}, lines, bands, st.Duration)
-	}
-	if len(st.CPU) > 0 {
-		timeChart(b, "server CPU (% of one core; embedded: natsperf's whole process)", axis{label: "CPU %", fmt: trim}, st.CPU, bands, st.Duration)
-		timeChart(b, "server memory (resident)", axis{label: "bytes", fmt: HumanCount}, st.Mem, bands, st.Duration)
-	}
-	for _, t := range StabilityTables(st) {
-		fmt.Fprintf(b, "<h3>%s</h3>\n", html.EscapeString(t.Title))
-		htmlTable(b, t, "stability")
-	}
+	return ` class="` + html.EscapeString(class) + `"`
 }
 
 func anyY(pts []Point) bool {
@@ -230,8 +95,8 @@ func anyY(pts []Point) bool {
 
 func seriesOf(name string, pts []Point) series { return series{name: name, pts: pts} }
 
-func htmlTable(b *strings.Builder, t Table, class string) {
-	fmt.Fprintf(b, "<table class=\"%s\"><thead><tr>", class)
+func htmlTable(b *strings.Builder, t Table) {
+	fmt.Fprintf(b, "<table%s><thead><tr>", classAttr(t.Class))
 	for _, h := range t.Head {
 		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(h))
 	}
@@ -269,51 +134,6 @@ func roles(s *Set) []string {
 	}
 	sort.Slice(out, func(i, j int) bool { return roleOrder(out[i]) < roleOrder(out[j]) })
 	return out
-}
-
-func summaryTable(b *strings.Builder, s *Set, metrics []Metric) {
-	b.WriteString("<table class=\"summary\"><thead><tr>")
-	for _, a := range s.Axes {
-		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(a))
-	}
-	if len(s.Axes) == 0 {
-		b.WriteString("<th>cell</th>")
-	}
-	b.WriteString("<th>runs</th>")
-	for _, m := range metrics {
-		if m.Key == "expected" {
-			continue
-		}
-		label := m.Label
-		if m.Key == "stored" {
-			label = "stored / expected"
-		}
-		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(label))
-	}
-	b.WriteString("</tr></thead><tbody>\n")
-	for _, c := range s.Cells {
-		st := CellStats(c, metrics)
-		b.WriteString("<tr>")
-		if len(s.Axes) == 0 {
-			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c.Name))
-		}
-		for _, a := range s.Axes {
-			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c.Values[a]))
-		}
-		fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c.RunsLabel()))
-		for _, m := range metrics {
-			switch m.Key {
-			case "expected":
-				continue
-			case "stored":
-				fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(storedVsExpected(st["stored"], st["expected"])))
-			default:
-				fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(cellValue(m, st[m.Key])))
-			}
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</tbody></table>\n")
 }
 
 const css = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1280px}

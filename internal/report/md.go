@@ -47,172 +47,39 @@ func cellValue(m Metric, s Stats) string {
 	return fmt.Sprintf("%s ± %.0f%%", Format(m, s.Mean), s.StdDev/math.Abs(s.Mean)*100)
 }
 
-// Markdown writes the report: one row per cell, then per-instance tables per cell.
+// Markdown writes the report (Build) as Markdown.
 func Markdown(w io.Writer, s *Set, title string) error {
-	metrics := Metrics(s)
-	var b strings.Builder
-	if title == "" {
-		title = "natsperf report"
-	}
-	fmt.Fprintf(&b, "# %s\n\n", title)
-	for _, f := range Header(s) {
-		fmt.Fprintf(&b, "- **%s**: %s\n", f.Name, mdEscape(f.Value))
-	}
-	b.WriteString("\n")
-	inadequateMD(&b, s)
-	failedRuns(&b, s)
-	effectsMD(&b, s)
-	b.WriteString("## Cells\n\n")
-	fmt.Fprintf(&b, "%d cells, %d runs. Values are the mean ± the standard deviation (in %% of the mean) over the repetitions that did not fail; rates per client are the average of the msgs/sec of every client that has one (nats bench's \"avg\"), totals add the instances up; latency percentiles merge every run's histogram.\n\n", len(s.Cells), countRuns(s))
-	head := append([]string{}, s.Axes...)
-	if len(s.Axes) == 0 {
-		head = append(head, "cell")
-	}
-	head = append(head, "runs")
-	var cols []Metric
-	for _, m := range metrics {
-		if m.Key == "expected" {
-			continue
-		}
-		cols = append(cols, m)
-		if m.Key == "stored" {
-			head = append(head, "stored / expected")
-			continue
-		}
-		head = append(head, m.Label)
-	}
-	table(&b, head, func(row func(...string)) {
-		for _, c := range s.Cells {
-			st := CellStats(c, metrics)
-			var cells []string
-			if len(s.Axes) == 0 {
-				cells = append(cells, c.Name)
-			}
-			for _, a := range s.Axes {
-				cells = append(cells, c.Values[a])
-			}
-			cells = append(cells, c.RunsLabel())
-			for _, m := range cols {
-				if m.Key == "stored" {
-					cells = append(cells, storedVsExpected(st["stored"], st["expected"]))
-					continue
-				}
-				cells = append(cells, cellValue(m, st[m.Key]))
-			}
-			row(cells...)
-		}
-	})
-	if t := StorageTable(s); t != nil {
-		b.WriteString("\n## Storage\n\nWhat the servers hold (every replica) against messages x replicas x size; above 1 is the overhead of the store.\n\n")
-		mdTable(&b, *t)
-	}
-	stab, err := Stabilities(s)
+	d, err := Build(s, title)
 	if err != nil {
 		return err
 	}
-	for _, st := range stab {
-		fmt.Fprintf(&b, "\n## Stability: %s, repetition %d\n\n%s in %d windows of %s.\n", mdEscape(st.Cell), st.Repetition, HumanDuration(st.Duration), len(st.Windows), HumanDuration(st.Width))
-		for _, t := range StabilityTables(st) {
-			fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(t.Title))
-			mdTable(&b, t)
-		}
-	}
-	first := true
-	for _, c := range s.Cells {
-		if t := InstanceTable(c); t != nil {
-			if first {
-				b.WriteString("\n## Per instance\n")
-				first = false
-			}
-			fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(t.Title))
-			mdTable(&b, *t)
-		}
-	}
-	first = true
-	for _, c := range s.Cells {
-		if t := AgentTable(c); t != nil {
-			if first {
-				b.WriteString("\n## Per agent\n")
-				first = false
-			}
-			fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(t.Title))
-			mdTable(&b, *t)
-		}
-	}
-	if notes := stopNotes(s); len(notes) > 0 {
-		b.WriteString("\n## Notes\n\n")
-		for _, n := range notes {
-			b.WriteString("- " + n + "\n")
-		}
-	}
-	_, err = io.WriteString(w, b.String())
-	return err
+	return d.WriteMarkdown(w)
 }
 
-// failedRuns lists the runs left out of every figure, with their reasons.
-func failedRuns(b *strings.Builder, s *Set) {
-	rows := failures(s)
-	if len(rows) == 0 {
-		return
-	}
-	b.WriteString("## Failed runs\n\nLeft out of every figure above; `natsperf run --resume` runs them again.\n\n")
-	table(b, []string{"cell", "repetition", "reason"}, func(row func(...string)) {
-		for _, f := range rows {
-			row(f.cell, fmt.Sprint(f.rep), mdEscape(f.reason))
-		}
+// WriteMarkdown writes the document as Markdown; charts are left out.
+func (d *Document) WriteMarkdown(w io.Writer) error {
+	return d.writeProse(w, prose{
+		heading: func(level int, title string) string { return strings.Repeat("#", level) + " " + mdEscape(title) + "\n" },
+		field:   func(f Field) string { return fmt.Sprintf("- **%s**: %s\n", f.Name, mdEscape(f.Value)) },
+		table:   mdTable,
 	})
-	b.WriteString("\n")
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
 func mdTable(b *strings.Builder, t Table) {
-	table(b, t.Head, func(row func(...string)) {
-		for _, r := range t.Rows {
-			row(r...)
+	row := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + mdEscape(c) + " |")
 		}
-	})
-}
-
-// effectsMD is "What each choice changes": verdicts, interactions, then a table per axis.
-func effectsMD(b *strings.Builder, s *Set) {
-	effects := Effects(s)
-	if len(effects) == 0 {
-		return
-	}
-	b.WriteString("## What each choice changes\n\n")
-	b.WriteString("Each level against the axis's first, in cells that differ in that axis only: the ratio of the means with a 95% interval from the repetitions (`*`: the interval excludes 1). Failed runs are left out.\n\n")
-	_, verdicts, interactions := EffectLines(effects)
-	for _, v := range verdicts {
-		b.WriteString("- " + v + "\n")
-	}
-	if len(verdicts) == 0 {
-		b.WriteString("- No choice changes a headline metric beyond the noise of the repetitions.\n")
-	}
-	for _, x := range interactions {
-		b.WriteString("- Interaction: " + x + "\n")
-	}
-	for _, t := range EffectTables(s, effects) {
 		b.WriteString("\n")
-		mdTable(b, t)
 	}
-	b.WriteString("\n")
-}
-
-type failure struct {
-	cell   string
-	rep    int
-	reason string
-}
-
-func failures(s *Set) []failure {
-	var out []failure
-	for _, c := range s.Cells {
-		for _, r := range c.FailedRuns() {
-			out = append(out, failure{c.Name, r.Repetition, r.FailReason()})
-		}
+	row(t.Head)
+	b.WriteString("|" + strings.Repeat(" --- |", len(t.Head)) + "\n")
+	for _, r := range t.Rows {
+		row(r)
 	}
-	return out
 }
 
 func countRuns(s *Set) int {
@@ -248,29 +115,6 @@ func pct(l *result.Latency, p float64) int64 {
 		}
 	}
 	return 0
-}
-
-func stopNotes(s *Set) []string {
-	var out []string
-	for _, c := range s.Cells {
-		for _, r := range c.Runs {
-			if r.Result.Stop.Reason != result.StopCompleted && !r.Failed() {
-				out = append(out, fmt.Sprintf("%s, repetition %d: stopped %s: %s", c.Name, r.Repetition, r.Result.Stop.Reason, r.Result.Stop.Error))
-			}
-		}
-	}
-	return out
-}
-
-func table(b *strings.Builder, head []string, rows func(row func(...string))) {
-	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
-	for range head {
-		b.WriteString(" --- |")
-	}
-	b.WriteString("\n")
-	rows(func(cells ...string) {
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-	})
 }
 
 // OneLine summarises a Result for the run command's log.

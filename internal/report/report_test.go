@@ -64,6 +64,7 @@ func TestGolden(t *testing.T) {
 		{"report.json", func(b *bytes.Buffer) error { return report.JSON(b, s) }},
 		{"report.hgrm", func(b *bytes.Buffer) error { return report.HGRM(b, s) }},
 		{"report.html", func(b *bytes.Buffer) error { return report.HTML(b, s, "") }},
+		{"report.txt", func(b *bytes.Buffer) error { return report.TextReport(b, s, "") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer

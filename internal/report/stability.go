@@ -297,9 +297,9 @@ func Stabilities(s *Set) ([]*Stability, error) {
 	return out, nil
 }
 
-// StabilityTables are the drift, stalls and faults of a view, for the Markdown and the HTML.
+// StabilityTables are the drift, stalls and faults of a view, for its report section.
 func StabilityTables(st *Stability) []Table {
-	drift := Table{Title: "drift: " + st.Parts, Head: []string{"metric", "start", "end", "end / start"}}
+	drift := Table{Title: "drift: " + st.Parts, Class: "stability", Head: []string{"metric", "start", "end", "end / start"}}
 	for _, d := range st.Drift {
 		f := HumanCount
 		if d.Unit == "ns" {
@@ -311,7 +311,7 @@ func StabilityTables(st *Stability) []Table {
 		}
 		drift.Rows = append(drift.Rows, []string{d.Metric, f(d.First), f(d.Last), r})
 	}
-	stalls := Table{Title: fmt.Sprintf("stalls: no message for more than %s", HumanDuration(st.Threshold)), Head: []string{"role", "from", "to", "length"}}
+	stalls := Table{Title: fmt.Sprintf("stalls: no message for more than %s", HumanDuration(st.Threshold)), Class: "stability", Head: []string{"role", "from", "to", "length"}}
 	for _, s := range st.Stalls {
 		stalls.Rows = append(stalls.Rows, []string{s.Role, clock(s.From), clock(s.To), HumanDuration(s.To - s.From)})
 	}
@@ -320,7 +320,7 @@ func StabilityTables(st *Stability) []Table {
 	}
 	out := []Table{drift, stalls}
 	if len(st.Faults) > 0 {
-		ft := Table{Title: "faults and unavailability", Head: []string{"what", "from", "to"}}
+		ft := Table{Title: "faults and unavailability", Class: "stability", Head: []string{"what", "from", "to"}}
 		for _, f := range st.Faults {
 			ft.Rows = append(ft.Rows, []string{f.label, clock(f.from), clock(f.to)})
 		}

@@ -80,9 +80,16 @@ type panel struct {
 	bands []band
 }
 
-// smallMultiples draws one small chart per panel, all on the same axes, with one legend:
-// a series keeps its colour in every panel.
-func smallMultiples(b *strings.Builder, title string, xa, ya axis, panels []panel) {
+// smallMultiples is one small chart per panel, all on the same axes, with one legend: a
+// series keeps its colour in every panel.
+type smallMultiples struct {
+	title  string
+	xa, ya axis
+	panels []panel
+}
+
+func (f smallMultiples) svg(b *strings.Builder) {
+	title, xa, ya, panels := f.title, f.xa, f.ya, f.panels
 	var all []series
 	for _, p := range panels {
 		all = append(all, p.lines...)
@@ -218,8 +225,15 @@ type bar struct {
 	mean, min, max float64
 }
 
-// barChart draws one horizontal bar per cell with a min-max whisker over the repetitions.
-func barChart(b *strings.Builder, title, xlabel string, f func(float64) string, bars []bar) {
+// barChart is one horizontal bar per cell with a min-max whisker over the repetitions.
+type barChart struct {
+	title, xlabel string
+	tick          func(float64) string
+	bars          []bar
+}
+
+func (c barChart) svg(b *strings.Builder) {
+	title, xlabel, f, bars := c.title, c.xlabel, c.tick, c.bars
 	if len(bars) == 0 {
 		return
 	}
@@ -281,8 +295,17 @@ func niceMax(v float64) float64 {
 	return 10 * p
 }
 
-// timeChart draws lines over a run's time axis (0 to its duration) with shaded bands.
-func timeChart(b *strings.Builder, title string, ya axis, lines []series, bands []band, duration float64) {
+// timeChart is lines over a run's time axis (0 to its duration) with shaded bands.
+type timeChart struct {
+	title    string
+	ya       axis
+	lines    []series
+	bands    []band
+	duration float64
+}
+
+func (c timeChart) svg(b *strings.Builder) {
+	title, ya, lines, bands, duration := c.title, c.ya, c.lines, c.bands, c.duration
 	xa := axis{label: "time from the start", fmt: HumanDuration, time: true}
 	if !fitRanges(&xa, &ya, lines) {
 		return

@@ -7,11 +7,13 @@ import (
 	"github.com/natsperf/natsperf/internal/units"
 )
 
-// Table is one table of the report, shared by the Markdown and the HTML.
+// Table is one table of a report's section. Title, when set, heads it; Class is the HTML
+// table's class.
 type Table struct {
 	Title string
 	Head  []string
 	Rows  [][]string
+	Class string
 }
 
 // EffectTables is one table per matrix axis: a row per level against the baseline, a column
@@ -49,7 +51,7 @@ func EffectTables(s *Set, effects []Effect) []Table {
 		if len(levels) == 0 {
 			continue
 		}
-		t := Table{Title: a, Head: []string{a}}
+		t := Table{Head: []string{a}, Class: "effects"}
 		for _, m := range metrics {
 			t.Head = append(t.Head, m.Label)
 		}
@@ -79,7 +81,7 @@ func containsMetric(ms []Metric, key string) bool {
 // the bytes on disk (natsperf's embedded server), it adds them and their share of the
 // expected bytes: what S2 compression saved, or what encryption added.
 func StorageTable(s *Set) *Table {
-	t := &Table{Title: "storage", Head: []string{"cell", "streams", "messages", "replicas", "size", "expected (msgs x replicas x size)", "stored", "stored / expected"}}
+	t := &Table{Class: "storage", Head: []string{"cell", "streams", "messages", "replicas", "size", "expected (msgs x replicas x size)", "stored", "stored / expected"}}
 	disk := false
 	for _, c := range s.Cells {
 		for _, r := range c.OK() {
@@ -175,7 +177,7 @@ func InstanceTable(c *Cell) *Table {
 		rs = append(rs, r)
 	}
 	sort.Slice(rs, func(i, j int) bool { return roleOrder(rs[i]) < roleOrder(rs[j]) })
-	t := &Table{Title: c.Name + ": per instance", Head: []string{"instance"}}
+	t := &Table{Title: c.Name + ": per instance", Head: []string{"instance"}, Class: "instances"}
 	for _, r := range rs {
 		t.Head = append(t.Head, r+" msgs/s per client", r+" P50", r+" P99")
 	}
