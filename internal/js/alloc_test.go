@@ -45,3 +45,26 @@ func TestSlot(t *testing.T) {
 		t.Fatalf("foreign message got slot %d", got)
 	}
 }
+
+// TestAsyncReplyAllocatesNothing: the ack path of a publisher that reads its acks itself
+// (find the slot from the reply subject, tell an ack from an error, record) allocates nothing.
+func TestAsyncReplyAllocatesNothing(t *testing.T) {
+	clk := record.NewClock()
+	p := &asyncPub{rec: record.New(record.Options{Clock: clk, Latency: true}), clk: clk, wake: make(chan struct{}, 1)}
+	p.msgs = make([]payload.Message, 8)
+	p.sent, p.intended = make([]int64, 8), make([]int64, 8)
+	p.busy = make([]atomic.Bool, 8)
+	sub := &nats.Subscription{}
+	p.sub.Store(sub)
+	p.waitFor.Store(1 << 62)
+	ack := &nats.Msg{Subject: "_INBOX.abc.def.3", Data: []byte(`{"stream":"s","seq":7}`), Sub: sub}
+	if got := testing.AllocsPerRun(1000, func() {
+		p.busy[3].Store(true)
+		p.onReply(ack)
+	}); got != 0 {
+		t.Fatalf("%v allocations per ack", got)
+	}
+	if got, want := p.rec.Progress(), int64(1001); got != want {
+		t.Fatalf("%d acks recorded, want %d", got, want)
+	}
+}
