@@ -9,15 +9,13 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/natsperf/natsperf/internal/agent"
-	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/version"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
 
 // A run across three agents, each a natsperf agent (as `natsperf agent` runs one) started
-// here on a loopback control server: the Spec's 3 publishers and 3 subscribers are split
+// in this process with runner.StartAgent on a loopback control server (exported names only:
+// TestExamplesImportNoInternalPackage): the Spec's 3 publishers and 3 subscribers are split
 // across them, started at one instant, and their Results merged into one. The load goes to
 // a second server, so its /varz counts the benchmark alone: the merged counts are the server's
 // (in: one more, the $JS.API.INFO request the agents' process sends once per server, which
@@ -29,9 +27,10 @@ func Example_agents() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, name := range []string{"a1", "a2", "a3"} {
-		a, err := agent.Start(ctx, agent.Config{
-			Control: connect.Settings{Servers: control.ClientURL()}, Target: connect.Settings{Servers: target.ClientURL()},
-			Name: name, Version: version.String(),
+		a, err := runner.StartAgent(ctx, runner.AgentOptions{
+			Control: spec.Target{Servers: []string{control.ClientURL()}},
+			Target:  spec.Target{Servers: []string{target.ClientURL()}},
+			Name:    name,
 		})
 		if err != nil {
 			fmt.Println(err)

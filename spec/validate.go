@@ -28,7 +28,7 @@ type checker struct {
 
 func (c *checker) failf(path, format string, args ...any) {
 	if c.err == nil {
-		c.err = fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+		c.err = &FieldError{Path: path, Msg: fmt.Sprintf(format, args...)}
 	}
 }
 
@@ -60,6 +60,13 @@ func (s *Spec) Validate() error {
 			c.failf(fmt.Sprintf("slo[%d]", i), "%v", err)
 		}
 	}
+	return c.err
+}
+
+// Validate checks the target alone, as Spec.Validate does (a scenario file's target).
+func (t *Target) Validate() error {
+	c := &checker{}
+	t.check(c)
 	return c.err
 }
 
@@ -156,47 +163,10 @@ func checkMonitorURL(c *checker, path, raw string) {
 	}
 }
 
+// check keeps the first problem of any item (CheckSetup has them all).
 func (s *Setup) check(c *checker) {
-	names := map[string]bool{}
-	for i, st := range s.Streams {
-		p := fmt.Sprintf("setup.streams[%d]", i)
-		checkName(c, p+".name", st.Name)
-		if names[st.Name] {
-			c.failf(p+".name", "stream %q is listed twice", st.Name)
-		}
-		names[st.Name] = true
-		checkStorage(c, p+".storage", st.Storage)
-		checkReplicas(c, p+".replicas", st.Replicas)
-		if st.MaxBytes != nil && *st.MaxBytes < 0 {
-			c.failf(p+".max_bytes", "must not be negative (0: unlimited)")
-		}
-		if st.DedupWindow != nil && *st.DedupWindow < 0 {
-			c.failf(p+".dedup_window", "must not be negative")
-		}
-		checkCompression(c, p+".compression", st.Compression)
-		if st.PersistAsync && (st.Replicas > 1 || st.Storage == "memory") {
-			c.failf(p+".persist_async", "needs file storage and replicas 1")
-		}
-		for j, sub := range st.Subjects {
-			if sub == "" || strings.ContainsAny(sub, " \t") {
-				c.failf(fmt.Sprintf("%s.subjects[%d]", p, j), "%q is not a subject", sub)
-			}
-		}
-	}
-	buckets := map[string]bool{}
-	for i, b := range s.Buckets {
-		p := fmt.Sprintf("setup.buckets[%d]", i)
-		checkName(c, p+".name", b.Name)
-		if buckets[b.Name] {
-			c.failf(p+".name", "bucket %q is listed twice", b.Name)
-		}
-		buckets[b.Name] = true
-		checkStorage(c, p+".storage", b.Storage)
-		checkReplicas(c, p+".replicas", b.Replicas)
-		checkCompression(c, p+".compression", b.Compression)
-		if b.History < 0 || b.History > 64 {
-			c.failf(p+".history", "must be 1 to 64, got %d", b.History)
-		}
+	if errs := CheckSetup(s); len(errs) > 0 && c.err == nil {
+		c.err = errs[0]
 	}
 }
 
@@ -216,6 +186,8 @@ func checkName(c *checker, path, name string) {
 		c.failf(path, "must not be empty")
 	} else if strings.ContainsAny(name, " \t.*>/\\") {
 		c.failf(path, "%q may not contain spaces, '.', '*', '>', '/' or '\\'", name)
+	} else if len(name) > maxNameLen {
+		c.failf(path, "%d characters: the server allows %d", len(name), maxNameLen)
 	}
 }
 

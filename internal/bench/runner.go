@@ -108,6 +108,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 	conns := &connLog{}
 	producersDone := make(chan struct{})
 	for _, g := range p.Groups {
+		series := record.NewGroup() // the group's clients sum their intervals here
 		for i := 0; i < g.Clients; i++ {
 			s := &slot{group: g, done: make(chan struct{})}
 			var share int64
@@ -119,7 +120,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 				ID: at + 1, Index: at, Count: g.total(), Share: share, Bounded: g.Shares != nil, Clock: clk,
 				Rec: record.New(record.Options{
 					Clock: clk, Interval: r.Interval, Latency: p.Latency, Corrected: p.Corrected,
-					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, at+1), Skew: r.Skew,
+					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, at+1), Skew: r.Skew, Group: series,
 				}),
 				ProducersDone: producersDone,
 			}

@@ -32,7 +32,7 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 		if l := g.Aggregate.SendLateness; l != nil {
 			for _, row := range l.Percentiles {
 				if row.P == 99 {
-					p.LatenessP99 = max(p.LatenessP99, row.Ns) // natsperf-rust records none: stays -1
+					p.LatenessP99 = max(p.LatenessP99, row.Ns)
 				}
 			}
 		}
@@ -42,7 +42,7 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 			p.Agents = append(p.Agents, a.Name)
 		}
 	}
-	if res.CPU != nil { // natsperf-rust's runs report none: stays -1
+	if res.CPU != nil { // a run that measured none (getrusage missing) stays -1
 		p.CPUShare = res.CPU.CoreShare
 	}
 	p.Pass = res.Stop.Reason == result.StopCompleted

@@ -39,9 +39,11 @@ type Probe struct {
 	Pass bool  `json:"pass"` // every threshold held and the run completed
 	// Failed names the thresholds that failed (or why the run did).
 	Failed []string `json:"failed,omitempty"`
-	// CPUShare is natsperf's process CPU over its cores (with an embedded server, the
-	// server's too); LatenessP99 the senders' P99 send lateness (ns), actual minus intended.
-	// Each is -1 when the run did not record it (natsperf-rust, --client rust, records neither).
+	// CPUShare is the senders' process CPU over its cores: natsperf's (with an embedded
+	// server, the server's too), natsperf-rust's with --client rust, the agents' together
+	// across agents; LatenessP99 the senders' P99 send lateness (ns), actual minus intended.
+	// Each is -1 when the run did not record it (natsperf-rust has no CPU where getrusage is
+	// missing).
 	CPUShare    float64 `json:"cpu_share"`
 	LatenessP99 int64   `json:"send_lateness_p99_ns"`
 	// GeneratorBound: the senders fell short of the offered rate because natsperf itself

@@ -74,13 +74,14 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	if err != nil {
 		return nil, nil, err
 	}
-	cli := a.conn.s
+	cli, file := a.conn.s, s.Target
 	var conn connect.Settings
 	switch {
 	case cli.Servers != "" || cli.Context != "":
 		conn = cli
 	case s.Target.Embedded != nil:
 		a.conn.withEncryption(&s.Target)
+		a.withTelemetry(&s.Target, file)
 		return s, nil, nil
 	case len(s.Target.Servers) > 0 || s.Target.Context != "":
 		conn = connect.FromSpec(s.Target)
@@ -92,7 +93,22 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	}
 	s.Target = connect.SpecTarget(conn)
 	a.conn.withEncryption(&s.Target)
+	a.withTelemetry(&s.Target, file)
 	return s, &conn, nil
+}
+
+// withTelemetry gives a cell's target the file's telemetry settings (monitor, the system
+// account user), the command line's --sys-creds or --sys-user winning; a system user's
+// password the file does not give comes from $NATSPERF_SYS_PASSWORD, as on the command line.
+func (a *app) withTelemetry(t *spec.Target, file spec.Target) {
+	t.Monitor = file.Monitor
+	t.SysCreds, t.SysUser, t.SysPassword = file.SysCreds, file.SysUser, file.SysPassword
+	if c := a.conn; c.sysCreds != "" || c.sysUser != "" {
+		t.SysCreds, t.SysUser, t.SysPassword = c.sysCreds, c.sysUser, spec.Secret(c.sysPassword)
+	}
+	if t.SysUser != "" && t.SysPassword == "" && a.streams.Env.Getenv != nil {
+		t.SysPassword = spec.Secret(a.streams.Env.Getenv(sysPasswordEnv))
+	}
 }
 
 // runOnce runs one repetition of a cell: its Spec through the runner, as a command's (setup

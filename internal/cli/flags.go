@@ -65,7 +65,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 // how the Helm chart hands them over. The flags win, and --context keeps its own.
 func (c *connFlags) credentialsFromEnv(env connect.Env) {
 	if c.sysUser != "" && c.sysPassword == "" && env.Getenv != nil {
-		c.sysPassword = env.Getenv("NATSPERF_SYS_PASSWORD")
+		c.sysPassword = env.Getenv(sysPasswordEnv)
 	}
 	s := &c.s
 	if s.User != "" || s.Password != "" || s.Token != "" || s.Creds != "" || s.NKey != "" || s.Context != "" || env.Getenv == nil {
@@ -73,6 +73,10 @@ func (c *connFlags) credentialsFromEnv(env connect.Env) {
 	}
 	s.User, s.Password, s.Token = env.Getenv("NATS_USER"), env.Getenv("NATS_PASSWORD"), env.Getenv("NATS_TOKEN")
 }
+
+// sysPasswordEnv holds the --sys-user's (or a scenario's sys_user's) password out of the
+// process list.
+const sysPasswordEnv = "NATSPERF_SYS_PASSWORD"
 
 // connAnnotation marks the flags connFlags.register adds.
 const connAnnotation = "natsperf-connection"

@@ -53,6 +53,7 @@ Both ends run in this process on one clock, so A and B may be on any hosts (docs
 	f.DurationVar(&lf.Duration, "duration", lf.Duration, "how long to publish")
 	f.DurationVar(&lf.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	registerHist(f, &lf.Hist)
+	registerPrecision(f)
 	return a.specCommand(cmd)
 }
 

@@ -110,6 +110,7 @@ func (b *benchFlags) registerShape(f *pflag.FlagSet) {
 	f.DurationVar(&b.Shape.StepDuration, "step-duration", 0, "how long each of --steps lasts")
 	f.Var((*arrivalsValue)(&b.Shape.Poisson), "arrivals", "uniform (evenly spaced) or poisson (exponential gaps around the rate, seeded by --arrivals-seed)")
 	f.Uint64Var(&b.Shape.Seed, "arrivals-seed", 0, "seed of --arrivals poisson (0: a random one, recorded in the Result)")
+	registerPrecision(f)
 }
 
 // validateShape checks the load-shape flags (after the common ones).

@@ -260,11 +260,8 @@ func TestWarmupLeftOut(t *testing.T) {
 	}
 }
 
-// TestPacedUnderCPUBoundNeighbour: goroutines spinning on every core beside a paced publisher
-// (the pacer sleeps most of each wait, so it must get the CPU back in time) still leave it
-// on its schedule: every message sent, the rate within a loose tolerance.
-func TestPacedUnderCPUBoundNeighbour(t *testing.T) {
-	srv := startServer(t, false)
+// spinGoroutines keeps every core busy with a goroutine each until the test ends.
+func spinGoroutines(t *testing.T) {
 	stop := make(chan struct{})
 	var spinners sync.WaitGroup
 	for range runtime.NumCPU() {
@@ -282,16 +279,13 @@ func TestPacedUnderCPUBoundNeighbour(t *testing.T) {
 			}
 		}()
 	}
-	defer func() { close(stop); spinners.Wait() }()
-	const rate, d = 2000, 2 * time.Second
-	checkPaced(t, run(t, srv.URL(), 0, pubPlan("paced.neighbour", rate, d, 16)), rate, d, 0.8)
+	t.Cleanup(func() { close(stop); spinners.Wait() })
 }
 
-// TestPacedUnderCPUBoundProcesses: as TestPacedUnderCPUBoundNeighbour, with the neighbours
-// processes of their own (the test binary re-executed, spinning), one per core: the kernel,
-// not the Go scheduler, must hand the sleeping pacer its CPU back in time.
-func TestPacedUnderCPUBoundProcesses(t *testing.T) {
-	srv := startServer(t, false)
+// spinProcesses keeps every core busy with a process of its own (the test binary
+// re-executed, spinning) until the test ends: the kernel, not the Go scheduler, must then
+// hand a sleeping pacer its CPU back in time.
+func spinProcesses(t *testing.T) {
 	for range runtime.NumCPU() {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "NATSPERF_TEST_CHILD_SPINNER=1")
@@ -304,8 +298,144 @@ func TestPacedUnderCPUBoundProcesses(t *testing.T) {
 		}
 		t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
 	}
+}
+
+// pacedPubPlan is clients publishers at rate in total for d (a message count of rate x d
+// split between them, so a busy host's late sender still sends its share).
+func pacedPubPlan(subject string, clients int, rate float64, d time.Duration) *bench.Plan {
+	cfg := core.PubConfig{Subject: subject, Size: 24, Rate: rate, IDs: stamp.NewIDs()}
+	total := int64(rate * d.Seconds())
+	shares := make([]int64, clients)
+	for i := range shares {
+		shares[i] = total / int64(clients)
+		if int64(i) < total%int64(clients) {
+			shares[i]++
+		}
+	}
+	return &bench.Plan{
+		Command: "pub",
+		Groups: []*bench.Group{{Name: "pub", Kind: "publisher", Clients: clients, Shares: shares, Producer: true, Rate: rate,
+			New: func(int) bench.Client { return core.NewPublisher(cfg) }}},
+	}
+}
+
+// serverCounted runs p with r and returns its Result, the messages the server received
+// (/varz in_msgs from once every client is connected, since a connection's set-up sends a
+// request, until it has what the Result counts, or 10s after the run) and how long after the
+// start the server had the want messages the run was to send (sampled every 5ms; 0: never).
+func serverCounted(t *testing.T, srv *embedded.Cluster, r *bench.Runner, p *bench.Plan, want int64) (*result.Result, int64, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	prepared, err := r.Prepare(ctx, p)
+	if err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	before, err := srv.Node(1).Varz(nil)
+	if err != nil {
+		prepared.Abort()
+		t.Fatal(err)
+	}
+	counted := func() int64 {
+		v, err := srv.Node(1).Varz(nil)
+		if err != nil {
+			return -1
+		}
+		return v.InMsgs - before.InMsgs
+	}
+	began := time.Now()
+	var reached time.Duration
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for ctx.Err() == nil {
+			if counted() >= want {
+				reached = time.Since(began)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	prepared.Start(time.Time{})
+	res := prepared.Wait()
+	if !res.Complete() {
+		t.Fatalf("run stopped: %+v", res.Stop)
+	}
+	var in int64
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // the flush ends before the server counts
+		if in = counted(); in >= res.Groups[0].Aggregate.Msgs || time.Now().After(deadline) {
+			break
+		}
+	}
+	if in < want {
+		cancel() // nothing more is coming: the watcher stops
+	}
+	<-watched
+	return res, in, reached
+}
+
+// checkServerCountsSchedule runs p and checks the schedule against what the server counted
+// (/varz in_msgs, a count natsperf has no part in): every message natsperf says it sent
+// arrived, the server received them at the rate within floor of it over the run's wall time
+// (never above the rate: a count over a time at least the schedule's), and every message
+// has its send lateness.
+func checkServerCountsSchedule(t *testing.T, srv *embedded.Cluster, p *bench.Plan, rate float64, d time.Duration, floor float64) {
+	t.Helper()
+	want := int64(rate * d.Seconds())
+	r := &bench.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+		return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
+	}}
+	res, in, reached := serverCounted(t, srv, r, p, want)
+	a := res.Groups[0].Aggregate
+	if reached <= 0 {
+		t.Fatalf("the server never had the %d messages (it counted %d)", want, in)
+	}
+	serverRate := float64(in) / reached.Seconds()
+	t.Logf("%d clients: sent %d of %d, the server counted %d by %v after the start: %.0f msgs/s (%.1f%% of %.0f); send lateness P50 %v P99 %v",
+		len(res.Groups[0].Clients), a.Msgs, want, in, reached, serverRate, 100*serverRate/rate, rate,
+		time.Duration(histo.At(a.SendLateness, 50)), time.Duration(histo.At(a.SendLateness, 99)))
+	if a.Msgs != want || in != a.Msgs {
+		t.Fatalf("sent %d, the server counted %d, want %d", a.Msgs, in, want)
+	}
+	if serverRate < rate*floor || serverRate > rate*1.001 {
+		t.Fatalf("the server counted %.0f msgs/s over the run, want %.0f (at least %.0f%% on a busy host, never above)", serverRate, rate, 100*floor)
+	}
+	if a.SendLateness == nil || a.SendLateness.Count != want {
+		t.Fatalf("send lateness %+v, want one for each of the %d messages", a.SendLateness, want)
+	}
+}
+
+// TestPacedUnderCPUBoundNeighbours: a busy neighbour on every core beside paced publishers
+// (the pacer sleeps most of each wait, so it must get the CPU back in time) still leaves them
+// on their schedule, counted by the server: goroutines spinning in the process (the Go
+// scheduler must run the pacer) or processes of their own (the kernel must), beside one
+// publisher (it sleeps on its own) and 50 (the process's pacer wakes them).
+func TestPacedUnderCPUBoundNeighbours(t *testing.T) {
+	srv := startServer(t, false)
 	const rate, d = 2000, 2 * time.Second
-	checkPaced(t, run(t, srv.URL(), 0, pubPlan("paced.neighbours", rate, d, 16)), rate, d, 0.8)
+	for _, nb := range []struct {
+		name string
+		spin func(*testing.T)
+	}{{"goroutines", spinGoroutines}, {"processes", spinProcesses}} {
+		for _, clients := range []int{1, 50} {
+			t.Run(fmt.Sprintf("%s/%d", nb.name, clients), func(t *testing.T) {
+				nb.spin(t)
+				p := pacedPubPlan(fmt.Sprintf("paced.neighbours.%s.%d", nb.name, clients), clients, rate, d)
+				checkServerCountsSchedule(t, srv, p, rate, d, 0.8)
+			})
+		}
+	}
+}
+
+// TestPacedPrecisionUnderCPUBoundProcesses: at a rate whose messages are closer than the
+// pacing precision (10,000/s, 100us apart, where the pacer wakes once a millisecond and
+// sends what fell due together), neighbours on every core still leave the schedule whole
+// and the rate within a loose tolerance, counted by the server.
+func TestPacedPrecisionUnderCPUBoundProcesses(t *testing.T) {
+	srv := startServer(t, false)
+	spinProcesses(t)
+	const rate, d = 10_000, 2 * time.Second
+	checkServerCountsSchedule(t, srv, pacedPubPlan("paced.precision", 1, rate, d), rate, d, 0.8)
 }
 
 // TestThousandPacedPublishers: 1,000 publishers at 10 msgs/s each, in one process, send all
@@ -331,33 +461,19 @@ func TestThousandPacedPublishers(t *testing.T) {
 	r := &bench.Runner{Dial: func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return connect.Connect(ctx, settings, name, opts...) // bounded connects, as the command does
 	}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	prepared, err := r.Prepare(ctx, p)
-	if err != nil {
-		t.Fatalf("prepare: %v", err)
-	}
-	before, err := srv.Node(1).Varz(nil) // once connected: a connection's set-up sends a request
-	if err != nil {
-		prepared.Abort()
-		t.Fatal(err)
-	}
-	prepared.Start(time.Time{})
-	res := prepared.Wait()
-	after, err := srv.Node(1).Varz(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, in, _ := serverCounted(t, srv, r, p, pubs*perPub)
 	a := res.Groups[0].Aggregate
-	in := after.InMsgs - before.InMsgs
 	t.Logf("%d publishers sent %d messages at %.0f msgs/sec; the server received %d", pubs, a.Msgs, a.MsgsPerSec, in)
 	if !res.Complete() || a.Msgs != pubs*perPub || in != a.Msgs {
 		t.Fatalf("stop %+v: sent %d, the server received %d, want %d each", res.Stop, a.Msgs, in, pubs*perPub)
 	}
 	for i, c := range res.Groups[0].Clients {
-		if c.Msgs != perPub {
-			t.Fatalf("publisher %d sent %d of %d", i, c.Msgs, perPub)
+		if c.Msgs != perPub || c.SendLateness == nil || c.SendLateness.Count != perPub {
+			t.Fatalf("publisher %d sent %d of %d, send lateness %+v", i, c.Msgs, perPub, c.SendLateness)
 		}
+	}
+	if l := a.SendLateness; l == nil || l.Count != pubs*perPub || l.Histogram == "" {
+		t.Fatalf("the group's send lateness %+v, want %d messages and its histogram", l, pubs*perPub)
 	}
 	if a.MsgsPerSec > cfg.Rate*1.001 {
 		t.Fatalf("the publishers together sent %.0f msgs/sec, above the %.0f asked", a.MsgsPerSec, cfg.Rate)

@@ -378,8 +378,8 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 // embedded target is sized for it.
 func SetupReplicas(s *spec.Spec) int {
 	replicas := 1
-	for _, r := range resources(s) {
-		replicas = max(replicas, r.replicas())
+	for _, it := range s.Setup.Items() {
+		replicas = max(replicas, it.Replicated())
 	}
 	return replicas
 }

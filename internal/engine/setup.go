@@ -15,39 +15,29 @@ import (
 // setupTeardownTimeout bounds deleting what the setup created, also after Ctrl-C.
 const setupTeardownTimeout = 30 * time.Second
 
-// resource is one thing a Spec's own setup makes before the workloads start (a scenario
-// cell's streams and buckets), with its one behaviour: whether this run makes it, how it is
-// made (and what is said when it cannot be), how it is undone after, and how many replicas
-// an embedded target needs for it. A new kind of resource (an object store) is one type
-// here and one line in resources. The streams and buckets a workload names are set up by its
-// kind.
-type resource interface {
-	// wanted says this run makes it (a stream to recreate, a bucket to create).
-	wanted() bool
+// maker makes one kind of setup item (spec.Item) on a server: how it is made (and what is
+// said when an existing one can only be used as it is) and how it is undone after. A new
+// kind of resource (an object store) is its spec type and one maker here, named in makerOf.
+// The streams and buckets a workload names are set up by its kind.
+type maker interface {
 	// make creates it on jsc; warning says why an existing one is used as it is; undo, when
 	// not nil, deletes it after the run (what this run created and was asked to delete).
 	make(ctx context.Context, jsc jetstream.JetStream) (warning string, undo func(context.Context), err error)
-	// replicas is what it asks of the cluster (1 at least).
-	replicas() int
 }
 
-// resources are s's setup, in the order it is made: streams, then buckets.
-func resources(s *spec.Spec) []resource {
-	var out []resource
-	for _, st := range s.Setup.Streams {
-		out = append(out, setupStream(st))
+// makerOf is the maker of one setup item.
+func makerOf(it spec.Item) maker {
+	switch it := it.(type) {
+	case *spec.Stream:
+		return setupStream(*it)
+	case *spec.Bucket:
+		return setupBucket(*it)
 	}
-	for _, b := range s.Setup.Buckets {
-		out = append(out, setupBucket(b))
-	}
-	return out
+	panic(fmt.Sprintf("engine: no maker for setup %s %s", it.Kind(), it.ID())) // a spec type without its maker: a programming error
 }
 
 // setupStream is a setup stream: recreated, so the run starts empty with these settings.
 type setupStream spec.Stream
-
-func (st setupStream) wanted() bool  { return st.Recreate }
-func (st setupStream) replicas() int { return max(st.Replicas, 1) }
 
 // make replaces a stream natsperf created earlier; someone else's is used as it is.
 func (st setupStream) make(ctx context.Context, jsc jetstream.JetStream) (string, func(context.Context), error) {
@@ -73,9 +63,6 @@ func (st setupStream) make(ctx context.Context, jsc jetstream.JetStream) (string
 // setupBucket is a setup KV bucket: created when missing.
 type setupBucket spec.Bucket
 
-func (b setupBucket) wanted() bool  { return b.Create }
-func (b setupBucket) replicas() int { return max(b.Replicas, 1) }
-
 func (b setupBucket) make(ctx context.Context, jsc jetstream.JetStream) (string, func(context.Context), error) {
 	storage, _ := js.ParseStorage(strOr(b.Storage, "file"))
 	bk, _, err := js.EnsureBucket(ctx, jsc, js.BucketSpec{Name: b.Name, Storage: storage, Replicas: max(b.Replicas, 1), History: max(b.History, 1)})
@@ -88,8 +75,8 @@ func (b setupBucket) make(ctx context.Context, jsc jetstream.JetStream) (string,
 
 // needsSetup reports whether s asks for setup of its own before the workloads are built.
 func needsSetup(s *spec.Spec) bool {
-	for _, r := range resources(s) {
-		if r.wanted() {
+	for _, it := range s.Setup.Items() {
+		if it.Wanted() {
 			return true
 		}
 	}
@@ -120,11 +107,11 @@ func setup(ctx context.Context, t *Target, s *spec.Spec) (warnings []string, tea
 		cancel()
 		nc.Close()
 	}
-	for _, r := range resources(s) {
-		if !r.wanted() {
+	for _, it := range s.Setup.Items() {
+		if !it.Wanted() {
 			continue
 		}
-		warning, undo, err := r.make(sctx, jsc)
+		warning, undo, err := makerOf(it).make(sctx, jsc)
 		if warning != "" {
 			warnings = append(warnings, warning)
 		}
@@ -188,13 +175,9 @@ func Setup(ctx context.Context, t *Target, s *spec.Spec) (warnings []string, tea
 // are (the parts of a distributed run, once the coordinator did the setup).
 func WithoutSetup(s *spec.Spec) *spec.Spec {
 	c := *s
-	c.Setup.Streams = append([]spec.Stream(nil), s.Setup.Streams...)
-	c.Setup.Buckets = append([]spec.Bucket(nil), s.Setup.Buckets...)
-	for i := range c.Setup.Streams {
-		c.Setup.Streams[i].Recreate, c.Setup.Streams[i].DeleteAfter = false, false
-	}
-	for i := range c.Setup.Buckets {
-		c.Setup.Buckets[i].Create, c.Setup.Buckets[i].DeleteAfter = false, false
+	c.Setup = s.Setup.Clone()
+	for _, it := range c.Setup.Items() {
+		it.Made()
 	}
 	return &c
 }

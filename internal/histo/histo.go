@@ -38,33 +38,13 @@ func Record(h *hdrhistogram.Histogram, ns int64) {
 }
 
 // Summary summarises h for a Result, with the encoded histogram when withHist is set.
-// It returns nil for an empty histogram.
+// It returns nil for an empty histogram. It works on a sparse copy (SparseSummary): one pass
+// over h's counts instead of one per figure.
 func Summary(h *hdrhistogram.Histogram, withHist bool) *result.Latency {
 	if h == nil || h.TotalCount() == 0 {
 		return nil
 	}
-	l := &result.Latency{
-		Count:  h.TotalCount(),
-		Min:    h.Min(),
-		Mean:   h.Mean(),
-		Max:    h.Max(),
-		StdDev: h.StdDev(),
-	}
-	values := h.ValueAtPercentilesSlice(Percentiles)
-	for i, p := range Percentiles {
-		v := values[i]
-		if p == 100 {
-			v = h.Max()
-		}
-		l.Percentiles = append(l.Percentiles, result.Percentile{P: p, Ns: v})
-	}
-	if withHist {
-		enc, err := Encode(h)
-		if err == nil {
-			l.Histogram = enc
-		}
-	}
-	return l
+	return SparseSummary(SparseOf(h), withHist)
 }
 
 // At returns the value of percentile p from a summary's table, or -1 when it is not there.
@@ -92,8 +72,8 @@ func Encode(h *hdrhistogram.Histogram) (string, error) {
 
 // Decode reads a histogram written by Encode.
 func Decode(s string) (*hdrhistogram.Histogram, error) {
-	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-		return nil, fmt.Errorf("decode histogram: %w", err)
+	if err := checkBase64(s); err != nil {
+		return nil, err
 	}
 	h, err := hdrhistogram.Decode([]byte(s))
 	if err != nil {
@@ -102,14 +82,19 @@ func Decode(s string) (*hdrhistogram.Histogram, error) {
 	return h, nil
 }
 
-// Merge returns a new histogram holding every value of hs.
+// checkBase64 refuses an encoding that is not base64 before the library reads it.
+func checkBase64(s string) error {
+	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+		return fmt.Errorf("decode histogram: %w", err)
+	}
+	return nil
+}
+
+// Merge returns a new histogram holding every value of hs. Only the recorded buckets of each
+// are visited.
 func Merge(hs ...*hdrhistogram.Histogram) *hdrhistogram.Histogram {
 	out := New()
-	for _, h := range hs {
-		if h != nil {
-			out.Merge(h)
-		}
-	}
+	SparseOf(hs...).MergeInto(out)
 	return out
 }
 

@@ -3,16 +3,16 @@ package js
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // Removal is one thing Clean removes (or would remove).
 type Removal struct {
-	Kind   string // "stream", "bucket", "consumer"
+	Kind   string // "consumer", or the setup item's kind a stream holds: "stream", "KV bucket" (spec.KindOfStream)
 	Name   string
 	Stream string // the consumer's stream
 	Msgs   uint64
@@ -20,16 +20,14 @@ type Removal struct {
 }
 
 func (r Removal) String() string {
-	switch r.Kind {
-	case "consumer":
+	if r.Kind == "consumer" {
 		return fmt.Sprintf("consumer %s on stream %s", r.Name, r.Stream)
-	case "bucket":
-		return fmt.Sprintf("KV bucket %s (%s msgs, %s)", r.Name, units.Comma(int64(r.Msgs)), units.FormatSize(int64(r.Bytes)))
 	}
-	return fmt.Sprintf("stream %s (%s msgs, %s)", r.Name, units.Comma(int64(r.Msgs)), units.FormatSize(int64(r.Bytes)))
+	return fmt.Sprintf("%s %s (%s msgs, %s)", r.Kind, r.Name, units.Comma(int64(r.Msgs)), units.FormatSize(int64(r.Bytes)))
 }
 
-// Clean removes every stream, KV bucket and consumer that carries natsperf's mark, and nothing
+// Clean removes every stream that carries natsperf's mark (whatever setup item it holds: a
+// stream, a KV bucket; spec.KindOfStream names it) and every marked consumer, and nothing
 // else. With dryRun it only lists them. report is called before each removal.
 func Clean(ctx context.Context, js jetstream.JetStream, dryRun bool, report func(Removal)) ([]Removal, error) {
 	var done []Removal
@@ -44,10 +42,8 @@ func Clean(ctx context.Context, js jetstream.JetStream, dryRun bool, report func
 	for _, info := range infos {
 		name := info.Config.Name
 		if Marked(info.Config.Metadata) {
-			r := Removal{Kind: "stream", Name: name, Msgs: info.State.Msgs, Bytes: info.State.Bytes}
-			if b, ok := strings.CutPrefix(name, "KV_"); ok {
-				r.Kind, r.Name = "bucket", b
-			}
+			r := Removal{Msgs: info.State.Msgs, Bytes: info.State.Bytes}
+			r.Kind, r.Name = spec.KindOfStream(name)
 			report(r)
 			if !dryRun {
 				if err := js.DeleteStream(ctx, name); err != nil {

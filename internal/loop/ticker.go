@@ -4,66 +4,82 @@ import (
 	"container/heap"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// ticks is the process's one pacer for senders beyond preciseSenders: they wait on wake-up
-// times rounded up to a MinGap grid, and one goroutine sleeps until the earliest and wakes
-// every sender waiting for it at once, so a thousand paced clients cost one wake-up per
-// MinGap at most instead of a thread's sleep each.
-var ticks = &ticker{at: map[int64]chan struct{}{}, kick: make(chan struct{}, 1)}
+// ticks is the process's one pacer for its paced senders when there are more than
+// preciseSenders: each waits for its own send time, and one goroutine sleeps until the
+// earliest, then wakes every sender due by then at once. Its wake-ups are at least the
+// precision apart (what falls due sooner goes with the next one), so however many clients a
+// process paces, it wakes at most once per precision for all of them, and a send time with
+// no other within the precision before it is kept exactly.
+var ticks = &ticker{kick: make(chan struct{}, 1)}
+
+// tickerFires counts the pacer's wake-ups that woke senders (for tests).
+var tickerFires atomic.Int64
 
 type ticker struct {
 	mu      sync.Mutex
-	at      map[int64]chan struct{} // tick time (Clock ns) -> closed at that tick
-	times   tickHeap
+	waiting waiterHeap // by due time
+	last    int64      // when the previous wake-up was due (Clock ns)
 	running bool
-	kick    chan struct{} // an earlier tick was added
+	kick    chan struct{} // an earlier send was added
 	now     func() int64
 }
 
-// wait blocks until tick (a Clock time on the MinGap grid) has passed or ctx ends.
-func (k *ticker) wait(ctx context.Context, now func() int64, tick int64) error {
+// wait blocks until due (a Clock time) has passed or ctx ends.
+func (k *ticker) wait(ctx context.Context, w *Waiter, due int64) error {
 	k.mu.Lock()
-	ch, ok := k.at[tick]
-	if !ok {
-		ch = make(chan struct{})
-		k.at[tick] = ch
-		heap.Push(&k.times, tick)
-		if !k.running {
-			k.running, k.now = true, now
-			go k.run()
-		} else if k.times[0] == tick {
-			select {
-			case k.kick <- struct{}{}:
-			default:
-			}
+	w.due = due
+	heap.Push(&k.waiting, w)
+	if !k.running {
+		k.running, k.now = true, w.clk.Now
+		go k.run()
+	} else if w.index == 0 {
+		select {
+		case k.kick <- struct{}{}:
+		default:
 		}
 	}
 	k.mu.Unlock()
 	select {
-	case <-ch:
+	case <-w.wake:
 		return nil
 	case <-ctx.Done():
+		k.mu.Lock()
+		if w.index >= 0 {
+			heap.Remove(&k.waiting, w.index)
+		} else {
+			select { // woken meanwhile: the signal is in the channel (sent under the lock)
+			case <-w.wake:
+			default:
+			}
+		}
+		k.mu.Unlock()
 		return ctx.Err()
 	}
 }
 
-// run wakes the waiters of each tick in turn; it ends when nobody waits.
+// run wakes the senders due, a wake-up at least the precision after the previous one; it
+// ends when nobody waits.
 func (k *ticker) run() {
 	t := NewTimer()
 	for {
 		k.mu.Lock()
-		if len(k.times) == 0 {
+		if len(k.waiting) == 0 {
 			k.running = false
 			k.mu.Unlock()
 			return
 		}
-		next, now := k.times[0], k.now()
+		next, now := max(k.waiting[0].due, k.last+precision.Load()), k.now()
 		if now >= next {
-			heap.Pop(&k.times)
-			close(k.at[next])
-			delete(k.at, next)
+			for len(k.waiting) > 0 && k.waiting[0].due <= now {
+				w := heap.Pop(&k.waiting).(*Waiter)
+				w.wake <- struct{}{}
+			}
+			k.last = next
+			tickerFires.Add(1)
 			k.mu.Unlock()
 			continue
 		}
@@ -84,16 +100,25 @@ func (k *ticker) run() {
 	}
 }
 
-// tickHeap is a min-heap of tick times.
-type tickHeap []int64
+// waiterHeap is a min-heap of waiting senders by due time.
+type waiterHeap []*Waiter
 
-func (h tickHeap) Len() int           { return len(h) }
-func (h tickHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h tickHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *tickHeap) Push(x any)        { *h = append(*h, x.(int64)) }
-func (h *tickHeap) Pop() any {
+func (h waiterHeap) Len() int           { return len(h) }
+func (h waiterHeap) Less(i, j int) bool { return h[i].due < h[j].due }
+func (h waiterHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *waiterHeap) Push(x any) {
+	w := x.(*Waiter)
+	w.index = len(*h)
+	*h = append(*h, w)
+}
+func (h *waiterHeap) Pop() any {
 	old := *h
-	x := old[len(old)-1]
+	w := old[len(old)-1]
+	old[len(old)-1] = nil
+	w.index = -1
 	*h = old[:len(old)-1]
-	return x
+	return w
 }

@@ -13,26 +13,48 @@ import (
 // late on Linux (the netpoller's epoll timeout is in milliseconds), and at a fixed rate every
 // late wake-up is charged to the messages then sent: the tool's own lateness would show as
 // latency. So the last stretch sleeps with nanosleep and a timer slack of a microsecond, and
-// only the last few microseconds spin. What costs CPU is the number of wake-ups (a few
-// microseconds each) and the spin, so both are bounded:
+// only the last few microseconds spin. What costs CPU is the number of wake-ups (tens of
+// microseconds each on a busy VM: the sleep, the write it ends in, the thread nats.go's
+// flusher wakes) and the spin, so both are bounded:
 const (
 	coarseAbove = 2 * time.Millisecond    // longer waits sleep on a Go timer, stopping this early
 	coarseEarly = 1500 * time.Microsecond // how early the timer stops, for the fine wait to finish
 	spinBelow   = 10 * time.Microsecond   // a precise wake-up stops this early and yields the rest
-	// MinGap is the least time between two wake-ups of one sender: messages due sooner after
-	// the last wake-up are sent together at the next one, late by less than MinGap (their
-	// latency from the intended send time shows it). It caps a sender at 4,000 wake-ups a
-	// second, about 1-2% of a core, whatever its rate.
-	MinGap = 250 * time.Microsecond
-	// preciseSenders is how many senders of the process may spin their last microseconds at
-	// once: beyond it, many paced clients would each spin (1,000 publishers at 10 msgs/s spin
-	// 10,000 times a second); they sleep the whole wait instead and land within the kernel's
-	// wake-up latency (tens of microseconds).
+	// preciseSenders is how many paced senders a process may have for each to sleep on its
+	// own (and spin its last microseconds). With more, they all wait on the process's one
+	// pacer (ticker), which wakes once for every sender then due: a thousand paced clients
+	// cost the wake-ups of one, not a thread's sleep each.
 	preciseSenders = 4
 )
 
-// spinning counts the senders of the process that may spin (see preciseSenders).
-var spinning atomic.Int32
+// DefaultPrecision is the pacing precision when none is set (--pace-precision): one wake-up
+// per millisecond at most, what a bare nats.go loop sleeping on Go's timers gets (the floor
+// tools/perfcompare measures), at about its CPU. docs/performance.md has the trade.
+const DefaultPrecision = time.Millisecond
+
+// precision is the least time between two wake-ups of a sender (and of the process's pacer):
+// messages due sooner after the previous wake-up are sent together at the next one, late by
+// less than the precision (their send lateness and their latency from the intended send time
+// show it); a sender whose messages are further apart sleeps to each one's exact time. It
+// bounds the wake-ups, and so the CPU, whatever the rate: at most 1/precision a second.
+var precision atomic.Int64
+
+func init() { precision.Store(int64(DefaultPrecision)) }
+
+// SetPrecision sets the process's pacing precision (see precision); 0 or less restores the
+// default. Set it before the paced senders start.
+func SetPrecision(d time.Duration) {
+	if d <= 0 {
+		d = DefaultPrecision
+	}
+	precision.Store(int64(d))
+}
+
+// Precision is the process's pacing precision.
+func Precision() time.Duration { return time.Duration(precision.Load()) }
+
+// senders counts the process's live paced senders (see preciseSenders).
+var senders atomic.Int32
 
 // toward waits towards a send that is d away without overshooting it by much: long waits on
 // a timer (interruptible), short ones with a precise sleep that lands about spinBelow early
@@ -52,60 +74,59 @@ func toward(ctx context.Context, t *time.Timer, d time.Duration, spin bool) erro
 	return ctx.Err()
 }
 
-// Waiter is one fixed-rate sender's way of waiting for its next send: precisely (a spin of
-// at most spinBelow) when its sends are MinGap or more apart and few senders spin, and in
-// batches of what fell due otherwise, so pacing costs a bounded number of wake-ups per second
-// instead of a spinning core. Close it when the sender is done.
+// Waiter is one fixed-rate sender's way of waiting for its next send: on its own and
+// precisely (a spin of at most spinBelow) while the process has few paced senders, through
+// the process's pacer otherwise, and in batches of what fell due when its sends are closer
+// than the precision, so pacing costs a bounded number of wake-ups per second instead of a
+// spinning core. Close it when the sender is done.
 type Waiter struct {
 	clk   record.Clock
 	t     *time.Timer
-	last  int64 // when the previous wait ended, 0 before the first
-	spin  bool
+	last  int64 // the previous wake-up's target, 0 before the first
 	close func()
+
+	// Kept by the ticker while the Waiter waits on it.
+	due   int64
+	index int           // in the ticker's heap, -1 when not there
+	wake  chan struct{} // the ticker's signal, buffered
 }
 
 // NewWaiter returns a Waiter reading clk.
 func NewWaiter(clk record.Clock) *Waiter {
-	w := &Waiter{clk: clk, t: NewTimer(), close: func() {}}
-	if spinning.Add(1) <= preciseSenders {
-		w.spin = true
-	}
+	w := &Waiter{clk: clk, t: NewTimer(), index: -1, wake: make(chan struct{}, 1)}
+	senders.Add(1)
 	var once atomic.Bool
 	w.close = func() {
 		if once.CompareAndSwap(false, true) {
-			spinning.Add(-1)
+			senders.Add(-1)
 		}
 	}
 	return w
 }
 
-// Close releases the Waiter's place among the senders that may spin.
+// Close releases the Waiter's place among the process's paced senders.
 func (w *Waiter) Close() { w.close() }
 
 // Until waits for a send intended at at (Clock nanoseconds) and returns the clock reading it
-// ended on, never before at. A send already due returns at once. Within MinGap of its previous
-// wake-up it waits until MinGap has passed instead, so the sends due by then go together.
+// ended on, never before at. A send already due returns at once. Within the precision of its
+// previous wake-up it waits until the precision has passed instead, so the sends due by then
+// go together.
 func (w *Waiter) Until(ctx context.Context, at int64) (int64, error) {
 	now := w.clk.Now()
 	if now >= at {
 		return now, ctx.Err() // due already: a one-at-a-time sender behind its slots goes at once
 	}
-	target, spin := at, true
-	if w.last != 0 && at-w.last < int64(MinGap) {
-		target, spin = w.last+int64(MinGap), false // late by design: no need to spin for it
-	}
-	if !w.spin {
-		// One of many: the process's pacer wakes it with the others due at the same tick.
-		tick := (target + int64(MinGap) - 1) / int64(MinGap) * int64(MinGap)
-		if err := ticks.wait(ctx, w.clk.Now, tick); err != nil {
+	target, spin := w.plan(at)
+	if senders.Load() > preciseSenders {
+		// One of many: the process's pacer wakes it with the others then due.
+		if err := ticks.wait(ctx, w, target); err != nil {
 			return w.clk.Now(), err
 		}
 		now = w.clk.Now()
-		for now < target { // the tick is never early; a clock read on the edge may be
+		for now < target { // the pacer is never early; a clock read on the edge may be
 			runtime.Gosched()
 			now = w.clk.Now()
 		}
-		w.last = now
 		return now, nil
 	}
 	for wait := time.Duration(target - now); wait > 0; wait = time.Duration(target - now) {
@@ -114,6 +135,19 @@ func (w *Waiter) Until(ctx context.Context, at int64) (int64, error) {
 		}
 		now = w.clk.Now()
 	}
-	w.last = now
 	return now, nil
+}
+
+// plan is when the wait for a send intended at at ends: at itself (exact: worth a spin), or,
+// within the precision of the previous wake-up, the precision after it (late by design).
+// The spacing counts from the previous wake-up's target, not from when it ended: sends the
+// precision apart each go at their own time instead of inheriting the previous one's
+// lateness, which would otherwise add up until it reached the precision.
+func (w *Waiter) plan(at int64) (target int64, exact bool) {
+	target, exact = at, true
+	if gap := precision.Load(); w.last != 0 && at-w.last < gap {
+		target, exact = w.last+gap, false
+	}
+	w.last = target
+	return target, exact
 }

@@ -35,7 +35,7 @@ func Breakdown(recs ...*Recorder) *result.Breakdown {
 		return nil
 	}
 	return &result.Breakdown{
-		PublishToStored:   histo.Summary(histo.Merge(stored...), true),
-		StoredToDelivered: histo.Summary(histo.Merge(delivered...), true),
+		PublishToStored:   histo.SummaryOf(true, stored...),
+		StoredToDelivered: histo.SummaryOf(true, delivered...),
 	}
 }

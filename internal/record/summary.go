@@ -41,13 +41,16 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 		c.BytesPerSec = float64(c.Bytes) / (float64(d) / 1e9)
 	}
 	if r.lat != nil {
-		c.Latency = histo.Summary(r.lat, true)
+		c.Latency = histo.SparseSummary(r.sparse(r.lat), true)
 		if c.Latency != nil && r.uncorr != nil {
-			c.Latency.Uncorrected = histo.Summary(r.uncorr, true)
+			c.Latency.Uncorrected = histo.SparseSummary(r.sparse(r.uncorr), true)
 		}
 	}
 	if r.late != nil {
-		c.SendLateness = histo.Summary(r.late, true)
+		// Its figures without the encoded histogram: the aggregate's carries it (it is what
+		// merges across processes), and encoding one per client cost a 1,000-client paced run
+		// half a CPU second at its end (a compressor set up per histogram).
+		c.SendLateness = histo.SparseSummary(r.late, false)
 	}
 	c.Breakdown = Breakdown(r)
 	if len(r.trackers) > 0 || r.unstamp > 0 {
@@ -196,15 +199,16 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 	a.Rates = result.SpreadOf(rates)
 	a.TimePerMsg = result.SpreadOf(perMsg)
 	a.Latency = mergedLatency(recs)
-	var late []*hdrhistogram.Histogram
+	var late *histo.Sparse
 	for _, r := range recs {
 		if r.late != nil {
-			late = append(late, r.late)
+			if late == nil {
+				late = histo.NewSparse()
+			}
+			late.Merge(r.late)
 		}
 	}
-	if len(late) > 0 {
-		a.SendLateness = histo.Summary(histo.Merge(late...), true)
-	}
+	a.SendLateness = histo.SparseSummary(late, true)
 	a.Breakdown = Breakdown(recs...)
 	a.Correctness = mergedCorrectness(recs, clients, expected, shared)
 	return a
@@ -221,21 +225,51 @@ func publisherList(pubs map[uint32]*seenOf) []result.PublisherSeen {
 }
 
 func mergedLatency(recs []*Recorder) *result.Latency {
-	var lat, uncorr []*hdrhistogram.Histogram
-	for _, r := range recs {
-		lat = append(lat, r.lat)
-		if r.uncorr != nil {
-			uncorr = append(uncorr, r.uncorr)
-		}
-	}
 	if len(recs) == 0 || recs[0].lat == nil {
 		return nil
 	}
-	l := histo.Summary(histo.Merge(lat...), true)
-	if l != nil && len(uncorr) > 0 {
-		l.Uncorrected = histo.Summary(histo.Merge(uncorr...), true)
+	l := mergedSummary(recs, func(r *Recorder) *hdrhistogram.Histogram { return r.lat })
+	if l != nil {
+		l.Uncorrected = mergedSummary(recs, func(r *Recorder) *hdrhistogram.Histogram { return r.uncorr })
 	}
 	return l
+}
+
+// mergedSummary summarises the recorders' histograms that of picks, merged (nil: none).
+func mergedSummary(recs []*Recorder, of func(*Recorder) *hdrhistogram.Histogram) *result.Latency {
+	var all *histo.Sparse
+	for _, r := range recs {
+		if s := r.sparse(of(r)); s != nil {
+			if all == nil {
+				all = histo.NewSparse()
+			}
+			all.Merge(s)
+		}
+	}
+	return histo.SparseSummary(all, true)
+}
+
+// sparse is h's sparse copy (histo.Sparse), made once at the client's end for its own
+// figures and its group's; made again should h have recorded more since. nil for nil.
+func (r *Recorder) sparse(h *hdrhistogram.Histogram) *histo.Sparse {
+	if h == nil {
+		return nil
+	}
+	for _, c := range r.sparses {
+		if c.of == h && c.count == h.TotalCount() {
+			return c.s
+		}
+	}
+	s := histo.SparseOf(h)
+	r.sparses = append(r.sparses, sparseCopy{of: h, count: h.TotalCount(), s: s})
+	return s
+}
+
+// sparseCopy is a histogram's sparse copy and the count it was made at.
+type sparseCopy struct {
+	of    *hdrhistogram.Histogram
+	count int64
+	s     *histo.Sparse
 }
 
 func mergedCorrectness(recs []*Recorder, clients []result.Client, expected int64, shared bool) *result.Correctness {
@@ -300,32 +334,23 @@ func perPublisher(recs []*Recorder) map[uint32]*seenOf {
 
 // Series merges the clients' interval slices into the group's series, offsets from start.
 func Series(recs []*Recorder, start int64) []result.Interval {
-	type acc struct {
-		msgs, bytes int64
-		uncorr      int64
-		lat         *hdrhistogram.Histogram
-	}
-	byStart := map[int64]*acc{}
-	for _, r := range recs {
-		for _, s := range r.intervals {
-			a := byStart[s.Start]
-			if a == nil {
-				a = &acc{}
-				byStart[s.Start] = a
-			}
-			a.msgs += s.Msgs
-			a.bytes += s.Bytes
-			a.uncorr = max(a.uncorr, s.MaxUncorrected)
-			if s.Lat != "" {
-				if h, err := histo.Decode(s.Lat); err == nil {
-					if a.lat == nil {
-						a.lat = histo.New()
-					}
-					a.lat.Merge(h)
-				}
-			}
+	byStart := map[int64]*groupSlice{}
+	eachSlice(recs, func(at int64, s *groupSlice) {
+		a := byStart[at]
+		if a == nil {
+			a = &groupSlice{}
+			byStart[at] = a
 		}
-	}
+		a.msgs += s.msgs
+		a.bytes += s.bytes
+		a.uncorr = max(a.uncorr, s.uncorr)
+		if s.lat != nil {
+			if a.lat == nil {
+				a.lat = histo.NewSparse()
+			}
+			a.lat.Merge(s.lat)
+		}
+	})
 	starts := make([]int64, 0, len(byStart))
 	for s := range byStart {
 		starts = append(starts, s)
@@ -335,14 +360,35 @@ func Series(recs []*Recorder, start int64) []result.Interval {
 	for _, s := range starts {
 		a := byStart[s]
 		iv := result.Interval{Offset: time.Duration(s - start), Msgs: a.msgs, Bytes: a.bytes, MaxUncorrected: a.uncorr}
-		if a.lat != nil {
+		if a.lat != nil && a.lat.TotalCount() > 0 {
 			iv.P50 = a.lat.ValueAtPercentile(50)
 			iv.P90 = a.lat.ValueAtPercentile(90)
 			iv.P99 = a.lat.ValueAtPercentile(99)
 			iv.Max = a.lat.Max()
-			iv.Histogram, _ = histo.Encode(a.lat) // "" if it cannot be encoded: the series then merges approximately
+			iv.Histogram, _ = histo.EncodeSparse(a.lat) // "" if it cannot be encoded: the series then merges approximately
 		}
 		out = append(out, iv)
 	}
 	return out
+}
+
+// eachSlice calls fn with every closed interval of recs: those their Groups summed (each
+// Group once) and those kept per recorder (decoded). fn must not keep s.
+func eachSlice(recs []*Recorder, fn func(start int64, s *groupSlice)) {
+	seen := map[*Group]bool{}
+	for _, r := range recs {
+		if g := r.opts.Group; g != nil && !seen[g] {
+			seen[g] = true
+			g.each(fn)
+		}
+		for _, s := range r.intervals {
+			one := groupSlice{msgs: s.Msgs, bytes: s.Bytes, uncorr: s.MaxUncorrected}
+			if s.Lat != "" {
+				if h, err := histo.DecodeSparse(s.Lat); err == nil {
+					one.lat = h
+				}
+			}
+			fn(s.Start, &one)
+		}
+	}
 }

@@ -11,23 +11,24 @@ import (
 // interval.
 func Window(recs []*Recorder, from, to int64) (int64, *hdrhistogram.Histogram) {
 	var msgs int64
-	var lat *hdrhistogram.Histogram
-	for _, r := range recs {
-		for _, s := range r.intervals {
-			if s.Start < from || s.Start >= to {
-				continue
-			}
-			msgs += s.Msgs
-			if s.Lat == "" {
-				continue
-			}
-			if h, err := histo.Decode(s.Lat); err == nil {
-				if lat == nil {
-					lat = histo.New()
-				}
-				lat.Merge(h)
-			}
+	var lat *histo.Sparse
+	eachSlice(recs, func(start int64, s *groupSlice) {
+		if start < from || start >= to {
+			return
 		}
+		msgs += s.msgs
+		if s.lat == nil {
+			return
+		}
+		if lat == nil {
+			lat = histo.NewSparse()
+		}
+		lat.Merge(s.lat)
+	})
+	if lat == nil {
+		return msgs, nil
 	}
-	return msgs, lat
+	out := histo.New()
+	lat.MergeInto(out)
+	return msgs, out
 }

@@ -16,11 +16,20 @@ func CPU(w io.Writer, r *result.Result, summary bool) error {
 	if c == nil {
 		return nil
 	}
-	server := ""
-	for _, s := range r.Servers {
-		if s.Embedded {
-			server = " (with the embedded server's)"
-			break
+	who, its, server := "natsperf", "its", ""
+	if d := r.Distributed; d != nil {
+		// The agents' own processes: an embedded server (--client rust without -s) stays in
+		// natsperf's, outside their CPU.
+		who, its = "the agents", "their"
+		if len(d.Agents) == 1 && d.Agents[0].Client == "rust" {
+			who, its = "natsperf-rust", "its"
+		}
+	} else {
+		for _, s := range r.Servers {
+			if s.Embedded {
+				server = " (with the embedded server's)"
+				break
+			}
 		}
 	}
 	if summary {
@@ -31,8 +40,8 @@ func CPU(w io.Writer, r *result.Result, summary bool) error {
 		}
 	}
 	if c.Saturated {
-		_, err := fmt.Fprintf(w, "Warning: natsperf used %.0f%% of its %d cores%s: the client, not the server, may have limited this run\n",
-			100*c.CoreShare, c.Cores, server)
+		_, err := fmt.Fprintf(w, "Warning: %s used %.0f%% of %s %d cores%s: the client, not the server, may have limited this run\n",
+			who, 100*c.CoreShare, its, c.Cores, server)
 		return err
 	}
 	return nil

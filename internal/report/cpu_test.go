@@ -36,3 +36,18 @@ func TestCPUWarnsWhenSaturated(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUOfARustRun: a --client rust run's CPU is natsperf-rust's process, never the
+// embedded server natsperf started for it (which stays in natsperf's process).
+func TestCPUOfARustRun(t *testing.T) {
+	c := &result.CPU{Seconds: 1.9, WallSeconds: 1, Cores: 2, CoreShare: 0.95, Saturated: true}
+	r := &result.Result{CPU: c, Servers: []result.Server{{Embedded: true}},
+		Distributed: &result.Distributed{Agents: []result.Agent{{Name: "rust-1", Client: "rust"}}}}
+	var b strings.Builder
+	if err := CPU(&b, r, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); strings.Contains(got, "embedded") || !strings.Contains(got, "Warning: natsperf-rust used 95% of its 2 cores:") {
+		t.Errorf("%q: want natsperf-rust's CPU without the embedded server's", got)
+	}
+}

@@ -213,7 +213,9 @@ func TestRustLatencyCountsLossAndEnds(t *testing.T) {
 	if took > 20*time.Second {
 		t.Fatalf("took %v: it waited for lost messages", took)
 	}
-	if sent < 900 || got == sent || got < 500 || c.Lost != sent-got || seen.Load() != got || c.NotReceived != 0 {
+	// A busy host sends fewer than the 1,000 scheduled within the second; a hundred suffice
+	// for a fifth of them to be missing (all 100 kept by an 80% mapping: 0.8^100).
+	if sent < 100 || got == sent || got < sent/2 || c.Lost != sent-got || seen.Load() != got || c.NotReceived != 0 {
 		t.Fatalf("sent %d received %d (independent count %d), correctness %+v: want every missing message lost", sent, got, seen.Load(), c)
 	}
 	if !strings.Contains(p.stdout.String(), "Lost Messages  : "+strconv.FormatInt(c.Lost, 10)+"\n") {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
@@ -31,14 +33,7 @@ func TestRustPublisherStallShowsInCorrectedLatency(t *testing.T) {
 	natstest.WaitFor(t, 30*time.Second, "the Go subscriber", func() bool { return s.NumSubscriptions() > subs0 })
 	in0, _ := varz(t, s)
 	pub := startRust(t, bin, "pub", "x.stall", "-s", s.ClientURL(), "--msgs", strconv.Itoa(n), "--size", "64", "--rate", "1000")
-	natstest.WaitFor(t, 30*time.Second, "300 messages published", func() bool { in, _ := varz(t, s); return in-in0 >= 300 })
-	if err := pub.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(stall) // the injected fault, not a synchronisation
-	if err := pub.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
+	freeze(t, s, pub, in0+300, stall)
 	if code, _, _ := pub.wait(t); code != 0 {
 		t.Fatalf("natsperf-rust pub: exit %d; stderr %s", code, pub.stderr.String())
 	}
@@ -58,6 +53,20 @@ func TestRustPublisherStallShowsInCorrectedLatency(t *testing.T) {
 	}
 	lateness, want := checkStallLateness(t, l, stall, n)
 	t.Logf("corrected P99 %v max %v, uncorrected P99 %v, mean lateness %v (stall alone: %v)", p99, time.Duration(l.Max), raw99, lateness, want)
+}
+
+// freeze stops p (SIGSTOP) for d, the injected fault, once the server has counted in at
+// least `in` messages.
+func freeze(t *testing.T, s *server.Server, p *rustProc, in int64, d time.Duration) {
+	t.Helper()
+	natstest.WaitFor(t, 30*time.Second, strconv.FormatInt(in, 10)+" messages in", func() bool { got, _ := varz(t, s); return got >= in })
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(d) // the injected fault, not a synchronisation
+	if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkStallLateness checks that the corrected latency exceeds the uncorrected one by each

@@ -1,19 +1,17 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"gopkg.in/yaml.v3"
 
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/slo"
+	"github.com/natsperf/natsperf/spec"
 )
-
-// validBucket is nats.go's rule for KV bucket names (not exported there).
-var validBucket = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
 // check validates meaning: counts, names, storage, and each workload's arguments.
 func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
@@ -60,73 +58,8 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, is *issues) {
 	default:
 		at("stream", "must be auto, always or never, got %q", f.Stream)
 	}
-	t := f.Target
-	given := 0
-	if t.Embedded != nil {
-		given++
-		if t.Embedded.Nodes == 0 {
-			t.Embedded.Nodes = 1
-		}
-		if t.Embedded.Nodes < 1 || t.Embedded.Nodes > 9 {
-			at("target.embedded.nodes", "must be 1 to 9, got %d", t.Embedded.Nodes)
-		}
-		if _, err := embedded.ParseEncryption(t.Embedded.Encryption); err != nil {
-			at("target.embedded.encryption", "must be none, aes or chacha, got %q", t.Embedded.Encryption)
-		}
-	}
-	if t.Servers != "" {
-		given++
-	}
-	if t.Context != "" {
-		given++
-	}
-	if given > 1 {
-		at("target", "give one of embedded, servers or context")
-	}
-	for i, s := range f.Setup.Streams {
-		p := fmt.Sprintf("setup.streams[%d]", i)
-		if s.Name == "" {
-			at(p+".name", "a stream needs a name")
-		}
-		if name := ExpandInstance(s.Name, 1); strings.ContainsAny(name, ".*> \t\r\n\f/\\") {
-			at(p+".name", "%q: stream names cannot hold '.', '*', '>', '/', '\\' or spaces", s.Name)
-		} else if len(name) > server.JSMaxNameLen {
-			at(p+".name", "%d characters: the server allows %d", len(name), server.JSMaxNameLen)
-		}
-		if len(s.Subjects) == 0 {
-			at(p+".subjects", "a stream needs subjects")
-		}
-		for j, subj := range s.Subjects {
-			if !server.IsValidSubject(ExpandInstance(subj, 1)) {
-				at(fmt.Sprintf("%s.subjects[%d]", p, j), "%q is not a valid NATS subject", subj)
-			}
-		}
-		if s.Storage != "" && s.Storage != "file" && s.Storage != "memory" {
-			at(p+".storage", "must be file or memory, got %q", s.Storage)
-		}
-		if s.Replicas < 0 || s.Replicas > 5 {
-			at(p+".replicas", "must be 1 to 5, got %d", s.Replicas)
-		}
-		checkCompression(at, p, s.Compression)
-		if s.Instances < 0 {
-			at(p+".instances", "must be at least 1")
-		}
-		if s.Instances > 1 && !strings.Contains(s.Name, "${instance}") {
-			at(p+".name", "with instances, the name must hold ${instance}")
-		}
-	}
-	for i, b := range f.Setup.Buckets {
-		p := fmt.Sprintf("setup.buckets[%d]", i)
-		if b.Name == "" {
-			at(p+".name", "a bucket needs a name")
-		} else if !validBucket.MatchString(ExpandInstance(b.Name, 1)) || len(b.Name) > server.JSMaxNameLen-3 {
-			at(p+".name", "%q: bucket names are letters, digits, '-' and '_' (at most %d)", b.Name, server.JSMaxNameLen-3)
-		}
-		if b.Storage != "" && b.Storage != "file" && b.Storage != "memory" {
-			at(p+".storage", "must be file or memory, got %q", b.Storage)
-		}
-		checkCompression(at, p, b.Compression)
-	}
+	checkTarget(f, at)
+	checkSetup(f, at)
 	if len(f.Workloads) == 0 {
 		at("workloads", "a scenario needs at least one workload")
 	}
@@ -192,19 +125,23 @@ func (w *Workload) Args(instance int) ([]string, error) {
 func (s Setup) Expanded() []Stream {
 	var out []Stream
 	for _, st := range s.Streams {
-		n := max(st.Instances, 1)
-		for i := 1; i <= n; i++ {
-			c := st
-			c.Name = ExpandInstance(st.Name, i)
-			c.Subjects = make([]string, len(st.Subjects))
-			for j, sub := range st.Subjects {
-				c.Subjects[j] = ExpandInstance(sub, i)
-			}
-			c.Instances = 1
-			out = append(out, c)
+		for i := 1; i <= max(st.Instances, 1); i++ {
+			out = append(out, expand(st, i))
 		}
 	}
 	return out
+}
+
+// expand is instance i of st.
+func expand(st Stream, i int) Stream {
+	c := st
+	c.Name = ExpandInstance(st.Name, i)
+	c.Subjects = make([]string, len(st.Subjects))
+	for j, sub := range st.Subjects {
+		c.Subjects[j] = ExpandInstance(sub, i)
+	}
+	c.Instances = 1
+	return c
 }
 
 // splitArgs splits a command line on spaces, honouring single and double quotes.
@@ -243,9 +180,56 @@ func splitArgs(s string) ([]string, error) {
 	return out, nil
 }
 
-// checkCompression refuses a stream or bucket compression nats-server does not know.
-func checkCompression(at func(field, format string, args ...any), p, c string) {
-	if c != "" && c != "s2" && c != "none" {
-		at(p+".compression", "must be s2 or none, got %q", c)
+// checkTarget checks the target as a Spec's (spec.Target.Validate), once the file's own
+// spellings are the Spec's: an embedded server of 0 nodes is 1, its encryption by any name
+// nats-server's cipher goes by, credentials in a server URL moved to the target's fields.
+// A scenario also names at most one of embedded, servers and context.
+func checkTarget(f *File, at func(field, format string, args ...any)) {
+	t := &f.Target
+	given := 0
+	if t.Embedded != nil {
+		given++
+		t.Embedded.Nodes = max(t.Embedded.Nodes, 1)
+		if enc, err := embedded.ParseEncryption(t.Embedded.Encryption); err == nil {
+			t.Embedded.Encryption = enc
+		}
+	}
+	for i, u := range t.Servers {
+		t.Servers[i] = connect.MoveUserinfo(u, t)
+	}
+	if len(t.Servers) > 0 {
+		given++
+	}
+	if t.Context != "" {
+		given++
+	}
+	if given > 1 {
+		at("target", "give one of embedded, servers or context")
+		return
+	}
+	var fe *spec.FieldError
+	if err := t.Validate(); errors.As(err, &fe) {
+		at(fe.Path, "%s", fe.Msg)
+	}
+}
+
+// checkSetup checks each setup item as a Spec's (spec.CheckSetup), a stream with instances
+// as its first instance, and that such a stream's name tells its instances apart.
+func checkSetup(f *File, at func(field, format string, args ...any)) {
+	first := f.Setup.Setup.Clone()
+	first.Streams = nil
+	for i, st := range f.Setup.Streams {
+		if st.Instances < 0 {
+			at(fmt.Sprintf("setup.streams[%d].instances", i), "must be at least 1")
+		}
+		if st.Instances > 1 && !strings.Contains(st.Name, "${instance}") {
+			at(fmt.Sprintf("setup.streams[%d].name", i), "with instances, the name must hold ${instance}")
+		}
+		one := expand(st, 1).Stream
+		one.Recreate = true // made by the run: it needs subjects
+		first.Streams = append(first.Streams, one)
+	}
+	for _, fe := range spec.CheckSetup(&first) {
+		at(fe.Path, "%s", fe.Msg)
 	}
 }

@@ -5,11 +5,16 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
-// TestSchemaMatchesLoader checks that the JSON Schema names exactly the fields the loader
-// knows, at every level, so editor completion never offers a field the loader rejects.
+// TestSchemaMatchesLoader walks the JSON Schema beside the Go types the loader decodes into
+// (the Spec's own target and setup items among them) and checks, at every level, that each
+// property is a key the loader takes (an alias marked deprecated) and that each key the
+// loader takes in its own spelling is a property: editor completion never offers a field the
+// loader rejects, and a field added to spec.Target or a setup item fails here until the
+// schema has it.
 func TestSchemaMatchesLoader(t *testing.T) {
 	b, err := os.ReadFile("../../schema/scenario.schema.json")
 	if err != nil {
@@ -19,48 +24,52 @@ func TestSchemaMatchesLoader(t *testing.T) {
 	if err := json.Unmarshal(b, &schema); err != nil {
 		t.Fatal(err)
 	}
-	props := func(m map[string]any) []string {
-		p, _ := m["properties"].(map[string]any)
-		var out []string
-		for k := range p {
-			out = append(out, k)
-		}
-		sort.Strings(out)
-		return out
-	}
-	fields := func(v any) []string {
-		var out []string
-		tp := reflect.TypeOf(v)
-		for i := range tp.NumField() {
-			if tag := tp.Field(i).Tag.Get("yaml"); tag != "" {
-				out = append(out, tag)
+	checked := map[string]bool{}
+	var walkSchema func(path string, node map[string]any, typ reflect.Type)
+	walkSchema = func(path string, node map[string]any, typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice {
+			typ = typ.Elem()
+			if items, ok := node["items"].(map[string]any); ok {
+				node = items
 			}
 		}
-		sort.Strings(out)
-		return out
-	}
-	sub := func(m map[string]any, path ...string) map[string]any {
-		for _, p := range path {
-			m = m[p].(map[string]any)
+		props, ok := node["properties"].(map[string]any)
+		if typ.Kind() != reflect.Struct || !ok {
+			return
 		}
-		return m
-	}
-	for _, tc := range []struct {
-		name   string
-		schema map[string]any
-		typ    any
-	}{
-		{"file", schema, File{}},
-		{"target", sub(schema, "properties", "target"), Target{}},
-		{"setup", sub(schema, "properties", "setup"), Setup{}},
-		{"stream", sub(schema, "properties", "setup", "properties", "streams", "items"), Stream{}},
-		{"bucket", sub(schema, "properties", "setup", "properties", "buckets", "items"), Bucket{}},
-		{"workload", sub(schema, "properties", "workloads", "items"), Workload{}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got, want := props(tc.schema), fields(tc.typ); !reflect.DeepEqual(got, want) {
-				t.Fatalf("schema properties %v, loader fields %v", got, want)
+		checked[path] = true
+		fields := structFields(typ)
+		var want, got []string
+		for k, f := range fields {
+			if k == f.key && !(setByRun[k] && strings.HasPrefix(path, "setup.")) {
+				want = append(want, k)
 			}
-		})
+		}
+		for k, p := range props {
+			f, ok := fields[k]
+			if !ok {
+				t.Errorf("%s: the schema has %q, the loader does not take it", path, k)
+				continue
+			}
+			if k != f.key {
+				if ref, _ := p.(map[string]any)["$ref"].(string); ref != "#/$defs/alias" {
+					t.Errorf("%s: %q is an alias of %s: want it marked with $defs/alias", path, k, f.key)
+				}
+				continue
+			}
+			got = append(got, k)
+			walkSchema(strings.TrimPrefix(path+"."+k, "."), p.(map[string]any), typ.FieldByIndex(f.index).Type)
+		}
+		sort.Strings(want)
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: schema properties %v, loader keys %v", path, got, want)
+		}
+	}
+	walkSchema("", schema, reflect.TypeFor[File]())
+	for _, p := range []string{"", "target", "target.embedded", "setup", "setup.streams", "setup.buckets", "workloads", "capacity"} {
+		if !checked[p] {
+			t.Errorf("%q was not compared with its Go type", p)
+		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -22,29 +20,24 @@ type WorkloadSpec func(args []string) (*spec.Spec, error)
 // the longest --warmup win, and latency is recorded unless every workload says --no-latency.
 func (c Cell) Spec(build WorkloadSpec, keep bool) (*spec.Spec, error) {
 	f := c.File
-	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target.spec(), NoLatency: true, SLO: slices.Clone(f.SLO)}
-	streams := f.Setup.Expanded()
-	for _, st := range streams {
-		if st.Replicas > 1 && s.Target.Embedded != nil {
-			s.Target.Embedded.Nodes = max(s.Target.Embedded.Nodes, 3, st.Replicas)
-		}
-		out := spec.Stream{Name: st.Name, Subjects: st.Subjects, Storage: st.Storage, Replicas: max(st.Replicas, 1),
-			Compression: st.Compression, Create: true, Recreate: true, DeleteAfter: !keep}
-		var maxBytes int64 // a setup stream without maxbytes is unlimited
-		if st.MaxBytes != "" {
-			v, err := units.ParseSize(st.MaxBytes)
-			if err != nil {
-				return nil, fmt.Errorf("stream %s: maxbytes: %w", st.Name, err)
-			}
-			maxBytes = v
-		}
-		mb := spec.Size(maxBytes)
-		out.MaxBytes = &mb
-		s.Setup.Streams = append(s.Setup.Streams, out)
+	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target, NoLatency: true, SLO: slices.Clone(f.SLO)}
+	if e := f.Target.Embedded; e != nil {
+		s.Target.Embedded = &spec.Embedded{Nodes: max(e.Nodes, 1), Encryption: e.Encryption} // the file's stays as it is
 	}
-	for _, b := range f.Setup.Buckets {
-		s.Setup.Buckets = append(s.Setup.Buckets, spec.Bucket{Name: b.Name, Storage: b.Storage, Replicas: max(b.Replicas, 1),
-			History: b.History, Compression: b.Compression, Create: true, DeleteAfter: !keep})
+	s.Target.Servers, s.Target.Monitor = slices.Clone(f.Target.Servers), slices.Clone(f.Target.Monitor)
+	s.Setup = f.Setup.Setup.Clone()
+	s.Setup.Streams = nil
+	for _, st := range f.Setup.Expanded() {
+		if st.MaxBytes == nil { // a setup stream without max_bytes is unlimited
+			st.MaxBytes = new(spec.Size)
+		}
+		s.Setup.Streams = append(s.Setup.Streams, st.Stream)
+	}
+	for _, it := range s.Setup.Items() {
+		it.Afresh(keep)
+		if r := it.Replicated(); r > 1 && s.Target.Embedded != nil {
+			s.Target.Embedded.Nodes = max(s.Target.Embedded.Nodes, 3, r)
+		}
 	}
 	for _, w := range f.Workloads {
 		for i := 1; i <= max(w.Instances, 1); i++ {
@@ -72,16 +65,7 @@ func addWorkload(s, ws *spec.Spec, name string) error {
 	w := ws.Workloads[0]
 	w.Name, w.Instances = name, 0 // the engine numbers the workloads of one name: pod1, pod2
 	s.Workloads = append(s.Workloads, w)
-	for _, st := range ws.Setup.Streams {
-		if !slices.ContainsFunc(s.Setup.Streams, func(o spec.Stream) bool { return o.Name == st.Name }) {
-			s.Setup.Streams = append(s.Setup.Streams, st)
-		}
-	}
-	for _, b := range ws.Setup.Buckets {
-		if !slices.ContainsFunc(s.Setup.Buckets, func(o spec.Bucket) bool { return o.Name == b.Name }) {
-			s.Setup.Buckets = append(s.Setup.Buckets, b)
-		}
-	}
+	s.Setup.Join(ws.Setup)
 	s.Verify = s.Verify || ws.Verify
 	s.SLO = appendNew(s.SLO, ws.SLO)
 	// The instances of one workload give the same faults: each runs once.
@@ -94,34 +78,6 @@ func addWorkload(s, ws *spec.Spec, name string) error {
 	}
 	s.NoLatency = s.NoLatency && ws.NoLatency
 	return nil
-}
-
-// spec is the file's target as a Spec's; an embedded one keeps its size.
-func (t Target) spec() spec.Target {
-	out := spec.Target{
-		Context: t.Context, Creds: t.Creds, NKey: t.NKey, User: t.User,
-		Password: spec.Secret(t.Password), Token: spec.Secret(t.Token),
-		TLSCert: t.TLSCert, TLSKey: t.TLSKey, TLSCA: t.TLSCA, TLSFirst: t.TLSFirst, TLSInsecure: t.TLSInsecure,
-		JWT: t.JWT, Seed: t.Seed, ConnectionName: t.ConnectionName, SocksProxy: t.SocksProxy,
-		JSDomain: t.JSDomain, JSAPIPrefix: t.JSAPIPrefix, JSEventPrefix: t.JSEventPrefix, InboxPrefix: t.InboxPrefix,
-	}
-	out.Servers, out.Monitor = list(t.Servers), list(t.Monitor)
-	if t.Embedded != nil {
-		enc, _ := embedded.ParseEncryption(t.Embedded.Encryption) // checked when loaded
-		out.Embedded = &spec.Embedded{Nodes: max(t.Embedded.Nodes, 1), Encryption: enc}
-	}
-	return out
-}
-
-// list is a comma-separated list's non-empty items.
-func list(s string) []string {
-	var out []string
-	for _, u := range strings.Split(s, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			out = append(out, u)
-		}
-	}
-	return out
 }
 
 func appendNew(to, from []string) []string {

@@ -9,15 +9,19 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/natsperf/natsperf/spec"
 )
 
 // File is one scenario, for one cell of the matrix (all ${...} but ${instance} substituted).
 type File struct {
-	Name        string     `yaml:"name"`
-	Description string     `yaml:"description"`
-	Target      Target     `yaml:"target"`
-	Setup       Setup      `yaml:"setup"`
-	Workloads   []Workload `yaml:"workloads"`
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	// Target is a Spec's target (spec.Target, in the Spec's keys; see decode.go for the
+	// spellings of the flags that are also taken).
+	Target    spec.Target `yaml:"target"`
+	Setup     Setup       `yaml:"setup"`
+	Workloads []Workload  `yaml:"workloads"`
 	// Repetitions of every cell (default 1); Cooldown is the pause between runs.
 	Repetitions int      `yaml:"repetitions"`
 	Cooldown    Duration `yaml:"cooldown"`
@@ -49,69 +53,20 @@ type Capacity struct {
 	Drain         Duration `yaml:"drain"`
 }
 
-// Target is where the clients connect: an embedded server or cluster, or servers.
-type Target struct {
-	Embedded *Embedded `yaml:"embedded"`
-	Servers  string    `yaml:"servers"` // comma-separated URLs
-	Context  string    `yaml:"context"` // a nats CLI context
-	User     string    `yaml:"user"`
-	Password string    `yaml:"password"`
-	Token    string    `yaml:"token"`
-	Creds    string    `yaml:"creds"`
-	NKey     string    `yaml:"nkey"`
-	TLSCert  string    `yaml:"tlscert"`
-	TLSKey   string    `yaml:"tlskey"`
-	TLSCA    string    `yaml:"tlsca"`
-	// TLSFirst and TLSInsecure are --tlsfirst and --tls-insecure.
-	TLSFirst    bool `yaml:"tlsfirst"`
-	TLSInsecure bool `yaml:"tls-insecure"`
-	// JWT and Seed are files (--jwt, --seed); the rest as their flags: a JetStream domain or
-	// API prefix (a leaf node, an imported JetStream), the inbox prefix, a SOCKS5 proxy.
-	JWT            string `yaml:"jwt"`
-	Seed           string `yaml:"seed"`
-	ConnectionName string `yaml:"connection-name"`
-	SocksProxy     string `yaml:"socks-proxy"`
-	JSDomain       string `yaml:"js-domain"`
-	JSAPIPrefix    string `yaml:"js-api-prefix"`
-	JSEventPrefix  string `yaml:"js-event-prefix"`
-	InboxPrefix    string `yaml:"inbox-prefix"`
-	// Monitor are the servers' monitoring endpoints, comma-separated (--server-metrics).
-	Monitor string `yaml:"monitor"`
-}
-
-// Embedded is natsperf's own server: Nodes 1 is a single server, more a JetStream cluster.
-type Embedded struct {
-	Nodes int `yaml:"nodes"`
-	// Encryption is none, aes or chacha: the JetStream store encrypted at rest.
-	Encryption string `yaml:"encryption"`
-}
-
-// Setup is created before each cell and removed after it (what natsperf created only).
+// Setup is a Spec's setup (spec.Setup: streams, KV buckets, in the Spec's keys), made afresh
+// before each cell's run and removed after it (what natsperf created only). Its streams may
+// have instances.
 type Setup struct {
+	spec.Setup `yaml:",inline"`
+	// Streams shadows the Spec's: a setup stream with instances is one per instance.
 	Streams []Stream `yaml:"streams"`
-	Buckets []Bucket `yaml:"buckets"`
 }
 
-// Stream is a stream to create; with Instances, one per instance (${instance} = 1..N).
+// Stream is a Spec's setup stream (spec.Stream); with Instances, one per instance
+// (${instance} = 1..N).
 type Stream struct {
-	Name     string   `yaml:"name"`
-	Subjects []string `yaml:"subjects"`
-	Storage  string   `yaml:"storage"`
-	Replicas int      `yaml:"replicas"`
-	MaxBytes string   `yaml:"maxbytes"`
-	// Compression is s2 or none.
-	Compression string `yaml:"compression"`
-	Instances   int    `yaml:"instances"`
-}
-
-// Bucket is a KV bucket to create.
-type Bucket struct {
-	Name     string `yaml:"name"`
-	Storage  string `yaml:"storage"`
-	Replicas int    `yaml:"replicas"`
-	History  int    `yaml:"history"`
-	// Compression is s2 or none.
-	Compression string `yaml:"compression"`
+	spec.Stream `yaml:",inline"`
+	Instances   int `yaml:"instances"`
 }
 
 // Workload is any natsperf benchmark command with its flags, run as Instances copies at once.

@@ -46,7 +46,7 @@ import (
 )
 
 func main() {
-	bins := flag.String("natsperf", "natsperf", "natsperf binaries, comma-separated, each PATH or LABEL=PATH")
+	bins := flag.String("natsperf", "natsperf", "natsperf binaries, comma-separated, each PATH or LABEL=PATH, either followed by flags for each of its runs (LABEL=PATH --pace-precision 250us)")
 	url := flag.String("s", "nats://127.0.0.1:4222", "server URL")
 	rounds := flag.Int("rounds", 5, "alternations per case")
 	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced; with -rust: rpub, rpubsub; beside nats bench: nb, or one of nb-pub, nb-sub, nb-service-request, nb-service-request-50-clients, nb-js-pub-sync, nb-js-pub-async, nb-js-pub-atomic, nb-js-pub-fast, nb-js-ordered, nb-js-consume, nb-js-fetch, nb-js-get-sync, nb-js-get-batch, nb-kv-put, nb-kv-get)")
@@ -84,20 +84,30 @@ func main() {
 	}
 }
 
-// build is one natsperf binary under comparison.
-type build struct{ label, path string }
+// build is one natsperf binary under comparison, with flags of its own for every run
+// ("p500=/tmp/natsperf --pace-precision 500us": the same binary as another side, one setting
+// apart).
+type build struct {
+	label, path string
+	args        []string
+}
 
 func parseBins(s string) []build {
 	var out []build
 	for _, b := range strings.Split(s, ",") {
-		label, path, ok := strings.Cut(b, "=")
+		label, cmd, ok := strings.Cut(b, "=")
+		fields := strings.Fields(cmd)
 		if !ok {
-			label, path = filepath.Base(b), b
+			fields = strings.Fields(b)
+			label = filepath.Base(fields[0])
 		}
-		out = append(out, build{label, path})
+		out = append(out, build{label: label, path: fields[0], args: fields[1:]})
 	}
 	return out
 }
+
+// with is args then the build's own flags.
+func (b build) with(args ...string) []string { return append(args, b.args...) }
 
 // paced is a fixed-rate case: clients publishing rate msgs/s in total.
 type paced struct {
@@ -173,7 +183,7 @@ func unpacedCase(self string, bins []build, url, c string, rounds, msgs, size in
 		line := fmt.Sprintf("%-7s round %d: bare %9.0f msgs/s %6.3f CPU s", c, i+1, b.rate, b.cpu)
 		for k, bin := range bins {
 			a := append(append([]string{}, args...), "-s", url, "--msgs", fmt.Sprint(msgs), "--size", fmt.Sprint(size), "--json", "--no-progress")
-			r, err := natsperf(bin.path, group, a...)
+			r, err := natsperf(bin.path, group, bin.with(a...)...)
 			if err != nil {
 				return fmt.Errorf("%s: %w", bin.label, err)
 			}
@@ -227,8 +237,8 @@ func pacedCase(self string, bins []build, url, c string, p paced, rounds, size i
 			if err != nil {
 				return err
 			}
-			r, err := natsperf(bin.path, "pub", "pub", pacedSubject, "-s", url, "--clients", clients, "--rate", fmt.Sprint(p.rate),
-				"--duration", d.String(), "--size", fmt.Sprint(size), "--json", "--no-progress")
+			r, err := natsperf(bin.path, "pub", bin.with("pub", pacedSubject, "-s", url, "--clients", clients, "--rate", fmt.Sprint(p.rate),
+				"--duration", d.String(), "--size", fmt.Sprint(size), "--json", "--no-progress")...)
 			if err != nil {
 				return fmt.Errorf("%s paced: %w", bin.label, err)
 			}
@@ -259,7 +269,7 @@ func p50Case(bins []build, url string, rounds int, d time.Duration) error {
 	for i := 0; i < rounds; i++ {
 		line := fmt.Sprintf("p50 round %d:", i+1)
 		for k, bin := range bins {
-			r, err := natsperf(bin.path, "sub", "pubsub", "perf.p50", "-s", url, "--rate", "1000", "--size", "24", "--duration", d.String(), "--json", "--no-progress")
+			r, err := natsperf(bin.path, "sub", bin.with("pubsub", "perf.p50", "-s", url, "--rate", "1000", "--size", "24", "--duration", d.String(), "--json", "--no-progress")...)
 			if err != nil {
 				return fmt.Errorf("%s: %w", bin.label, err)
 			}

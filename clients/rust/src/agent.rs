@@ -623,6 +623,11 @@ fn combine(
         first.groups.extend(d.groups);
         first.streams.extend(d.streams);
         first.warnings.extend(d.warnings);
+        // The workloads ran side by side in this process: its CPU once, over them all.
+        first.cpu = match (first.cpu.take(), d.cpu) {
+            (Some(a), Some(b)) => Some(a.span(&b)),
+            (a, b) => a.or(b),
+        };
     }
     if several {
         first.command = "run".into();

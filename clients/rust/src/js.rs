@@ -208,6 +208,7 @@ pub async fn run(
     let mut run = Clients::connect(url, conn, &bench, gate, 1024, args.ack_timeout).await?;
     let info = run.conns[0].server_info();
     run.release().await?;
+    let cpu = crate::cpu::Sample::now();
     let (clock, ids, range) = (run.clock, run.ids, run.range.clone());
     let epoch = clock.now();
     let mut tasks = Vec::new();
@@ -224,6 +225,7 @@ pub async fn run(
         )));
     }
     let (mut recs, failure) = join_clients(tasks).await?;
+    let cpu = cpu.and_then(|c| c.until_now(crate::workload::handled(&recs)));
     let end = clock.now();
     let acked: i64 = recs.iter().map(|r| r.msgs).sum();
     let expected: Vec<i64> = range
@@ -302,6 +304,7 @@ pub async fn run(
     let mut doc = ResultDoc::new(args.command(), settings, epoch, end, stop, vec![group]);
     doc.streams = streams;
     doc.warnings = warnings;
+    doc.cpu = cpu;
     Ok(doc)
 }
 
@@ -338,7 +341,8 @@ async fn publish_async(
     let mut ended = false;
     while !ended {
         for _ in 0..window {
-            let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped).await else {
+            let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec).await
+            else {
                 ended = true;
                 break;
             };

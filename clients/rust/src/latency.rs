@@ -200,6 +200,7 @@ pub async fn run(
     if let Some(hold) = hold {
         hold.release().await?;
     }
+    let cpu = crate::cpu::Sample::now();
     let epoch = clock.now();
     let ctx = Ctx {
         client: pubc.clone(),
@@ -268,6 +269,7 @@ pub async fn run(
             Err(e) => return Err(format!("publisher task: {e}")),
         },
     };
+    let cpu = cpu.and_then(|c| c.until_now(pub_rec.msgs + rec.msgs));
     rec.events.slow_consumers = sub_slow.load(Ordering::Relaxed);
     let _ = sub.unsubscribe().await;
     let end = clock.now();
@@ -326,7 +328,7 @@ pub async fn run(
         "connection": conn.echo(url_a),
         "client": result::client_settings(&info),
     });
-    let doc = ResultDoc::new(
+    let mut doc = ResultDoc::new(
         "latency",
         settings,
         epoch,
@@ -334,6 +336,7 @@ pub async fn run(
         stop,
         vec![pub_group, sub_group],
     );
+    doc.cpu = cpu;
     let report = Report::from_doc(&doc, started, pub_rtt, sub_rtt, &args);
     let mut text = report.write();
     text.push_str(&stop_line(&doc.stop));

@@ -6,6 +6,7 @@ mod agent;
 mod bench;
 mod clock;
 mod conn;
+mod cpu;
 mod gate;
 mod hist;
 mod js;

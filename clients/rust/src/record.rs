@@ -105,6 +105,9 @@ pub struct Recorder {
     pub last: i64,
     pub lat: Option<Histogram<u64>>,
     pub uncorr: Option<Histogram<u64>>,
+    /// A fixed-rate sender's send lateness (actual minus intended send time), made at its
+    /// first paced send: the generator's own check (Go's `Recorder.late`).
+    pub lateness: Option<Histogram<u64>>,
     /// Every publisher's sequence tracker but the current one's (`cur`) until `finish`.
     pub trackers: HashMap<u32, SeqTracker>,
     /// The tracker of the publisher of the last message, out of the map: no map lookup per
@@ -145,6 +148,7 @@ impl Recorder {
             last: 0,
             lat: latency.then(new_histogram),
             uncorr: None,
+            lateness: None,
             trackers: HashMap::new(),
             cur: None,
             unique: 0,
@@ -290,6 +294,14 @@ impl Recorder {
     /// A message sent (publishers) at `now`, Unix ns.
     pub fn sent(&mut self, now: i64, size: usize) {
         self.op(now, size);
+    }
+
+    /// How late a fixed-rate sender sent a message: its actual send time minus the intended
+    /// one, as Go's `Recorder.Late` records it (every paced send, the warm-up's too; a clock
+    /// read a hair early is on time). A sender that cannot keep its schedule is the bottleneck,
+    /// not the server. The histogram is made at the first call, once per client.
+    pub fn late(&mut self, ns: i64) {
+        record_ns(self.lateness.get_or_insert_with(new_histogram), ns.max(0));
     }
 
     /// A round trip done: latency from the intended send and from the actual one.
@@ -532,6 +544,62 @@ mod tests {
             })
             .collect();
         assert_eq!(got, vec![(3, 1, 1), (2, 1, 0), (1, 0, 0)]);
+    }
+
+    // Allocations made on this thread (the counting allocator below): a recording path that
+    // allocates per message shows here, whatever the other test threads do.
+    use std::alloc::{GlobalAlloc, Layout, System};
+    struct Counting;
+    thread_local!(static ALLOCS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
+    // SAFETY: every call is passed on to the system allocator unchanged; counting touches a
+    // const-initialised thread-local Cell, which allocates nothing.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+            System.alloc(l)
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            System.dealloc(p, l)
+        }
+    }
+    #[global_allocator]
+    static COUNTING: Counting = Counting;
+    fn allocs() -> u64 {
+        ALLOCS.with(|c| c.get())
+    }
+
+    // A fixed-rate sender's lateness: a value per paced send, a clock read early counted as on
+    // time, the histogram made at the first one and nothing allocated per message after it.
+    #[test]
+    fn lateness_recorded_without_allocating() {
+        let mut r = Recorder::new(false, std::time::Duration::from_secs(1), 0);
+        assert!(r.lateness.is_none(), "an unpaced sender has no lateness");
+        let first = allocs();
+        r.late(-500);
+        assert!(
+            allocs() > first,
+            "the histogram, made at the first call, is counted"
+        );
+        let mut most = 0;
+        let before = allocs();
+        for i in 0..10_000i64 {
+            let late = i * 7_919 % 5_000_000;
+            most = most.max(late);
+            r.sent(1_000 + i, 16);
+            r.late(late);
+        }
+        assert_eq!(allocs() - before, 0, "allocations while recording lateness");
+        let h = r.lateness.as_ref().unwrap();
+        assert_eq!(
+            (h.len(), h.min()),
+            (10_001, 1),
+            "the early read is on time (1 ns, the lowest)"
+        );
+        assert!(
+            h.equivalent(h.max(), most as u64),
+            "max {} want {most}",
+            h.max()
+        );
     }
 
     // As Go's warm-up: messages before its end count for the sequences only.

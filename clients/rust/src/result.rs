@@ -33,10 +33,13 @@ pub struct ResultDoc {
     pub streams: Vec<StreamState>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What the process spent while the clients ran (None where getrusage is not there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<crate::cpu::Cpu>,
 }
 
 impl ResultDoc {
-    /// A run's Result: natsperf-rust's tool and host, no streams or warnings yet.
+    /// A run's Result: natsperf-rust's tool and host, no streams, warnings or CPU yet.
     pub fn new(
         command: &str,
         settings: serde_json::Value,
@@ -58,6 +61,7 @@ impl ResultDoc {
             groups,
             streams: Vec::new(),
             warnings: Vec::new(),
+            cpu: None,
         }
     }
 }
@@ -266,6 +270,9 @@ pub struct Client {
     pub correctness: Option<Correctness>,
     #[serde(skip_serializing_if = "Events::is_empty")]
     pub events: Events,
+    /// A fixed-rate sender's lateness against its schedule (actual minus intended send time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub send_lateness: Option<Latency>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<Gap>,
     pub client: ClientLib,
@@ -301,6 +308,9 @@ pub struct Aggregate {
     pub correctness: Option<Correctness>,
     #[serde(skip_serializing_if = "Events::is_empty")]
     pub events: Events,
+    /// The clients' send lateness merged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub send_lateness: Option<Latency>,
 }
 
 #[derive(Serialize, Default)]
@@ -642,6 +652,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
     let (mut rates, mut per_msg) = (Vec::new(), Vec::new());
     let mut agg_lat: Option<Histogram<u64>> = None;
     let mut agg_unc: Option<Histogram<u64>> = None;
+    let mut agg_late: Option<Histogram<u64>> = None;
     let mut agg_events = Events::default();
     for (i, r) in recs.iter().enumerate() {
         let mps = per_sec(r.counted(), r.begin, r.last);
@@ -649,7 +660,11 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
         if let (Some(l), Some(u)) = (latency.as_mut(), r.uncorr.as_ref()) {
             l.uncorrected = summary(Some(u)).map(Box::new);
         }
-        for (dst, src) in [(&mut agg_lat, &r.lat), (&mut agg_unc, &r.uncorr)] {
+        for (dst, src) in [
+            (&mut agg_lat, &r.lat),
+            (&mut agg_unc, &r.uncorr),
+            (&mut agg_late, &r.lateness),
+        ] {
             if let Some(h) = src {
                 dst.get_or_insert_with(hist::new_histogram)
                     .add(h)
@@ -685,6 +700,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
             bytes_per_sec: per_sec(r.bytes, r.begin, r.last),
             latency,
             correctness: corr,
+            send_lateness: summary(r.lateness.as_ref()),
             events: Events {
                 errors: r.events.errors,
                 timeouts: r.events.timeouts,
@@ -728,6 +744,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
             latency,
             correctness: agg_corr,
             events: agg_events,
+            send_lateness: summary(agg_late.as_ref()),
         },
         target_rate,
         shared,
@@ -750,6 +767,70 @@ mod tests {
         assert_eq!(of(false, "boom", Some("")), ("failed", "boom".into()));
         assert_eq!(of(false, "", Some("short")), ("idle", "short".into()));
         assert_eq!(of(false, "", None), ("completed", String::new()));
+    }
+
+    // As Go's TestSendLateness: each paced client's lateness in its row, merged in the
+    // aggregate; an unpaced client has none.
+    #[test]
+    fn send_lateness_in_clients_and_aggregate() {
+        let iv = std::time::Duration::from_secs(1);
+        let mut recs = vec![Recorder::new(false, iv, 0), Recorder::new(false, iv, 0)];
+        for (k, r) in recs.iter_mut().enumerate() {
+            for i in 0..100 {
+                r.sent(1_000 + i, 16);
+                r.late(i * 1_000 * (k as i64 + 1));
+            }
+        }
+        let spec = GroupSpec {
+            name: "pub",
+            kind: "Core NATS publisher",
+            receivers: false,
+            shared: false,
+            target_rate: Some(1000.0),
+            epoch: 0,
+        };
+        let g = group(spec, &[100, 100], &mut recs);
+        let late = |l: &Option<Latency>| l.as_ref().map(|l| (l.count, l.max_ns));
+        let (c0, c1) = (
+            late(&g.clients[0].send_lateness),
+            late(&g.clients[1].send_lateness),
+        );
+        assert_eq!(c0.map(|c| c.0), Some(100));
+        assert!(
+            c0.is_some_and(|c| (98_950..=99_050).contains(&c.1)),
+            "{c0:?}"
+        );
+        assert!(
+            c1.is_some_and(|c| (197_900..=198_100).contains(&c.1)),
+            "{c1:?}"
+        );
+        let a = g
+            .aggregate
+            .send_lateness
+            .as_ref()
+            .expect("aggregate lateness");
+        assert_eq!(a.count, 200);
+        assert_eq!(hist::decode(&a.histogram).len(), 200);
+        let json = serde_json::to_value(&g).unwrap();
+        assert_eq!(json["aggregate"]["send_lateness"]["count"], 200);
+        assert_eq!(json["clients"][1]["send_lateness"]["count"], 100);
+
+        let mut unpaced = vec![Recorder::new(false, iv, 0)];
+        unpaced[0].sent(1_000, 16);
+        let spec = GroupSpec {
+            name: "pub",
+            kind: "Core NATS publisher",
+            receivers: false,
+            shared: false,
+            target_rate: None,
+            epoch: 0,
+        };
+        let g = group(spec, &[1], &mut unpaced);
+        let json = serde_json::to_value(&g).unwrap();
+        assert!(
+            json["aggregate"].get("send_lateness").is_none()
+                && json["clients"][0].get("send_lateness").is_none()
+        );
     }
 
     #[test]

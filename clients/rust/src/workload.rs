@@ -83,6 +83,7 @@ pub async fn run(
         );
     }
     run.release().await?;
+    let cpu = crate::cpu::Sample::now();
     let (clock, ids) = (run.clock, run.ids);
     let epoch = clock.now();
     let mut tasks = Vec::new();
@@ -103,6 +104,7 @@ pub async fn run(
         });
     }
     let (mut recs, failure) = join_clients(tasks).await?;
+    let cpu = cpu.and_then(|c| c.until_now(handled(&recs)));
     let end = clock.now();
     let expected: Vec<i64> = range
         .map(|i| match kind {
@@ -153,14 +155,15 @@ pub async fn run(
         "connection": conn.echo(url),
         "client": result::client_settings(&info),
     });
-    Ok(ResultDoc::new(
-        command,
-        settings,
-        epoch,
-        end,
-        stop,
-        vec![group],
-    ))
+    let mut doc = ResultDoc::new(command, settings, epoch, end, stop, vec![group]);
+    doc.cpu = cpu;
+    Ok(doc)
+}
+
+/// Every message the clients handled, sent plus received, warm-up included: the Result's
+/// `cpu.msgs` (Go's sum of `Recorder.Progress`).
+pub(crate) fn handled(recs: &[Recorder]) -> i64 {
+    recs.iter().map(|r| r.msgs).sum()
 }
 
 /// The clients of a run, or of an agent's part of it (clients lo..hi of the whole run's, each at
@@ -362,10 +365,13 @@ impl Schedule {
     }
 
     /// Waits until the next message is due; returns (sequence index, intended ns, actual ns).
+    /// A paced message's lateness (actual minus intended) goes into `rec`, as Go's
+    /// `loop.Schedule` records it: every fixed-rate sender's, whatever it sends.
     pub(crate) async fn next(
         &mut self,
         stop: &mut watch::Receiver<bool>,
         stopped: &AtomicBool,
+        rec: &mut Recorder,
     ) -> Option<(u64, i64, i64)> {
         let i = self.next;
         if i >= self.limit || stopped.load(Ordering::Relaxed) {
@@ -401,7 +407,13 @@ impl Schedule {
             return None;
         }
         self.next += 1;
-        Some((i, intended.unwrap_or(now), now))
+        match intended {
+            Some(due) => {
+                rec.late(now - due);
+                Some((i, due, now))
+            }
+            None => Some((i, now, now)),
+        }
     }
 }
 
@@ -450,7 +462,7 @@ pub(crate) async fn publish(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let mut payloads = stamp::Payloads::new(size);
     let paced = sched.pace.is_some();
     let subjects = subjects(&ctx);
-    while let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped).await {
+    while let Some((i, intended, now)) = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec).await {
         if size >= stamp::EXT_SIZE && paced {
             stamp::put_ext(payloads.buf(), id, i + 1, intended, now);
         } else if size >= stamp::SIZE {
@@ -478,7 +490,7 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let size = ctx.bench.size;
     let mut payloads = stamp::Payloads::new(size);
     let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
-    while let Some((i, intended, sent)) = sched.next(&mut ctx.stop, &ctx.stopped).await {
+    while let Some((i, intended, sent)) = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec).await {
         if size >= stamp::SIZE {
             stamp::put(payloads.buf(), id, i + 1, intended);
         }
