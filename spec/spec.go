@@ -71,7 +71,7 @@ type Target struct {
 	// without them.
 	Monitor []string `json:"monitor,omitempty"`
 	// SysCreds, or SysUser and SysPassword, are a system account user's: telemetry is then
-	// read through $SYS.REQ.SERVER.PING (--sys-creds, --sys-user, --sys-password). Monitor
+	// read through $SYS.REQ.SERVER.PING (--sys-creds, --sys-user with $NATSPERF_SYS_PASSWORD). Monitor
 	// "sys" reads it so with the target's own credentials. SysPassword is never serialised.
 	SysCreds    string `json:"sys_creds,omitempty"`
 	SysUser     string `json:"sys_user,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/connect"
@@ -39,6 +40,9 @@ type Runner struct {
 	Series chan<- record.Slice
 	// Skew, when set, corrects receivers' latencies by clock offsets (record.Options.Skew).
 	Skew func(publisher uint32) int64
+	// StoredClock, when set, puts JetStream stored timestamps on natsperf's clock
+	// (record.Options.StoredClock): set it before the start barrier.
+	StoredClock *atomic.Int64
 }
 
 // Progress shows bars while clients run.
@@ -121,6 +125,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 				Rec: record.New(record.Options{
 					Clock: clk, Interval: r.Interval, Latency: p.Latency, Corrected: p.Corrected,
 					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, at+1), Skew: r.Skew, Group: series,
+					StoredClock: r.StoredClock,
 				}),
 				ProducersDone: producersDone,
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/runopts"
 	"github.com/natsperf/natsperf/internal/slo"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // connFlags are the nats CLI's connection flags.
@@ -17,9 +18,12 @@ type connFlags struct {
 	s connect.Settings
 	// jsEncryption is --js-encryption: the embedded server's encryption at rest (encryption.go).
 	jsEncryption string
-	// sys is the system account user of --sys-creds or --sys-user/--sys-password: server
-	// telemetry through $SYS.REQ.SERVER.PING. Kept apart from s, which a Result echoes.
+	// sys is the system account user of --sys-creds or --sys-user and $NATSPERF_SYS_PASSWORD:
+	// server telemetry through $SYS.REQ.SERVER.PING. Kept apart from s, which a Result echoes.
 	sysCreds, sysUser, sysPassword string
+	// sysPasswordFlag is set when --sys-password was given, which is refused (its value is
+	// never kept).
+	sysPasswordFlag bool
 }
 
 func (c *connFlags) register(cmd *cobra.Command) {
@@ -45,13 +49,17 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.DurationVar(&c.s.JS.Timeout, "timeout", 0, "JetStream API and request timeout (default 5s); the JetStream and KV commands also take it as --ack-timeout, service request as its reply timeout")
 	f.StringVar(&c.s.JS.Domain, "js-domain", "", "JetStream domain to use (a leaf node's or a hub's)")
 	f.StringVar(&c.s.JS.APIPrefix, "js-api-prefix", "", "subject prefix of the JetStream API (imported from another account)")
-	f.StringVar(&c.s.JS.EventPrefix, "js-event-prefix", "", "subject prefix of JetStream advisories (accepted as nats bench does; natsperf reads no advisories)")
+	f.StringVar(&c.s.JS.EventPrefix, "js-event-prefix", "", "subject prefix that replaces $JS.EVENT in JetStream advisories' subjects, as the nats CLI's: the server telemetry listens on PREFIX.ADVISORY.STREAM.LEADER_ELECTED.> and the other advisories it names as events")
 	f.StringVar(&c.s.JS.InboxPrefix, "inbox-prefix", "", "prefix of the inbox subjects replies and acks come back on")
 	f.BoolVar(&c.s.NoContext, "no-context", false, "ignore the selected nats context")
 	f.BoolVar(&c.s.JS.Trace, "trace", false, "print every JetStream API request and response on stderr")
 	f.StringVar(&c.sysCreds, "sys-creds", "", "a system account user's credentials file: sample every server's telemetry through $SYS.REQ.SERVER.PING (VARZ, JSZ) instead of monitoring endpoints")
-	f.StringVar(&c.sysUser, "sys-user", "", "a system account user (with --sys-password or $NATSPERF_SYS_PASSWORD, which stays out of the process list): server telemetry as --sys-creds")
-	f.StringVar(&c.sysPassword, "sys-password", "", "the --sys-user's password")
+	f.StringVar(&c.sysUser, "sys-user", "", "a system account user, its password in $NATSPERF_SYS_PASSWORD (out of the process list): server telemetry as --sys-creds")
+	// The nats CLI has no --sys-password, so natsperf takes no system password where ps shows
+	// it: the flag is refused (parsed), never read. Returning an error here would
+	// print the value in pflag's message.
+	f.Func("sys-password", "refused: set $"+sysPasswordEnv, func(string) error { c.sysPasswordFlag = true; return nil })
+	_ = f.MarkHidden("sys-password")
 	f.BoolFunc("no-tlsfirst", "nats bench's --no-tlsfirst: no TLS handshake first (the default)", func(string) error { c.s.TLSFirst = false; return nil })
 	f.String("colors", "", "accepted as nats bench does; natsperf prints no colours")
 	_ = f.MarkHidden("no-tlsfirst")
@@ -72,6 +80,18 @@ func (c *connFlags) credentialsFromEnv(env connect.Env) {
 		return
 	}
 	s.User, s.Password, s.Token = env.Getenv("NATS_USER"), env.Getenv("NATS_PASSWORD"), env.Getenv("NATS_TOKEN")
+}
+
+// parsed completes the connection flags once they are parsed (before the command runs, or
+// after 'spec' and 'capacity' parse the command line they are given): --sys-password is
+// refused, naming the environment variable to use, and the credentials the command line does
+// not give come from the environment.
+func (c *connFlags) parsed(env connect.Env) error {
+	if c.sysPasswordFlag {
+		return usagef("--sys-password would show the password in the process list (ps): set $%s instead, with --sys-user", sysPasswordEnv)
+	}
+	c.credentialsFromEnv(env)
+	return nil
 }
 
 // sysPasswordEnv holds the --sys-user's (or a scenario's sys_user's) password out of the
@@ -123,8 +143,7 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	f.DurationVar(&b.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	f.BoolVar(&b.NoLatency, "no-latency", false, "do not record latency histograms")
 	f.StringArrayVar(&b.SLO, "slo", nil, "a threshold the run must hold, repeatable: 'p99<5ms', 'p99.9<20ms', 'loss=0', 'rate>=0.99' (achieved/offered); a failed one exits 6")
-	f.StringSliceVar(&b.ServerMetrics, "server-metrics", nil, "servers' monitoring endpoints (http://host:8222,...) to sample during the run, or sys: through the system account with the run's own credentials (see --sys-creds): CPU, memory, messages, streams, in the Result's telemetry (embedded servers are sampled without it)")
-	f.BoolVar(&b.NoServerMetrics, "no-server-metrics", false, "sample no server telemetry, not even the embedded server's")
+	registerTelemetry(f, &b.ServerMetrics, &b.NoServerMetrics)
 	if sender {
 		b.registerShape(f)
 		f.DurationVar(&b.Duration, "duration", 0, "run for this long instead of a message count (with --rate: rate x duration messages; with --msgs too: whichever ends first)")
@@ -133,6 +152,18 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	if receiver {
 		f.DurationVar(&b.IdleTimeout, "idle-timeout", runopts.DefaultIdleTimeout, "once messages have started, end a receiver that gets nothing for this long")
 	}
+}
+
+// registerTelemetry adds the server telemetry flags, the same on every benchmark command
+// (latency's too, whose other flags are its own).
+func registerTelemetry(f *pflag.FlagSet, metrics *[]string, off *bool) {
+	f.StringSliceVar(metrics, "server-metrics", nil, "servers' monitoring endpoints (http://host:8222,...) to sample during the run, or sys: through the system account with the run's own credentials (see --sys-creds): CPU, memory, messages, streams, in the Result's telemetry (embedded servers are sampled without it)")
+	f.BoolVar(off, "no-server-metrics", false, "sample no server telemetry, not even the embedded server's")
+}
+
+// withServerMetrics puts the server telemetry flags into s.
+func withServerMetrics(s *spec.Spec, metrics []string, off bool) {
+	s.Target.Monitor, s.NoServerMetrics = metrics, off
 }
 
 func (b *benchFlags) validate(f *pflag.FlagSet) error {

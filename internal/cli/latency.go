@@ -22,6 +22,10 @@ type latencyFlags struct {
 	Duration time.Duration
 	Warmup   time.Duration
 	Hist     string
+	// ServerMetrics and NoServerMetrics are the server telemetry flags every benchmark
+	// command has (registerTelemetry).
+	ServerMetrics   []string
+	NoServerMetrics bool
 }
 
 func (a *app) latencyCmd() *cobra.Command {
@@ -35,10 +39,14 @@ latency-tests' report: both server RTTs, the HdrHistogram percentiles, the achie
 the wall times. Latency counts from each message's intended send time (start + i/rate), so a
 publisher or server that falls behind shows in the percentiles; with --size 24 or more the
 latency from the actual send is printed as well. Lost messages are counted, never waited for.
-Both ends run in this process on one clock, so A and B may be on any hosts (docs/latency.md).`,
+Both ends run in this process on one clock, so A and B may be on any hosts (docs/latency.md).
+Server telemetry is sampled as on every benchmark command (the embedded server by default;
+A and B through --server-metrics or the system account): the report then ends with what the
+servers counted and the latency spikes named with what happened then (docs/telemetry.md).`,
 		Example: `  natsperf latency                                        # embedded server, 1000 msgs/s for 5s
   natsperf latency -s nats://a:4222 --server-b nats://b:4222 --rate 1000 --duration 5s --size 512
-  natsperf latency -s tls://demo.nats.io:4443 --tls-insecure --hist latency.hgrm`,
+  natsperf latency -s tls://demo.nats.io:4443 --tls-insecure --hist latency.hgrm
+  natsperf latency -s nats://a:4222 --server-b nats://b:4222 --server-metrics http://a:8222,http://b:8222`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: a.specRunE(func(*cobra.Command, []string) (*specRun, error) {
 			return a.latencySpec(lf)
@@ -54,6 +62,7 @@ Both ends run in this process on one clock, so A and B may be on any hosts (docs
 	f.DurationVar(&lf.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	registerHist(f, &lf.Hist)
 	registerPrecision(f)
+	registerTelemetry(f, &lf.ServerMetrics, &lf.NoServerMetrics)
 	return a.specCommand(cmd)
 }
 
@@ -89,7 +98,7 @@ func (a *app) latencySpec(lf latencyFlags) (*specRun, error) {
 	if err := lf.validate(); err != nil {
 		return nil, err
 	}
-	target := connect.SpecTarget(a.conn.s)
+	target := a.conn.target() // the system account user's too (telemetry)
 	c := &spec.Latency{Subject: lf.Subject}
 	if lf.ServerB != "" {
 		// Server B uses the target's credentials; ones written in its URL join them there.
@@ -105,6 +114,7 @@ func (a *app) latencySpec(lf latencyFlags) (*specRun, error) {
 		}},
 		Warmup: spec.Duration(lf.Warmup),
 	}
+	withServerMetrics(s, lf.ServerMetrics, lf.NoServerMetrics)
 	conn := a.conn.s
 	if conn.User == "" && conn.Password == "" && conn.Token == "" {
 		// Server B connects with the settings, not server A's URL: credentials from either URL.

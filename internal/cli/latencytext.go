@@ -53,5 +53,5 @@ func latencyResultText(w io.Writer, res *result.Result, started time.Time) error
 	if err := rep.Write(w); err != nil {
 		return err
 	}
-	return report.StopLine(w, res)
+	return report.Tail(w, res)
 }

@@ -100,7 +100,9 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 	started := new(time.Time)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		*started = time.Now()
-		conn.credentialsFromEnv(s.Env)
+		if err := conn.parsed(s.Env); err != nil {
+			return err
+		}
 		return profile(cmd, args)
 	}
 	app := &app{streams: s, conn: conn, out: out, builders: map[*cobra.Command]specBuilder{}, started: started}

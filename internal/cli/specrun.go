@@ -33,13 +33,12 @@ func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Co
 			},
 			Config: cfg,
 		}},
-		Warmup:          spec.Duration(bf.Warmup),
-		NoLatency:       bf.NoLatency,
-		SLO:             bf.SLO,
-		NoServerMetrics: bf.NoServerMetrics,
+		Warmup:    spec.Duration(bf.Warmup),
+		NoLatency: bf.NoLatency,
+		SLO:       bf.SLO,
 	}
 	bf.shapePacing(&s.Workloads[0].Pacing)
-	s.Target.Monitor = bf.ServerMetrics
+	withServerMetrics(s, bf.ServerMetrics, bf.NoServerMetrics)
 	if fs.Changed("msgs") {
 		s.Workloads[0].Pacing.Msgs = bf.Msgs
 	}
@@ -309,6 +308,9 @@ func (a *app) commandSpec(cmd *cobra.Command, args []string, notOne string) (*co
 	}
 	if err := target.ParseFlags(rest); err != nil {
 		return nil, nil, usageError{err}
+	}
+	if err := a.conn.parsed(a.streams.Env); err != nil {
+		return nil, nil, err
 	}
 	if err := target.ValidateArgs(target.Flags().Args()); err != nil {
 		return nil, nil, err

@@ -60,7 +60,7 @@ type Settings struct {
 type JS struct {
 	Domain      string `json:"js_domain,omitempty"`       // --js-domain
 	APIPrefix   string `json:"js_api_prefix,omitempty"`   // --js-api-prefix
-	EventPrefix string `json:"js_event_prefix,omitempty"` // --js-event-prefix (natsperf reads no advisories)
+	EventPrefix string `json:"js_event_prefix,omitempty"` // --js-event-prefix: replaces $JS.EVENT in the advisories the telemetry listens for
 	InboxPrefix string `json:"inbox_prefix,omitempty"`    // --inbox-prefix
 	// Timeout bounds JetStream API calls and requests (--timeout; 0: the library's 5s).
 	Timeout time.Duration `json:"timeout,omitempty"`

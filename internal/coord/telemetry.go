@@ -24,7 +24,7 @@ func sampleServers(ctx context.Context, s *spec.Spec, at time.Time) (finish func
 	if src == nil {
 		return func(*result.Result) {}
 	}
-	smp := &telemetry.Sampler{Source: src, Interval: engine.SeriesInterval(s)}
+	smp := &telemetry.Sampler{Source: src, Interval: engine.SeriesInterval(s), EventPrefix: s.Target.JSEventPrefix}
 	stopAdvisories, advErr := watchAdvisories(ctx, s, smp)
 	smp.Baseline(ctx)
 	ctx, cancel := context.WithCancel(ctx)

@@ -123,6 +123,9 @@ func (s *jsSession) finish(ctx context.Context, res *result.Result) {
 // session closed when the run ends.
 func (s *jsSession) built(b *Built) *Built {
 	b.After, b.Close = s.finish, s.close
+	for _, r := range s.report {
+		b.Streams = append(b.Streams, r.name)
+	}
 	return b
 }
 

@@ -106,6 +106,9 @@ type Built struct {
 	After func(ctx context.Context, res *result.Result)
 	// Stream is the stream a fault acts on (kill-leader, stepdown); nil: none.
 	Stream *StreamRef
+	// Streams are the streams the kind uses: their leaders' clocks stamp what its consumers
+	// split (the latency breakdown, storedClock).
+	Streams []string
 	// Verify, when set, is the kind's own delivery check (a JetStream read-back), run
 	// instead of the receivers' count when the spec asks to verify.
 	Verify func(ctx context.Context, res *result.Result)

@@ -111,7 +111,7 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 			if err := rep.Write(w); err != nil {
 				return err
 			}
-			return report.StopLine(w, res)
+			return report.Tail(w, res)
 		},
 	}, nil
 }

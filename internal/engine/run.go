@@ -69,6 +69,7 @@ type Run struct {
 	Text      func(w io.Writer, res *result.Result) error
 	quiet     bool
 	skew      func(publisher uint32) int64
+	clock     *storedClock
 	ownTarget bool
 	prepared  *bench.Prepared
 	closers   []func()
@@ -120,6 +121,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	runner := &bench.Runner{
 		Dial: r.Target.Dialer(), JS: r.Target.Settings.JS, Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
 		Logf: o.Logf, Progress: o.Progress, Series: o.Series, Skew: r.skew,
+		StoredClock: &r.clock.offset,
 	}
 	if r.quiet {
 		runner.Logf = nil
@@ -198,6 +200,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	workloads := map[string]any{}
 	var faultStream *StreamRef
+	var streams []string                                 // every workload's, for the breakdown's clock
 	var verifies []func(context.Context, *result.Result) // single workload: its read-back
 	var parts []verifyPart                               // several: every instance's check
 	numbered := map[string]int{}                         // instances so far per workload name
@@ -247,6 +250,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 			if faultStream == nil {
 				faultStream = built.Stream
 			}
+			streams = append(streams, built.Streams...)
 			if single {
 				if built.Verify != nil {
 					verifies = append(verifies, built.Verify)
@@ -286,9 +290,11 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		Chain(plan, func(_ context.Context, res *result.Result) { res.Warnings = append(res.Warnings, setupWarnings...) })
 	}
 	faults.Attach(plan, r.Target, faultStream, o.Logf)
+	r.clock = newStoredClock(r.Target, o.Part != nil)
 	if src := TelemetrySource(s, r.Target); src != nil && o.Part == nil { // an agent's part: its coordinator samples
-		r.closers = append(r.closers, attachTelemetry(ctx, plan, src, r.Target, interval))
+		r.closers = append(r.closers, attachTelemetry(ctx, plan, src, r.Target, interval, r.clock, streams))
 	}
+	Chain(plan, func(_ context.Context, res *result.Result) { r.clock.mark(res) })
 	switch {
 	case !s.Verify:
 	case !single:

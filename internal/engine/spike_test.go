@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -62,38 +63,78 @@ faults:
 // spike names the stream's leader change to the leader the stream has after the run (read
 // by the test itself), from the node the fault killed.
 func TestSpikeNamesKillLeader(t *testing.T) {
-	target := testTarget(t, embedded.Options{Nodes: 3})
-	res, err := Execute(context.Background(), parseSpec(t, killLeaderSpec), Options{Target: target})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := natstest.JetStream(t, target.Embedded.URL()).Stream(context.Background(), "benchstream")
-	if err != nil {
-		t.Fatal(err)
-	}
-	leader := st.CachedInfo().Cluster.Leader
-	if res.Faults == nil || len(res.Faults.Timeline) != 1 || res.Faults.Timeline[0].Node == "" {
-		t.Fatalf("fault timeline %+v", res.Faults)
-	}
-	killed := res.Faults.Timeline[0].Node
-	var named bool
-	text := textOf(t, res)
-	for _, s := range spike.Find(res, spike.Default) {
-		if s.To < 2*time.Second || s.From > 4*time.Second {
-			continue
+	retryDisturbed(t, 2*time.Second, 4*time.Second, func() (*result.Result, error) {
+		target := testTarget(t, embedded.Options{Nodes: 3})
+		res, err := Execute(context.Background(), parseSpec(t, killLeaderSpec), Options{Target: target})
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, e := range s.Events {
-			if (e.Kind == "leader_elected" || e.Kind == "leader_change") && e.Stream == "benchstream" && e.Detail == killed+" -> "+leader {
-				named = true
+		st, err := natstest.JetStream(t, target.Embedded.URL()).Stream(context.Background(), "benchstream")
+		if err != nil {
+			t.Fatal(err)
+		}
+		leader := st.CachedInfo().Cluster.Leader
+		if res.Faults == nil || len(res.Faults.Timeline) != 1 || res.Faults.Timeline[0].Node == "" {
+			t.Fatalf("fault timeline %+v", res.Faults)
+		}
+		killed := res.Faults.Timeline[0].Node
+		var named bool
+		text := textOf(t, res)
+		for _, s := range spike.Find(res, spike.Default) {
+			if s.To < 2*time.Second || s.From > 4*time.Second {
+				continue
+			}
+			for _, e := range s.Events {
+				if (e.Kind == "leader_elected" || e.Kind == "leader_change") && e.Stream == "benchstream" && e.Detail == killed+" -> "+leader {
+					named = true
+				}
 			}
 		}
+		if !named {
+			return res, fmt.Errorf("no spike at 2-4 s names benchstream's leader %s -> %s; events %+v\n%s", killed, leader, res.Events, text)
+		}
+		if !strings.Contains(text, "stream benchstream leader "+killed+" -> "+leader) {
+			return res, fmt.Errorf("the text does not name the leader change:\n%s", text)
+		}
+		return res, nil
+	})
+}
+
+// retryDisturbed runs attempt up to three times. A spike is judged against the run's own
+// median, so a run in which natsperf's process itself stalled 50 ms or more outside the
+// window under test (a busy host, seen by the stall watch in the Result's telemetry: 300 ms
+// stalls at load average 15) says nothing about attribution either way, and runs again. A
+// failure on an undisturbed run, or on the last attempt, fails the test.
+func retryDisturbed(t *testing.T, from, to time.Duration, attempt func() (*result.Result, error)) {
+	t.Helper()
+	for i := 1; ; i++ {
+		res, err := attempt()
+		if err == nil {
+			return
+		}
+		stall := stalledOutside(res, from, to)
+		if i == 3 || stall < 50*time.Millisecond {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v\nnatsperf's own process stalled %v outside %v-%v: once more", i, err, stall, from, to)
 	}
-	if !named {
-		t.Fatalf("no spike at 2-4 s names benchstream's leader %s -> %s; events %+v\n%s", killed, leader, res.Events, text)
+}
+
+// stalledOutside is the longest stall of natsperf's process the run recorded in an interval
+// that does not overlap [from, to).
+func stalledOutside(res *result.Result, from, to time.Duration) time.Duration {
+	if res == nil || res.Telemetry == nil {
+		return 0
 	}
-	if !strings.Contains(text, "stream benchstream leader "+killed+" -> "+leader) {
-		t.Fatalf("the text does not name the leader change:\n%s", text)
+	iv := res.Telemetry.Interval
+	var worst time.Duration
+	for _, s := range res.Telemetry.Stalls {
+		if s.Offset < to && s.Offset+iv > from {
+			continue
+		}
+		worst = max(worst, s.Max, s.RunQueue)
 	}
+	return worst
 }
 
 const steadySpec = `
@@ -110,8 +151,18 @@ workloads:
 // server event (natsperf did not cause it and the server announced nothing) or the slow
 // consumer it caused: never a fault or a leader change.
 func TestSpikeOnUnannouncedPause(t *testing.T) {
+	retryDisturbed(t, 2*time.Second, 2700*time.Millisecond, func() (*result.Result, error) {
+		res := pausedRun(t, steadySpec).Wait()
+		return res, checkPauseSpike(t, res, textOf(t, res))
+	})
+}
+
+// pausedRun starts the Spec in yaml on an embedded server the test stalls for 300 ms, 2 s
+// after the start it chose (the engine does not know), and returns the run to wait for.
+func pausedRun(t *testing.T, yaml string) *Run {
+	t.Helper()
 	target := testTarget(t, embedded.Options{Nodes: 1, Pausable: true})
-	r, err := Prepare(context.Background(), parseSpec(t, steadySpec), Options{Target: target})
+	r, err := Prepare(context.Background(), parseSpec(t, yaml), Options{Target: target})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +172,15 @@ func TestSpikeOnUnannouncedPause(t *testing.T) {
 	if err := target.Embedded.Pause(1, 300*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	res := r.Wait()
+	return r
+}
+
+// checkPauseSpike checks that res, whose server the test stalled for 300 ms 2 s after its
+// start, has the receivers' spike there, at least as high as most of the stall, naming no
+// server event but the slow consumer it may have caused, and that text prints it so. A
+// missing spike is returned (see retryDisturbed); what a spike names fails the test.
+func checkPauseSpike(t *testing.T, res *result.Result, text string) error {
+	t.Helper()
 	var found bool
 	for _, s := range spike.Find(res, spike.Default) {
 		if s.To < 2*time.Second || s.From > 2700*time.Millisecond || s.Group != "sub" {
@@ -138,11 +197,12 @@ func TestSpikeOnUnannouncedPause(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Fatalf("no spike at 2.0-2.7 s:\n%s", textOf(t, res))
+		return fmt.Errorf("no spike at 2.0-2.7 s:\n%s", text)
 	}
-	if text := textOf(t, res); !strings.Contains(text, "no server event in that window") && !strings.Contains(text, "slow consumer") {
+	if !strings.Contains(text, "no server event in that window") && !strings.Contains(text, "slow consumer") {
 		t.Fatalf("text:\n%s", text)
 	}
+	return nil
 }
 
 // Runs without any fault name no spike: several, so that one quiet run is no accident.

@@ -58,10 +58,11 @@ func closeSource(src telemetry.Source) {
 
 // attachTelemetry samples the servers alongside plan's clients (from the start barrier to
 // the end, every interval, on the run's clock), listens for JetStream advisories on a
-// connection of its own, and puts the series and the events in the Result. It returns what
-// closes that connection.
-func attachTelemetry(ctx context.Context, plan *bench.Plan, src telemetry.Source, t *Target, interval time.Duration) func() {
-	smp := &telemetry.Sampler{Source: src, Interval: interval}
+// connection of its own, and puts the series and the events in the Result. Its first
+// reading places the latency breakdown's split of streams on natsperf's clock (clock). It
+// returns what closes that connection.
+func attachTelemetry(ctx context.Context, plan *bench.Plan, src telemetry.Source, t *Target, interval time.Duration, clock *storedClock, streams []string) func() {
+	smp := &telemetry.Sampler{Source: src, Interval: interval, EventPrefix: t.Settings.JS.EventPrefix}
 	stop := func() {}
 	var subErr error
 	if nc, err := t.Dialer()(ctx, "natsperf-telemetry"); err != nil {
@@ -82,6 +83,7 @@ func attachTelemetry(ctx context.Context, plan *bench.Plan, src telemetry.Source
 			prevBefore(ctx)
 		}
 		smp.Baseline(ctx)
+		clock.set(telemetry.StoredClock(smp.Telemetry(), streams))
 	}
 	ChainDuring(plan, smp.Run)
 	Chain(plan, func(_ context.Context, res *result.Result) {

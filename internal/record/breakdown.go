@@ -7,19 +7,33 @@ import (
 	"github.com/natsperf/natsperf/internal/result"
 )
 
-// breakdown splits one message's end-to-end latency at the moment its stream stored it:
-// stored -> delivered is now minus the stream's timestamp, publish -> stored the rest, so the
-// two add up to the end-to-end latency exactly (each then rounded by its histogram). The
-// stream's timestamp is the server's clock: on one host the split is exact; across hosts it
-// is off by the server's clock offset (docs/telemetry.md). A part that comes out negative
-// (a clock behind) is recorded as 0.
-func (r *Recorder) breakdown(total, delivered int64) {
+// Split splits one message's end-to-end latency total at the moment its stream stored it:
+// stored is the stream's timestamp (Unix ns, the server's clock), offset the server's clock
+// minus natsperf's (0 on one clock; an estimate across hosts, docs/telemetry.md) and now
+// natsperf's clock at delivery. stored -> delivered is now minus the stored time on natsperf's
+// clock, publish -> stored the rest, so the two add up to total exactly. A part that would be
+// negative (a clock estimate off by more than that part) is 0 and the other is total.
+func Split(total, now, stored, offset int64) (toStored, toDelivered int64) {
+	total = max(total, 0)
+	toDelivered = min(max(now-(stored-offset), 0), total)
+	return total - toDelivered, toDelivered
+}
+
+// storedOffset is Options.StoredClock's value, 0 when unset.
+func (r *Recorder) storedOffset() int64 {
+	if r.opts.StoredClock == nil {
+		return 0
+	}
+	return r.opts.StoredClock.Load()
+}
+
+// breakdown records one message's split (Split).
+func (r *Recorder) breakdown(toStored, toDelivered int64) {
 	if r.toStored == nil {
 		r.toStored, r.toDelivered = histo.New(), histo.New()
 	}
-	delivered = min(max(delivered, 0), max(total, 0))
-	histo.Record(r.toStored, max(total-delivered, 0))
-	histo.Record(r.toDelivered, delivered)
+	histo.Record(r.toStored, toStored)
+	histo.Record(r.toDelivered, toDelivered)
 }
 
 // Breakdown is the split of the recorders' JetStream latencies, nil when none said when it

@@ -36,6 +36,11 @@ type Options struct {
 	// latency of that publisher's messages (a run across machines, corrected by the clock
 	// offsets the coordinator measured). It is asked once per publisher, never per message.
 	Skew func(publisher uint32) int64
+	// StoredClock, when set, is the server's clock minus natsperf's (ns), by which a JetStream
+	// message's stored timestamp is put on natsperf's clock before its latency is split
+	// (Split). An atomic set before the start barrier (the telemetry's first reading): a plain
+	// load per message.
+	StoredClock *atomic.Int64
 }
 
 // Recorder collects what one client did. Only its owner goroutine calls the recording methods;
@@ -190,7 +195,7 @@ func (r *Recorder) stamped(now int64, n int, pub uint32, seq uint64, sent, actua
 		skew := r.lastTrk.skew
 		r.latency(now - sent - skew)
 		if stored != 0 {
-			r.breakdown(now-sent-skew, now-stored)
+			r.breakdown(Split(now-sent-skew, now, stored, r.storedOffset()))
 		}
 		if actual != 0 {
 			r.uncorrected(now - actual - skew)

@@ -58,5 +58,18 @@ func (p *printer) breakdown(indent string, b *result.Breakdown) {
 	}
 	p.line("%spublish -> stored:%s", indent, latency(b.PublishToStored))
 	p.line("%sstored -> delivered:%s", indent, latency(b.StoredToDelivered))
-	p.line("%s(split at the stream's own timestamp: the server's clock, exact when it shares natsperf's host)", indent)
+	p.line("%s(split at the stream's own timestamp%s)", indent, splitClock(b.Clock))
+}
+
+// splitClock says how a breakdown's split, the server's clock, was put on natsperf's.
+func splitClock(c *result.StoredClock) string {
+	switch {
+	case c == nil: // a Result from before natsperf said so
+		return ": the server's clock, exact when it shares natsperf's host"
+	case c.Basis == result.ClockExact:
+		return ": exact, the server shares natsperf's clock"
+	case c.Basis == result.ClockEstimated:
+		return fmt.Sprintf(", put on natsperf's clock by %s's clock offset %s ± %s: each part within %s", c.Server, signedMs(c.OffsetNS), ms(c.UncertaintyNS), ms(c.UncertaintyNS))
+	}
+	return ": the server's clock, not corrected: " + c.Note
 }

@@ -240,9 +240,12 @@ func (p *printer) events(indent string, e result.Events) {
 	}
 }
 
-// StopLine writes why a run that did not complete ended, and nothing for a completed one.
-func StopLine(w io.Writer, r *result.Result) error {
+// Tail writes how a report in a kind's own layout (latency's) ends, as Text ends: what the
+// servers counted beside natsperf's count and the latency spikes named with what happened
+// then (when the run sampled the servers), and why a run that did not complete ended.
+func Tail(w io.Writer, r *result.Result) error {
 	p := &printer{w: w}
+	p.servers(r)
 	p.stop(r)
 	return p.err
 }

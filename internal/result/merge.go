@@ -289,6 +289,7 @@ func (m *merger) finishGroups() {
 func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 	var a Aggregate
 	var lats, lates, stored, delivered []*Latency
+	var clocks []*StoredClock
 	for _, g := range mg.parts {
 		pa := g.Aggregate
 		a.Msgs += pa.Msgs
@@ -304,6 +305,7 @@ func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 		lates = append(lates, pa.SendLateness)
 		if b := pa.Breakdown; b != nil {
 			stored, delivered = append(stored, b.PublishToStored), append(delivered, b.StoredToDelivered)
+			clocks = append(clocks, b.Clock)
 		}
 	}
 	if d := a.End.Sub(a.Start); d > 0 && !a.Start.IsZero() {
@@ -334,6 +336,7 @@ func (m *merger) aggregate(mg *mergedGroup) Aggregate {
 		if err != nil {
 			m.fail(fmt.Errorf("merge: group %s: breakdown: %w", mg.g.Name, err))
 		}
+		a.Breakdown.Clock = mergeClocks(clocks)
 	}
 	a.Correctness = m.correctness(mg)
 	return a
@@ -840,4 +843,15 @@ func unionRanges(a, b []SeqRange) []SeqRange {
 		out = append(out, r)
 	}
 	return out
+}
+
+// mergeClocks is how the parts' breakdowns were put on one clock: theirs when they all say
+// the same, else uncorrected (the parts placed their splits differently).
+func mergeClocks(clocks []*StoredClock) *StoredClock {
+	for _, c := range clocks[1:] {
+		if (c == nil) != (clocks[0] == nil) || (c != nil && *c != *clocks[0]) {
+			return &StoredClock{Basis: ClockUncorrected, Note: "the parts placed their splits on different clocks"}
+		}
+	}
+	return clocks[0]
 }

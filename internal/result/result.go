@@ -325,10 +325,39 @@ type Aggregate struct {
 // each message (the timestamp in its metadata): publish -> stored (the publish, replication
 // and storage) and stored -> delivered (the consumer's delivery). Per message the two add up
 // to the end-to-end latency; their percentiles do not add. The stream's timestamp is the
-// server's clock: exact on one host, off by the server's clock offset across hosts.
+// server's clock: exact on one host; across hosts put on natsperf's clock by the server's
+// estimated clock offset (Clock).
 type Breakdown struct {
 	PublishToStored   *Latency `json:"publish_to_stored"`
 	StoredToDelivered *Latency `json:"stored_to_delivered"`
+	// Clock says how the split point (the server's clock) was put on natsperf's; nil in a
+	// Result written before natsperf said so.
+	Clock *StoredClock `json:"clock,omitempty"`
+}
+
+// The bases of a StoredClock.
+const (
+	ClockExact       = "exact"       // the servers share natsperf's clock (embedded)
+	ClockEstimated   = "estimated"   // corrected by the server's estimated clock offset
+	ClockUncorrected = "uncorrected" // no estimate: split on the server's clock as it is
+)
+
+// StoredClock is how a breakdown's split point, a stream's timestamp on the server's clock,
+// was put on natsperf's clock: the offset subtracted from every timestamp, and how well it is
+// known.
+type StoredClock struct {
+	// Basis is ClockExact, ClockEstimated or ClockUncorrected.
+	Basis string `json:"basis"`
+	// Server is the server whose clock offset was applied: the leader of the stream, which
+	// stamps its messages (estimated).
+	Server string `json:"server,omitempty"`
+	// OffsetNS is that server's clock minus natsperf's, estimated from its monitoring reply's
+	// "now" and the request's round trip before the run; UncertaintyNS bounds the estimate's
+	// error (half the round trip). The true split is within UncertaintyNS of the one printed.
+	OffsetNS      int64 `json:"offset_ns"`
+	UncertaintyNS int64 `json:"uncertainty_ns,omitempty"`
+	// Note says why a split is uncorrected.
+	Note string `json:"note,omitempty"`
 }
 
 // Spread is min/avg/max/stddev of one value across clients.

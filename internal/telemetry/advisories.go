@@ -3,6 +3,7 @@ package telemetry
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -21,6 +22,17 @@ var advisorySubjects = map[string]string{
 	server.JSAdvisoryConsumerMaxDeliveryExceedPre + ".>": "max_deliveries",
 	server.JSAdvisoryConsumerMsgNakPre + ".>":            "nak",
 	server.JSAdvisoryConsumerMsgTerminatedPre + ".>":     "terminated",
+}
+
+// EventSubject is subject with its $JS.EVENT replaced by prefix, as the nats CLI's
+// --js-event-prefix does (jsm.go's EventSubject): unchanged when prefix is empty or the
+// subject is not an event's.
+func EventSubject(subject, prefix string) string {
+	rest, ok := strings.CutPrefix(subject, "$JS.EVENT")
+	if prefix == "" || !ok {
+		return subject
+	}
+	return prefix + rest
 }
 
 // maxAdvisoriesPerKind bounds what a flood (a consumer nak-ing every message) keeps; the
@@ -47,7 +59,7 @@ func (s *Sampler) Subscribe(nc *nats.Conn) (stop func(), err error) {
 	}
 	seen := map[string]int{} // kind -> advisories so far; guarded by s.mu
 	for subj, kind := range advisorySubjects {
-		sub, err := nc.Subscribe(subj, func(m *nats.Msg) { s.advisory(kind, m.Data, seen) })
+		sub, err := nc.Subscribe(EventSubject(subj, s.EventPrefix), func(m *nats.Msg) { s.advisory(kind, m.Data, seen) })
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("subscribe to advisories: %w", err)

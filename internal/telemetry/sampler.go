@@ -18,6 +18,9 @@ import (
 type Sampler struct {
 	Source   Source
 	Interval time.Duration
+	// EventPrefix, when set, replaces $JS.EVENT in the advisories' subjects, as the nats
+	// CLI's --js-event-prefix does (advisories imported from another account or domain).
+	EventPrefix string
 
 	mu       sync.Mutex
 	start    time.Time
@@ -129,12 +132,16 @@ func (s *Sampler) sample(ctx context.Context) {
 
 // clock keeps the best (shortest round trip) estimate of a remote server's clock offset.
 func clock(ss *result.ServerSeries, r Reading) {
-	if r.Mid.IsZero() || r.Varz.Now.IsZero() {
+	now := r.Now
+	if now.IsZero() {
+		now = r.Varz.Now
+	}
+	if r.Mid.IsZero() || now.IsZero() {
 		return
 	}
 	unc := int64(r.RTT / 2)
 	if ss.ClockUncertaintyNS == 0 || unc < ss.ClockUncertaintyNS {
-		ss.ClockOffsetNS = r.Varz.Now.Sub(r.Mid).Nanoseconds()
+		ss.ClockOffsetNS = now.Sub(r.Mid).Nanoseconds()
 		ss.ClockUncertaintyNS = max(unc, 1)
 	}
 }

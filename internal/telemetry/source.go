@@ -21,10 +21,12 @@ type Reading struct {
 	Jsz  *server.JSInfo // nil when JetStream is off or did not answer
 	// MaxPending is the largest pending_bytes of one connection (connz sorted by pending).
 	MaxPending int64
-	// RTT is the request's round trip and Mid its local midpoint (monitor source): the
-	// server's clock offset is Varz.Now - Mid, within RTT/2.
+	// RTT is a request's round trip and Mid its local midpoint, Now the server's clock in
+	// its reply (Varz.Now when zero): the server's clock offset is Now - Mid, within RTT/2.
+	// The monitor source keeps the shortest round trip of its requests.
 	RTT time.Duration
 	Mid time.Time
+	Now time.Time
 }
 
 // Source reads every server it knows about once. A server that does not answer is left out
@@ -110,44 +112,61 @@ func (m Monitor) Read(ctx context.Context) ([]Reading, error) {
 func (m Monitor) read(ctx context.Context, base string) (Reading, error) {
 	r := Reading{URL: base, Varz: &server.Varz{}}
 	t0 := time.Now()
-	if err := m.get(ctx, base+"/varz", r.Varz); err != nil {
+	t1, err := m.get(ctx, base+"/varz", r.Varz)
+	if err != nil {
 		return r, err
 	}
-	r.RTT = time.Since(t0)
-	r.Mid = t0.Add(r.RTT / 2)
+	r.clock(t0, t1, r.Varz.Now)
 	r.Name = r.Varz.Name
 	c := &server.Connz{}
-	if err := m.get(ctx, base+"/connz?sort=pending&limit=1", c); err == nil {
+	t0 = time.Now()
+	if t1, err := m.get(ctx, base+"/connz?sort=pending&limit=1", c); err == nil {
 		r.MaxPending = maxPending(c)
+		r.clock(t0, t1, c.Now) // a small reply: often the shortest round trip
 	}
 	if r.Varz.JetStream.Config != nil {
 		j := &server.JSInfo{}
-		if err := m.get(ctx, base+"/jsz?accounts=true&streams=true", j); err == nil {
+		t0 = time.Now()
+		if t1, err := m.get(ctx, base+"/jsz?accounts=true&streams=true", j); err == nil {
 			r.Jsz = j
+			r.clock(t0, t1, j.Now)
 		}
 	}
 	return r, nil
 }
 
-func (m Monitor) get(ctx context.Context, url string, into any) error {
+// clock keeps the server's clock now, read between a request sent at t0 and its reply's
+// headers at t1, when that round trip is the reading's shortest so far. The server reads
+// its clock before it writes the headers: the body's decoding after them (a loaded host's
+// milliseconds) is no part of the round trip.
+func (r *Reading) clock(t0, t1, now time.Time) {
+	if now.IsZero() || (!r.Mid.IsZero() && t1.Sub(t0) >= r.RTT) {
+		return
+	}
+	r.RTT, r.Mid, r.Now = t1.Sub(t0), t0.Add(t1.Sub(t0)/2), now
+}
+
+// get decodes url's JSON into into; it returns when the response's headers came back.
+func (m Monitor) get(ctx context.Context, url string, into any) (time.Time, error) {
 	c := m.Client
 	if c == nil {
 		c = http.DefaultClient
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return fmt.Errorf("monitor %s: %w", url, err)
+		return time.Time{}, fmt.Errorf("monitor %s: %w", url, err)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return fmt.Errorf("monitor %s: %w", url, err)
+		return time.Time{}, fmt.Errorf("monitor %s: %w", url, err)
 	}
+	at := time.Now()
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("monitor %s: %s", url, resp.Status)
+		return at, fmt.Errorf("monitor %s: %s", url, resp.Status)
 	}
 	if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
-		return fmt.Errorf("monitor %s: %w", url, err)
+		return at, fmt.Errorf("monitor %s: %w", url, err)
 	}
-	return nil
+	return at, nil
 }

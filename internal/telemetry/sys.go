@@ -15,8 +15,10 @@ import (
 // Sys reads every server of a deployment through the system account: one
 // $SYS.REQ.SERVER.PING.VARZ, one .JSZ (with stream details) and one .CONNZ (the connection
 // with the most bytes pending) request, which every server
-// answers. Replies are collected until as many servers as ever answered have, or, while that
-// number is unknown or not reached, until Quiet passes without one (bounded by Timeout).
+// answers. The first request's replies are collected until Quiet passes without one; later
+// ones until as many servers as answered the one before have (a reply a busy host delays
+// past Quiet still counts: a reading that lacks a server leaves that server's totals short),
+// bounded by Timeout.
 type Sys struct {
 	// Dial connects as a system-account user, on the first Read.
 	Dial    func(ctx context.Context) (*nats.Conn, error)
@@ -25,7 +27,7 @@ type Sys struct {
 
 	mu   sync.Mutex
 	nc   *nats.Conn
-	seen int // the most servers that answered one request
+	seen int // how many servers answered the last request
 }
 
 // Subjects of the system account's server pings.
@@ -160,7 +162,9 @@ func (s *Sys) ping(ctx context.Context, nc *nats.Conn, subject string, body any)
 			out = append(out, r)
 			idle = time.After(quiet)
 		case <-idle:
-			want = -1
+			if want == 0 { // how many answer is known after the first reading: then wait for them all
+				want = -1
+			}
 		case <-deadline.C:
 			want = -1
 		case <-ctx.Done():
@@ -171,7 +175,7 @@ func (s *Sys) ping(ctx context.Context, nc *nats.Conn, subject string, body any)
 		return nil, fmt.Errorf("%s: no server answered (are these system account credentials?)", subject)
 	}
 	s.mu.Lock()
-	s.seen = max(s.seen, len(out))
+	s.seen = len(out) // a server that stopped answering is waited for once, not every reading
 	s.mu.Unlock()
 	return out, nil
 }
