@@ -79,16 +79,7 @@ func TestJSPubModes(t *testing.T) {
 				res, r := runJSON(context.Background(), t, at(s, "js", "pub", mode, "sub."+stream,
 					"--stream", stream, "--create", "--storage", storage, "--clients", "2", "--msgs", "2000",
 					"--size", "64", "--batch", "100")...)
-				if r.code != 0 || !res.Complete() {
-					t.Fatalf("exit %d, stop %+v, stderr %s", r.code, res.Stop, r.err)
-				}
-				g := group(t, res, "pub")
-				if g.Aggregate.Msgs != 2000 || g.Aggregate.Latency == nil || g.Aggregate.Latency.Count != 2000 {
-					t.Fatalf("aggregate %d msgs, latency %+v", g.Aggregate.Msgs, g.Aggregate.Latency)
-				}
-				if got := streamMsgs(t, js, stream); got != 2000 {
-					t.Fatalf("stream holds %d messages, want 2000", got)
-				}
+				ackedAndStored(t, js, res, r, stream, 2000)
 				st := streamState(t, res, stream)
 				if st.Messages != 2000 || st.Storage != storage || st.Published != 2000 ||
 					st.ExpectedBytes != 2000*64 || !st.CreatedByNatsperf || st.StoredBytes < 2000*64 {

@@ -10,19 +10,26 @@ import (
 	"github.com/natsperf/natsperf/internal/record"
 )
 
-// BenchmarkAsyncAck is the per-ack work of an async publisher: find the slot, record the
-// latency. It must not allocate.
-func BenchmarkAsyncAck(b *testing.B) {
+// testRing is an async publisher's ring of n slots of 128 bytes with a latency recorder, as
+// its ack callbacks see it, no publisher waiting.
+func testRing(n int) *asyncPub {
 	clk := record.NewClock()
 	p := &asyncPub{rec: record.New(record.Options{Clock: clk, Latency: true}), clk: clk, wake: make(chan struct{}, 1)}
-	p.msgs = make([]payload.Message, 500)
-	p.sent, p.intended = make([]int64, 500), make([]int64, 500)
-	p.busy = make([]atomic.Bool, 500)
+	p.msgs = make([]payload.Message, n)
+	p.sent, p.intended = make([]int64, n), make([]int64, n)
+	p.busy = make([]atomic.Bool, n)
 	for i := range p.msgs {
 		p.msgs[i].Data = make([]byte, 128)
 	}
 	p.base = slotBase(p.msgs)
 	p.waitFor.Store(1 << 62)
+	return p
+}
+
+// BenchmarkAsyncAck is the per-ack work of an async publisher: find the slot, record the
+// latency. It must not allocate.
+func BenchmarkAsyncAck(b *testing.B) {
+	p := testRing(500)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		p.onAck(nil, &p.msgs[i%500].Msg, nil)
@@ -43,5 +50,23 @@ func TestSlot(t *testing.T) {
 	}
 	if got := p.slot(&nats.Msg{}); got != -1 {
 		t.Fatalf("foreign message got slot %d", got)
+	}
+}
+
+// TestAsyncReplyAllocatesNothing: the ack path of a publisher that reads its acks itself
+// (find the slot from the reply subject, tell an ack from an error, record) allocates nothing.
+func TestAsyncReplyAllocatesNothing(t *testing.T) {
+	p := testRing(8)
+	sub := &nats.Subscription{}
+	p.sub.Store(sub)
+	ack := &nats.Msg{Subject: "_INBOX.abc.def.3", Data: []byte(`{"stream":"s","seq":7}`), Sub: sub}
+	if got := testing.AllocsPerRun(1000, func() {
+		p.busy[3].Store(true)
+		p.onReply(ack)
+	}); got != 0 {
+		t.Fatalf("%v allocations per ack", got)
+	}
+	if got, want := p.rec.Progress(), int64(1001); got != want {
+		t.Fatalf("%d acks recorded, want %d", got, want)
 	}
 }

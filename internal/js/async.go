@@ -52,7 +52,11 @@ type asyncPub struct {
 	// At a fixed rate the window slides: busy marks each ring slot whose publish awaits its
 	// ack (cleared by the ack or error callback); a send waits for its slot (runPaced).
 	busy []atomic.Bool
-	id   uint32 // the publisher id in the stamps
+	// replies and sub: the slots' reply subjects and their subscription when the publisher
+	// reads its acks itself (ownAcks, asyncacks.go).
+	replies []string
+	sub     atomic.Pointer[nats.Subscription]
+	id      uint32 // the publisher id in the stamps
 	// published counts the publishes made (publishing goroutine only), for await.
 	published int64
 	endAt     int64 // a fixed-rate run's end on its schedule, for the recorder (set before Close)
@@ -91,6 +95,9 @@ func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
 		}
 	}
 	p.base = slotBase(p.msgs)
+	if p.ownAcks() {
+		return p.subscribeReplies()
+	}
 	return nil
 }
 
@@ -111,25 +118,30 @@ func (p *asyncPub) onAck(_ jetstream.JetStream, m *nats.Msg, _ *jetstream.PubAck
 	now := p.clk.Now()
 	p.active.Add(1)
 	if i := p.slot(m); i >= 0 && !p.closing.Load() {
-		if !p.begun {
-			p.rec.Begin(p.first)
-			p.begun = true
-		}
-		if p.paced {
-			p.rec.OpCorrected(now, len(m.Data), now-p.intended[i], now-p.sent[i])
-		} else {
-			p.rec.Op(now, len(m.Data), now-p.sent[i])
-		}
-		if p.cfg.Acked != nil {
-			p.cfg.Acked.Add(1)
-		}
-		if p.acks != nil {
-			p.acks.Set(p.seqs[i])
-		}
+		p.acked(now, i, len(m.Data))
 	}
 	p.active.Add(-1)
 	p.free(m)
 	p.settle()
+}
+
+// acked records slot i's publish of size bytes as acknowledged at now (ack goroutine only).
+func (p *asyncPub) acked(now int64, i, size int) {
+	if !p.begun {
+		p.rec.Begin(p.first)
+		p.begun = true
+	}
+	if p.paced {
+		p.rec.OpCorrected(now, size, now-p.intended[i], now-p.sent[i])
+	} else {
+		p.rec.Op(now, size, now-p.sent[i])
+	}
+	if p.cfg.Acked != nil {
+		p.cfg.Acked.Add(1)
+	}
+	if p.acks != nil {
+		p.acks.Set(p.seqs[i])
+	}
 }
 
 // free marks m's ring slot reusable, once its callback no longer reads it.
@@ -224,7 +236,14 @@ func (p *asyncPub) send(ctx context.Context, env *bench.Env, n int, seq uint64, 
 		p.acks.Attempted(seq)
 	}
 	p.busy[n].Store(true)
-	if _, err := p.js.PublishMsgAsync(m); err != nil {
+	var err error
+	if p.replies != nil {
+		m.Reply = p.replies[n]
+		err = p.conn.PublishMsg(m)
+	} else {
+		_, err = p.js.PublishMsgAsync(m)
+	}
+	if err != nil {
 		p.busy[n].Store(false)
 		if p.fatal(err) || p.conn.Err() != nil {
 			return p.conn.Explain("publish", err)
@@ -325,6 +344,10 @@ func (p *asyncPub) waitSlot(ctx context.Context, n int, deadline int64, t *time.
 func (p *asyncPub) await(ctx context.Context, target int64, t *time.Timer) error {
 	p.waitFor.Store(target)
 	limit := p.cfg.AckTimeout + 2*time.Second
+	own := p.replies != nil
+	if own {
+		limit = p.cfg.AckTimeout // then the publishes still awaiting acks time out (expire)
+	}
 	t.Reset(limit)
 	defer t.Stop()
 	for p.settled.Load() < target {
@@ -335,7 +358,13 @@ func (p *asyncPub) await(ctx context.Context, target int64, t *time.Timer) error
 		case <-p.conn.Lost():
 			return p.conn.Err()
 		case <-t.C:
-			return errNoAcks(target-p.settled.Load(), limit)
+			if !own {
+				return errNoAcks(target-p.settled.Load(), limit)
+			}
+			if err := p.expire(); err != nil {
+				return err
+			}
+			t.Reset(limit)
 		}
 	}
 	return nil

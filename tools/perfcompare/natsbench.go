@@ -56,6 +56,13 @@ var nbCases = []nbCase{
 		args: func(nb bool, n int) []string { return with(nb, jsPub(nb, "sync", "cmppub"), n) }},
 	{name: "js pub async", msgs: 300_000,
 		args: func(nb bool, n int) []string { return with(nb, jsPub(nb, "async", "cmppub"), n) }},
+	{name: "js pub atomic", msgs: 300_000,
+		// nats bench's default batch is 500, natsperf's 100: both are given 500.
+		args: func(nb bool, n int) []string {
+			return with(nb, append(jsPub(nb, "atomic", "cmppub"), "--batch", "500"), n)
+		}},
+	{name: "js pub fast", msgs: 300_000,
+		args: func(nb bool, n int) []string { return with(nb, jsPub(nb, "fast", "cmppub"), n) }},
 	{name: "js ordered", msgs: 300_000, fill: fillStream,
 		args: func(nb bool, n int) []string {
 			return with(nb, []string{"js", "ordered", "--stream", stream(nb, "cmpread")}, n)
@@ -71,6 +78,10 @@ var nbCases = []nbCase{
 	{name: "js get sync", msgs: 20_000, fill: fillStream,
 		args: func(nb bool, n int) []string {
 			return with(nb, []string{"js", "get", "sync", "--stream", stream(nb, "cmpread")}, n)
+		}},
+	{name: "js get batch", msgs: 300_000, fill: fillStream,
+		args: func(nb bool, n int) []string {
+			return with(nb, []string{"js", "get", "batch", "--stream", stream(nb, "cmpread")}, n)
 		}},
 	{name: "kv put", msgs: 10_000,
 		args: func(nb bool, n int) []string { return with(nb, append([]string{"kv", "put"}, bucket(nb)...), n) }},
@@ -189,17 +200,28 @@ func natsBenchCases(names []string, builds []build, natsBench, url string, round
 		rows = append(rows, r)
 	}
 	fmt.Printf("\nnatsperf beside nats bench (%s), 128 B, %d alternated rounds, medians (ratios: median of the rounds' ratios):\n\n", natsBench, rounds)
-	fmt.Println("| workload | msgs | natsperf | nats bench msgs/s | natsperf msgs/s | rate natsperf / nats bench | CPU µs/msg nats bench | CPU µs/msg natsperf | CPU natsperf / nats bench | rate ratio per round | load average |")
-	fmt.Println("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
+	fmt.Println("| workload | msgs | natsperf | nats bench msgs/s | natsperf msgs/s | rate natsperf / nats bench | CPU µs/msg nats bench | CPU µs/msg natsperf | CPU natsperf / nats bench | rate ratio per round (spread) | CPU ratio per round (spread) | load average (range) |")
+	fmt.Println("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|")
 	for _, r := range rows {
 		per := func(k int) float64 { return median(r.cpu[k]) / float64(r.msgs) * 1e6 }
 		for k, b := range builds {
-			fmt.Printf("| %s | %d | %s | %.0f | %.0f | **%.2f** | %.2f | %.2f | %.2f | %s | %.1f |\n", r.name, r.msgs, b.label, median(r.rate[0]), median(r.rate[k+1]),
-				median(r.rateR[k]), per(0), per(k+1), median(r.cpuR[k]), list(r.rateR[k]), median(r.load))
+			fmt.Printf("| %s | %d | %s | %.0f | %.0f | **%.2f** | %.2f | %.2f | %.2f | %s | %s | %.1f (%s) |\n", r.name, r.msgs, b.label, median(r.rate[0]), median(r.rate[k+1]),
+				median(r.rateR[k]), per(0), per(k+1), median(r.cpuR[k]), withSpread(r.rateR[k]), withSpread(r.cpuR[k]), median(r.load), spread(r.load, "%.1f"))
 		}
 	}
 	fmt.Println()
 	return nil
+}
+
+// withSpread is the rounds' values and, in brackets, their lowest and highest.
+func withSpread(v []float64) string { return list(v) + " (" + spread(v, "%.2f") + ")" }
+
+// spread is "lowest-highest" of v.
+func spread(v []float64, format string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(format+"-"+format, slices.Min(v), slices.Max(v))
 }
 
 // nbOnce runs one tool's side of a case once: the process beside (if any) first, then the
