@@ -140,7 +140,7 @@ func (p Probe) Bottleneck() string {
 	case BoundCPU:
 		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s (natsperf's CPU %.0f%%): add clients or agents", at, 100*p.CPUShare)
 	case BoundBusy:
-		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s: its senders were still waiting for replies or acks when their next send was due (send lateness P99 %.2fms): add --clients", at, ms(p.LatenessP99))
+		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s: its senders were still waiting for replies or acks when their next send was due (send lateness P99 %.2fms): add --clients (js pub async: or a wider --batch window)", at, ms(p.LatenessP99))
 	case BoundTimer:
 		return fmt.Sprintf("at %s msgs/s the senders' wake-ups were late (send lateness P99 %.2fms, natsperf's CPU %.0f%%): the threshold is finer than this machine's timer precision", at, ms(p.LatenessP99), 100*max(p.CPUShare, 0))
 	}

@@ -16,8 +16,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/capacity"
+	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -180,6 +182,11 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 	if err := probeSpec(base, cf, warmup, cf.min).Validate(); err != nil {
 		return usageError{err}
 	}
+	if fl := target.Flags().Lookup("pace-precision"); fl != nil && !fl.Changed {
+		if d := searchPrecision(base.SLO); d < loop.Precision() {
+			loop.SetPrecision(d)
+		}
+	}
 	ctx := runCtx(cmd)
 	o, _, serr := a.searchCapacity(ctx, base, cf, warmup, a.runOptions(sr.conn), func(p capacity.Probe) {
 		fmt.Fprintln(a.streams.Err, report.ProbeLine(p))
@@ -206,6 +213,22 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 		return exitCode(exitSLO)
 	}
 	return nil
+}
+
+// searchPrecision is the pacing precision a search uses unless --pace-precision says: a
+// tenth of its tightest latency threshold, within 250us and 1ms. The default 1ms lets sends
+// leave up to a millisecond late, which a search at p99<5ms would charge to the server (or
+// call the generator's limit); a finer precision costs natsperf CPU, which a search can
+// afford (docs/capacity.md).
+func searchPrecision(slos []string) time.Duration {
+	d := time.Millisecond
+	ts, _ := slo.ParseAll(slos)
+	for _, t := range ts {
+		if t.Metric == "p" && (t.Op == "<" || t.Op == "<=") {
+			d = min(d, time.Duration(t.Limit/10))
+		}
+	}
+	return max(d, 250*time.Microsecond)
 }
 
 // probeSpec is base at a fixed rate for warmup plus cf.probe.
