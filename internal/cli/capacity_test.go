@@ -138,7 +138,9 @@ func wakeUps() (stop func() time.Duration) {
 // where it does not (beside two busy loops 3.7 to 6.7ms; at load 5 to 25, up to 185ms), no threshold of a
 // few milliseconds can be judged at any rate, and the search must then find no capacity
 // above the service's (none at --min, or the senders' wake-ups were late: exit 6; or a rate
-// the noise let pass). Above the service's rate is wrong on any machine.
+// the noise let pass). So must a search in which a probe below the service's rate failed with
+// its requesters held back by the host (see disturbed). Above the service's rate is wrong on
+// any machine.
 func TestCapacityOfAOneMillisecondService(t *testing.T) {
 	s := startServer(t, nil)
 	const serviceRate = 1000
@@ -159,7 +161,17 @@ func TestCapacityOfAOneMillisecondService(t *testing.T) {
 	if served.Load() == 0 {
 		t.Fatalf("the responder served nothing: exit %d\n%s", r.code, r.err)
 	}
-	quiet := wake < 1250*time.Microsecond
+	// A probe below the service's rate fails p99<10ms only when the host stalled the
+	// requesters: there each waits at most for the few requests that arrived with its own, so
+	// a send lateness P99 above 2ms is the host's (6ms at 900/s in CI, with the sleeper's P99
+	// at 1.04ms over the whole search). Such a search is judged as on a noisy machine.
+	disturbed := false
+	for _, p := range o.Probes {
+		if !p.Pass && p.Offered < serviceRate && p.LatenessP99 > int64(2*time.Millisecond) {
+			disturbed = true
+		}
+	}
+	quiet := wake < 1250*time.Microsecond && !disturbed
 	switch o.Verdict {
 	case capacity.Found:
 		if r.code != 0 || o.Capacity > serviceRate || (quiet && o.Capacity < 0.9*serviceRate) {
