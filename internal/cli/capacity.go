@@ -216,16 +216,17 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 }
 
 // searchPrecision is the pacing precision a search uses unless --pace-precision says: a
-// tenth of its tightest latency threshold, within 250us and 1ms. The default 1ms lets sends
-// leave up to a millisecond late, which a search at p99<5ms would charge to the server (or
+// tenth of its tightest latency threshold, within 250us and 500us, or the default 1ms when no
+// threshold is under 20ms. At 1ms the process's shared pacer sleeps on Go's timer and a send
+// may leave up to about 2ms late, which a search at p99<10ms would charge to the server (or
 // call the generator's limit); a finer precision costs natsperf CPU, which a search can
 // afford (docs/capacity.md).
 func searchPrecision(slos []string) time.Duration {
 	d := time.Millisecond
 	ts, _ := slo.ParseAll(slos)
 	for _, t := range ts {
-		if t.Metric == "p" && (t.Op == "<" || t.Op == "<=") {
-			d = min(d, time.Duration(t.Limit/10))
+		if limit := time.Duration(t.Limit); t.Metric == "p" && (t.Op == "<" || t.Op == "<=") && limit < 20*time.Millisecond {
+			d = min(d, limit/10, 500*time.Microsecond)
 		}
 	}
 	return max(d, 250*time.Microsecond)

@@ -257,7 +257,9 @@ func TestSearchPrecision(t *testing.T) {
 		{[]string{"p99<5ms"}, 500 * time.Microsecond},
 		{[]string{"p99<100ms", "p99.9<=4ms"}, 400 * time.Microsecond},
 		{[]string{"p99<1ms"}, 250 * time.Microsecond},
+		{[]string{"p99<10ms"}, 500 * time.Microsecond},
 		{[]string{"p99<50ms"}, time.Millisecond},
+		{[]string{"p99<20ms"}, time.Millisecond},
 		{[]string{"loss=0", "rate>=0.99"}, time.Millisecond},
 		{[]string{"p99>1ms"}, time.Millisecond},
 	} {

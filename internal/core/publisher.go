@@ -240,29 +240,24 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bo
 	next := env.Start + int64(pacer.Intended(0))
 	rec.Begin(next) // its first slot: senders interleave
 	var sent uint64
-sending:
-	for sent < share {
+	// One step sends what fell due by now: a single message on schedule, or a catch-up. It
+	// may run on the process's pacer's goroutine instead of this one (loop.Waiter.Run).
+	step := func(now int64) (loop.Stepped, error) {
 		if stopped() {
-			return ctx.Err()
+			return loop.Stepped{Done: true}, ctx.Err()
 		}
-		now := clk.Now()
 		if loop.Past(deadline, now) {
-			break
+			return loop.Stepped{Done: true}, nil
 		}
-		if now < next {
-			if _, err := w.Until(ctx, next); err != nil {
-				return err
-			}
-			continue
-		}
+		n := 0
 		for tick := 0; sent < share && next <= now; {
 			if tick++; tick > clockEvery {
 				tick = 1
 				if stopped() {
-					return ctx.Err()
+					return loop.Stepped{Sent: n, Done: true}, ctx.Err()
 				}
 				if now = clk.Now(); loop.Past(deadline, now) {
-					break sending
+					return loop.Stepped{Sent: n, Done: true}, nil
 				}
 			}
 			switch {
@@ -282,12 +277,19 @@ sending:
 				err = nc.Publish(p.subject(int64(sent)), buf)
 			}
 			if err != nil {
-				return p.conn.Explain("publish", err)
+				return loop.Stepped{Sent: n, Done: true}, p.conn.Explain("publish", err)
 			}
 			rec.Sent(now, size)
 			rec.Late(now - next)
 			sent++
+			n++
 			next = env.Start + int64(pacer.Intended(sent))
+		}
+		return loop.Stepped{Next: next, Sent: n, Done: sent >= share}, nil
+	}
+	if share > 0 {
+		if err := w.Run(ctx, next, step); err != nil {
+			return err
 		}
 	}
 	// A schedule kept ends with the slot after its last message: N messages at R/s take N/R

@@ -89,6 +89,20 @@ type Waiter struct {
 	due   int64
 	index int           // in the ticker's heap, -1 when not there
 	wake  chan struct{} // the ticker's signal, buffered
+
+	// While the ticker steps the sender (Run): its step, the last step's outcome, whether its
+	// context ended, and whether a step of it blocked the ticker (it then steps on its own).
+	step    Step
+	out     Stepped
+	outErr  error
+	cancel  bool
+	stalled bool
+}
+
+// handBack ends the ticker's stepping of w with the last step's outcome.
+func (w *Waiter) handBack(out Stepped, err error) {
+	w.out, w.outErr = out, err
+	w.wake <- struct{}{}
 }
 
 // NewWaiter returns a Waiter reading clk.
