@@ -17,6 +17,12 @@ type Spec struct {
 	// Interval is the width of one slice of the per-interval series (--interval; 0: 1s, or
 	// 250ms in a run with faults).
 	Interval Duration `json:"interval,omitempty"`
+	// PacePrecision is the least time between two wake-ups of a fixed-rate sender's pacer
+	// (--pace-precision, MinPacePrecision to MaxPacePrecision): messages due sooner go together,
+	// up to this late. 0: the client's default (natsperf 1ms, natsperf-rust 250us). One value
+	// for the run: a process paces all its senders at one precision. The Result's groups
+	// record it (pace_precision_ns).
+	PacePrecision Duration `json:"pace_precision,omitempty"`
 	// NoLatency records no latency histograms (--no-latency).
 	NoLatency bool `json:"no_latency,omitempty"`
 	// NoServerMetrics samples no server telemetry, not even an embedded server's

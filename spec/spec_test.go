@@ -31,7 +31,7 @@ func everyKind() map[string]*Spec {
 	sender := Pacing{Msgs: 100_000, Rate: 2500.5, Duration: sec(10), Sleep: Duration(time.Millisecond)}
 	receiver := Pacing{Msgs: 50_000, Sleep: Duration(time.Microsecond)}
 	one := func(w Workload, setup Setup) *Spec {
-		return &Spec{Version: Version, Name: w.Kind(), Setup: setup, Workloads: []Workload{w}, Warmup: sec(1), Interval: sec(0.5)}
+		return &Spec{Version: Version, Name: w.Kind(), Setup: setup, Workloads: []Workload{w}, Warmup: sec(1), Interval: sec(0.5), PacePrecision: Duration(250 * time.Microsecond)}
 	}
 	streams := Setup{Streams: []Stream{stream}}
 	out := map[string]*Spec{
@@ -242,6 +242,9 @@ func TestValidate(t *testing.T) {
 		{"big size", func(s *Spec) { s.Workloads[0].Config = &Pub{Subject: "a", Size: 65 << 20} }, "config.size: 68157440 is larger than NATS' 64 MiB"},
 		{"clients", func(s *Spec) { s.Workloads[0].Clients = -1 }, "workloads[0] (pub).clients: must be 1 to 100000"},
 		{"interval", func(s *Spec) { s.Interval = Duration(time.Millisecond) }, "interval: must be at least 10ms"},
+		{"pace precision too fine", func(s *Spec) { s.PacePrecision = Duration(10 * time.Microsecond) }, "pace_precision: 10µs: the precision must be 50µs to 100ms"},
+		{"pace precision too coarse", func(s *Spec) { s.PacePrecision = Duration(time.Second) }, "pace_precision: 1s: the precision must be 50µs to 100ms"},
+		{"pace precision", func(s *Spec) { s.PacePrecision = Duration(250 * time.Microsecond) }, ""},
 		{"warmup vs duration", func(s *Spec) { s.Warmup = sec(5); s.Workloads[0].Pacing.Duration = sec(5) }, "warmup: 5s must be shorter than"},
 		{"rate for receiver", func(s *Spec) { s.Workloads[0] = Workload{Pacing: Pacing{Rate: 10}, Config: &Sub{Subject: "a"}} }, "rate and duration are for senders"},
 		{"rate too low", func(s *Spec) { s.Workloads[0].Pacing = Pacing{Rate: 0.1, Duration: sec(1)} }, "sends no message"},

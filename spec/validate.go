@@ -20,6 +20,22 @@ const (
 	maxBatch    = 1000 // atomic batch limit of the server
 )
 
+// The range of PacePrecision (--pace-precision): finer than 50us is a sleep per message at any
+// rate that matters (a spinning core's worth of wake-ups); coarser than 100ms is no schedule.
+const (
+	MinPacePrecision = 50 * time.Microsecond
+	MaxPacePrecision = 100 * time.Millisecond
+)
+
+// CheckPacePrecision checks a pacing precision (0: the default) and says what is wrong with
+// it in one line.
+func CheckPacePrecision(d time.Duration) error {
+	if d != 0 && (d < MinPacePrecision || d > MaxPacePrecision) {
+		return fmt.Errorf("%v: the precision must be %v to %v", d, MinPacePrecision, MaxPacePrecision)
+	}
+	return nil
+}
+
 // checker keeps the first problem found, with the path of its field.
 type checker struct {
 	err error
@@ -50,6 +66,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.Interval != 0 && s.Interval.D() < minInterval {
 		c.failf("interval", "must be at least %v, got %v", minInterval, s.Interval.D())
+	}
+	if err := CheckPacePrecision(s.PacePrecision.D()); err != nil {
+		c.failf("pace_precision", "%v", err)
 	}
 	for i := range s.Workloads {
 		s.Workloads[i].check(c, fmt.Sprintf("workloads[%d]", i), s.Warmup)

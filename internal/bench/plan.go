@@ -64,6 +64,9 @@ type Group struct {
 	// Rate is the group's target rate in messages per second across its clients (fixed-rate
 	// senders), echoed into the Result so the report can say when it was not reached; 0: none.
 	Rate float64
+	// PacePrecision is the pacing precision its fixed-rate senders ran at (loop.Precision),
+	// echoed into the Result beside Rate; 0 for a group without a fixed rate.
+	PacePrecision time.Duration
 	// Dial, when set, connects this group's clients instead of the Runner's Dialer, e.g. the
 	// latency command's subscriber on a second server.
 	Dial Dialer

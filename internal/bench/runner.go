@@ -460,16 +460,17 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			record.SentTail(agg.Correctness, sent)
 		}
 		res.Groups = append(res.Groups, result.Group{
-			Client:     version.ClientLib(),
-			Name:       g.Name,
-			Kind:       g.Kind,
-			Expected:   g.Expected(),
-			TargetRate: g.Rate,
-			Shared:     g.Shared,
-			Estimated:  g.Estimated,
-			Clients:    clients,
-			Aggregate:  agg,
-			Series:     record.Series(recs, epoch),
+			Client:        version.ClientLib(),
+			Name:          g.Name,
+			Kind:          g.Kind,
+			Expected:      g.Expected(),
+			TargetRate:    g.Rate,
+			PacePrecision: g.PacePrecision,
+			Shared:        g.Shared,
+			Estimated:     g.Estimated,
+			Clients:       clients,
+			Aggregate:     agg,
+			Series:        record.Series(recs, epoch),
 		})
 		if seen := progress(recs); agg.Msgs == 0 && seen > 0 && r.Warmup > 0 {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: all %s messages fell within the --warmup of %v: nothing was measured", g.Kind, units.Comma(seen), r.Warmup))

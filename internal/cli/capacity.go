@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/capacity"
-	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/internal/slo"
@@ -182,11 +181,6 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 	if err := probeSpec(base, cf, warmup, cf.min).Validate(); err != nil {
 		return usageError{err}
 	}
-	if fl := target.Flags().Lookup("pace-precision"); fl != nil && !fl.Changed {
-		if d := searchPrecision(base.SLO); d < loop.Precision() {
-			loop.SetPrecision(d)
-		}
-	}
 	ctx := runCtx(cmd)
 	o, _, serr := a.searchCapacity(ctx, base, cf, warmup, a.runOptions(sr.conn), func(p capacity.Probe) {
 		fmt.Fprintln(a.streams.Err, report.ProbeLine(p))
@@ -215,7 +209,8 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 	return nil
 }
 
-// searchPrecision is the pacing precision a search uses unless --pace-precision says: a
+// searchPrecision is the pacing precision a search's probes use unless --pace-precision (the
+// Spec's pace_precision) says, wherever they run (here, on agents, in natsperf-rust): a
 // tenth of its tightest latency threshold, within 250us and 500us, or the default 1ms when no
 // threshold is under 20ms. At 1ms the process's shared pacer sleeps on Go's timer and a send
 // may leave up to about 2ms late, which a search at p99<10ms would charge to the server (or
@@ -232,9 +227,13 @@ func searchPrecision(slos []string) time.Duration {
 	return max(d, 250*time.Microsecond)
 }
 
-// probeSpec is base at a fixed rate for warmup plus cf.probe.
+// probeSpec is base at a fixed rate for warmup plus cf.probe, paced at the search's precision
+// unless base gives one.
 func probeSpec(base *spec.Spec, cf capacityFlags, warmup time.Duration, rate float64) *spec.Spec {
 	s := *base
+	if s.PacePrecision == 0 {
+		s.PacePrecision = spec.Duration(searchPrecision(base.SLO))
+	}
 	s.Workloads = append([]spec.Workload(nil), base.Workloads...)
 	w := &s.Workloads[0]
 	w.Pacing.Rate, w.Pacing.Msgs, w.Pacing.Duration = rate, 0, spec.Duration(cf.probe+warmup)

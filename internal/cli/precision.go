@@ -4,37 +4,51 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/loop"
+	"github.com/natsperf/natsperf/spec"
 )
 
-// The range --pace-precision accepts: finer than 50us is a sleep per message at any rate
-// that matters (a spinning core's worth of wake-ups); coarser than 100ms is no schedule.
-const (
-	minPrecision = 50 * time.Microsecond
-	maxPrecision = 100 * time.Millisecond
-)
+// precisionValue is --pace-precision: the Spec's pace_precision, which the run's senders
+// pace at (here, in agents and in natsperf-rust). Parsing it changes nothing else.
+type precisionValue time.Duration
 
-// precisionValue is --pace-precision: the process's pacing precision (loop.SetPrecision),
-// set as the flag is parsed so every paced sender of the run uses it.
-type precisionValue struct{}
-
-func (precisionValue) Type() string   { return "duration" }
-func (precisionValue) String() string { return loop.Precision().String() }
-func (precisionValue) Set(v string) error {
+func (p *precisionValue) Type() string { return "duration" }
+func (p *precisionValue) String() string {
+	if *p == 0 {
+		return loop.DefaultPrecision.String()
+	}
+	return time.Duration(*p).String()
+}
+func (p *precisionValue) Set(v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
 		return fmt.Errorf("%q is not a duration", v)
 	}
-	if d < minPrecision || d > maxPrecision {
-		return fmt.Errorf("%v: the precision must be %v to %v", d, minPrecision, maxPrecision)
+	if err := spec.CheckPacePrecision(d); err != nil || d == 0 { // 0 is the Spec's "absent"
+		return fmt.Errorf("%v: the precision must be %v to %v", d, spec.MinPacePrecision, spec.MaxPacePrecision)
 	}
-	loop.SetPrecision(d)
+	*p = precisionValue(d)
 	return nil
 }
 
 // registerPrecision adds --pace-precision to a command with fixed-rate senders.
 func registerPrecision(f *pflag.FlagSet) {
-	f.Var(precisionValue{}, "pace-precision", "fixed rates: the least time between two wake-ups of the pacer; messages due sooner go together, up to this late (the Result's send_lateness shows it). Finer costs CPU: a wake-up each (docs/performance.md)")
+	f.Var(new(precisionValue), "pace-precision", "fixed rates: the least time between two wake-ups of the pacer; messages due sooner go together, up to this late (the Result's send_lateness and pace_precision_ns show it). Finer costs CPU: a wake-up each (docs/performance.md)")
+}
+
+// withPrecision is build with --pace-precision, when given, in the Spec it builds.
+func withPrecision(build specBuilder) specBuilder {
+	return func(cmd *cobra.Command, args []string) (*specRun, error) {
+		sr, err := build(cmd, args)
+		if err != nil {
+			return nil, err
+		}
+		if fl := cmd.Flags().Lookup("pace-precision"); fl != nil && fl.Changed {
+			sr.spec.PacePrecision = spec.Duration(*fl.Value.(*precisionValue))
+		}
+		return sr, nil
+	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/loop"
 )
 
 // Streams are where a command reads and writes; tests pass buffers.
@@ -65,7 +64,6 @@ func newRoot(s *Streams) *cobra.Command {
 
 // newApp builds the command tree and the app its commands share.
 func newApp(s *Streams) (*cobra.Command, *app) {
-	loop.SetPrecision(0) // --pace-precision sets it for this run only (tests run many)
 	root := &cobra.Command{
 		Use:   "natsperf",
 		Short: "Measure how fast and how correct a NATS / JetStream deployment is",

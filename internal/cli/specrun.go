@@ -107,6 +107,7 @@ type specBuilder func(cmd *cobra.Command, args []string) (*specRun, error)
 // specRunE is a benchmark command's RunE: build its Spec, then run it. The builder is kept
 // until specCommand files it under its command, for natsperf spec and scenario workloads.
 func (a *app) specRunE(build specBuilder) func(*cobra.Command, []string) error {
+	build = withPrecision(build)
 	a.building = build
 	return func(cmd *cobra.Command, args []string) error {
 		if err := a.conn.checkEncryption(); err != nil {

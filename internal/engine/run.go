@@ -233,6 +233,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 				for _, g := range built.Groups {
 					if g.Producer {
 						g.Rate = offeredRate(w.Pacing) // the report says when it was not reached
+						g.PacePrecision = pacePrecision(s)
 					}
 				}
 			}
@@ -408,6 +409,7 @@ func idleTimeout(c spec.Config) time.Duration {
 // It needs a Run from Prepare.
 func (r *Run) Start(at time.Time) {
 	if r.prepared != nil {
+		r.pace() // its senders pace at the Spec's precision until the run is closed
 		r.prepared.Start(at)
 	}
 }
@@ -435,6 +437,7 @@ func (r *Run) Close() {
 	if r.prepared != nil {
 		r.prepared.Abort()
 	}
+	r.unpace()
 	for _, c := range r.closers {
 		c()
 	}

@@ -223,6 +223,7 @@ func (m *merger) addPart(p Input) {
 		mg.shifts = append(mg.shifts, shift)
 		mg.g.Expected += g.Expected
 		mg.g.TargetRate += g.TargetRate
+		mg.g.PacePrecision = max(mg.g.PacePrecision, g.PacePrecision) // the coarsest part's bounds them all
 		if len(mg.parts) == 1 {
 			mg.g.Client = g.Client
 		} else if mg.g.Client != nil && (g.Client == nil || *g.Client != *mg.g.Client) {

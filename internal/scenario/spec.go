@@ -17,7 +17,7 @@ type WorkloadSpec func(args []string) (*spec.Spec, error)
 // own, named after the scenario's workload (pod1, pod2 ...), all started at one barrier. The
 // instances' own settings join: streams and buckets a workload names are added unless the
 // setup already lists them, faults and --verify apply to the run, the smallest --interval and
-// the longest --warmup win, and latency is recorded unless every workload says --no-latency.
+// the longest --warmup win (and the finest --pace-precision), and latency is recorded unless every workload says --no-latency.
 func (c Cell) Spec(build WorkloadSpec, keep bool) (*spec.Spec, error) {
 	f := c.File
 	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target, NoLatency: true, SLO: slices.Clone(f.SLO)}
@@ -75,6 +75,9 @@ func addWorkload(s, ws *spec.Spec, name string) error {
 	s.Warmup = max(s.Warmup, ws.Warmup)
 	if ws.Interval > 0 && (s.Interval == 0 || ws.Interval < s.Interval) {
 		s.Interval = ws.Interval
+	}
+	if ws.PacePrecision > 0 && (s.PacePrecision == 0 || ws.PacePrecision < s.PacePrecision) {
+		s.PacePrecision = ws.PacePrecision // the run's senders share one pacer
 	}
 	s.NoLatency = s.NoLatency && ws.NoLatency
 	return nil
