@@ -898,6 +898,9 @@ impl Agent {
         if let Some(msg) = busy {
             return refuse(nc, &req, "409", &msg).await;
         }
+        // The agent runs one part at a time: its senders pace at the Spec's precision (or the
+        // default), and its Result's paced groups say which.
+        crate::pace::set_precision(spec.pace_precision.0);
         let run = p.run.clone();
         // The coordinator's heartbeat: silent for LOSS_AFTER, the run stops.
         let watch_sub = nc.subscribe(format!("natsperf.run.{run}.hb")).await;

@@ -3,7 +3,7 @@
 //! sender that wakes late sends everything that fell due, each with its own intended time, so the
 //! schedule and not the sender's luck decides the send times (coordinated-omission correction).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
@@ -14,9 +14,28 @@ use tokio::sync::watch;
 const COARSE_ABOVE: Duration = Duration::from_millis(2);
 const COARSE_EARLY: Duration = Duration::from_micros(1500);
 const SPIN_BELOW: Duration = Duration::from_micros(10);
-/// Messages due within MIN_GAP of the last wake-up go together at the next one (at most 4,000
-/// wake-ups a second, whatever the rate), late by less than MIN_GAP.
+/// The default pacing precision: messages due within it of the last wake-up go together at the
+/// next one (at most 4,000 wake-ups a second, whatever the rate), late by less than it.
 pub const MIN_GAP: Duration = Duration::from_micros(250);
+/// The range of a Spec's pace_precision (Go's spec.MinPacePrecision, MaxPacePrecision).
+pub const MIN_PRECISION: Duration = Duration::from_micros(50);
+pub const MAX_PRECISION: Duration = Duration::from_millis(100);
+
+/// The process's pacing precision (ns), as Go's `loop.Precision`: every sender's waiter reads
+/// it, and the Result's paced groups record it (pace_precision_ns).
+static PRECISION_NS: AtomicU64 = AtomicU64::new(MIN_GAP.as_nanos() as u64);
+
+/// Sets the pacing precision of the senders that start next (a Spec's pace_precision); zero
+/// restores the default, MIN_GAP.
+pub fn set_precision(d: Duration) {
+    let d = if d.is_zero() { MIN_GAP } else { d };
+    PRECISION_NS.store(d.as_nanos() as u64, Ordering::Relaxed);
+}
+
+/// The process's pacing precision.
+pub fn precision() -> Duration {
+    Duration::from_nanos(PRECISION_NS.load(Ordering::Relaxed))
+}
 /// How many senders of the process may wait precisely at once; the others sleep the whole wait.
 const PRECISE_SENDERS: usize = 4;
 
@@ -26,6 +45,7 @@ static SPINNING: AtomicUsize = AtomicUsize::new(0);
 pub struct Waiter {
     last: Option<Instant>,
     precise: bool,
+    gap: Duration,
 }
 
 impl Waiter {
@@ -34,17 +54,18 @@ impl Waiter {
         Waiter {
             last: None,
             precise,
+            gap: precision(),
         }
     }
 
-    /// Waits until `due` (or MIN_GAP after the last wake-up, whichever is later); false when
-    /// the run was stopped meanwhile.
+    /// Waits until `due` (or the precision after the last wake-up, whichever is later); false
+    /// when the run was stopped meanwhile.
     pub async fn until(&mut self, due: Instant, stop: &mut watch::Receiver<bool>) -> bool {
         let mut target = due;
         let mut spin = true;
         if let Some(last) = self.last {
-            if due < last + MIN_GAP {
-                target = last + MIN_GAP; // late by design: no need to spin for it
+            if due < last + self.gap {
+                target = last + self.gap; // late by design: no need to spin for it
                 spin = false;
             }
         }

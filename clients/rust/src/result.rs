@@ -194,6 +194,9 @@ pub struct Group {
     pub series: Vec<Interval>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_rate: Option<f64>,
+    /// The pacing precision its fixed-rate senders ran at (`pace::precision`), with target_rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pace_precision_ns: Option<u64>,
     /// A queue group: the clients split the messages.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shared: bool,
@@ -746,6 +749,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
             events: agg_events,
             send_lateness: summary(agg_late.as_ref()),
         },
+        pace_precision_ns: target_rate.map(|_| crate::pace::precision().as_nanos() as u64),
         target_rate,
         shared,
         client: ASYNC_NATS,

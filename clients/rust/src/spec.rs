@@ -54,6 +54,10 @@ pub struct Spec {
     pub warmup: GoDuration,
     #[serde(default)]
     pub interval: GoDuration,
+    /// The pacing precision of the run's fixed-rate senders (0: natsperf-rust's default,
+    /// `pace::MIN_GAP`); checked by `parse` against Go's range.
+    #[serde(default)]
+    pub pace_precision: GoDuration,
     /// Refused when set: natsperf-rust always records latency.
     #[serde(default)]
     pub no_latency: bool,
@@ -480,6 +484,14 @@ pub fn parse(json: &str) -> Result<Spec, String> {
         }
         s.workloads.push(w);
     }
+    let p = s.pace_precision.0;
+    if !p.is_zero() && (p < crate::pace::MIN_PRECISION || p > crate::pace::MAX_PRECISION) {
+        return Err(format!(
+            "pace_precision: {p:?}: the precision must be {:?} to {:?}",
+            crate::pace::MIN_PRECISION,
+            crate::pace::MAX_PRECISION
+        ));
+    }
     Ok(s)
 }
 
@@ -733,6 +745,7 @@ mod tests {
             }
         );
         assert!(!p.no_latency && !p.verify && p.faults.is_empty());
+        assert_eq!(p.pace_precision.0, Duration::from_micros(250));
         let s = golden("sub");
         assert_eq!(
             (s.target.context.as_str(), s.target.nkey.as_str()),
@@ -798,6 +811,8 @@ mod tests {
             (r#"{"version":"natsperf.spec/v1","warmup":5,"workloads":[]}"#, "warmup: invalid type: integer `5`, expected a duration written as a string"),
             (r#"{"version":"natsperf.spec/v1","workloads":[{"kind":"pub","config":{"size":"16kb"}}]}"#, "workloads[0].config.size: invalid type: string \"16kb\", expected a whole number of bytes"),
             (r#"{"version":"natsperf.spec/v1","workloads":[]} {}"#, "unexpected data after the spec"),
+            (r#"{"version":"natsperf.spec/v1","pace_precision":"10us","workloads":[]}"#, "pace_precision: 10µs: the precision must be 50µs to 100ms"),
+            (r#"{"version":"natsperf.spec/v1","pace_precision":"1s","workloads":[]}"#, "pace_precision: 1s: the precision must be 50µs to 100ms"),
         ] {
             let err = parse(input).err().unwrap_or_else(|| panic!("accepted {input}"));
             assert!(err.starts_with(want), "{input}: error {err:?} does not start with {want:?}");
