@@ -31,6 +31,7 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 		}
 		p.Achieved += g.Aggregate.MsgsPerSec
 		p.Sent += g.Aggregate.Msgs
+		p.PacePrecision = max(p.PacePrecision, g.PacePrecision)
 		if l := g.Aggregate.SendLateness; l != nil {
 			for _, row := range l.Percentiles {
 				if row.P == 99 {

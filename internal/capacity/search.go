@@ -54,6 +54,9 @@ type Probe struct {
 	// missing).
 	CPUShare    float64 `json:"cpu_share"`
 	LatenessP99 int64   `json:"send_lateness_p99_ns"`
+	// PacePrecision is the pacing precision its senders ran at (the coarsest of its paced
+	// groups' pace_precision_ns): the pacer's share of LatenessP99 is below it.
+	PacePrecision time.Duration `json:"pace_precision_ns,omitempty"`
 	// GeneratorBound: the senders fell short of the offered rate because natsperf itself
 	// could not send it (CPU saturated, or a publisher that never waits for the server).
 	GeneratorBound bool `json:"generator_bound,omitempty"`
