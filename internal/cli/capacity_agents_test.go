@@ -9,11 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/capacity"
-	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/version"
 )
 
 // TestCapacityAcrossAgents: `natsperf capacity ... --agents 2 --control URL` runs every probe
@@ -28,14 +25,7 @@ func TestCapacityAcrossAgents(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, name := range []string{"cap-a1", "cap-a2"} {
-		a, err := agent.Start(ctx, agent.Config{
-			Control: connect.Settings{Servers: control.ClientURL()}, Target: connect.Settings{Servers: target.ClientURL()},
-			Name: name, Version: version.String(),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
+		startGoAgent(t, name, control.ClientURL(), target.ClientURL())
 	}
 	before, _ := target.Varz(nil)
 	r := run(ctx, t, nil, "capacity", "pub", "cap.agents", "-s", target.ClientURL(), "--clients", "2", "--size", "16",

@@ -20,15 +20,12 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/agentproto"
-	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/proctest"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/rustbin"
-	"github.com/natsperf/natsperf/internal/version"
 )
 
 // rustBinary is natsperf-rust built in this repository (or on PATH), or the test is skipped
@@ -528,16 +525,7 @@ workloads:
 func TestAgentsChosenByClient(t *testing.T) {
 	bin := rustBinary(t)
 	s := natstest.Server(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	goAgent, err := agent.Start(ctx, agent.Config{
-		Control: connect.Settings{Servers: s.ClientURL()}, Target: connect.Settings{Servers: s.ClientURL()},
-		Name: "zz-go", Version: version.String(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer goAgent.Close()
+	startGoAgent(t, "zz-go", s.ClientURL(), s.ClientURL())
 	proctest.StartRustAgents(t, bin, s.ClientURL(), "natsperf-run=choose", 1)
 	nc, err := nats.Connect(s.ClientURL())
 	if err != nil {

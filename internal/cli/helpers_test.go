@@ -8,14 +8,32 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/version"
 )
 
 // startServer runs an embedded nats-server for one test, configured by configure (may be nil).
 func startServer(t *testing.T, configure func(*server.Options)) *server.Server {
 	return natstest.Server(t, configure)
+}
+
+// startGoAgent runs a natsperf agent in this process, as `natsperf agent` runs one: listening
+// on control, its clients connecting to target, until the test ends.
+func startGoAgent(t *testing.T, name, control, target string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := agent.Start(ctx, agent.Config{
+		Control: connect.Settings{Servers: control}, Target: connect.Settings{Servers: target},
+		Name: name, Version: version.String(),
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); a.Close() })
 }
 
 // cliRun is one in-process natsperf invocation.

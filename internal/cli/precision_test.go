@@ -9,14 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/capacity"
-	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
-	"github.com/natsperf/natsperf/internal/version"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -86,17 +83,8 @@ func TestPacePrecisionInResult(t *testing.T) {
 // the agent's part of the Result says 5ms.
 func TestPacePrecisionReachesAgents(t *testing.T) {
 	control, target := startServer(t, nil), startServer(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a, err := agent.Start(ctx, agent.Config{
-		Control: connect.Settings{Servers: control.ClientURL()}, Target: connect.Settings{Servers: target.ClientURL()},
-		Name: "prec-a1", Version: version.String(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	res, r := runJSON(ctx, t, "pub", "prec.agents", "-s", target.ClientURL(), "--agents", "1", "--control", control.ClientURL(), "--agents-wait", "20s",
+	startGoAgent(t, "prec-a1", control.ClientURL(), target.ClientURL())
+	res, r := runJSON(context.Background(), t, "pub", "prec.agents", "-s", target.ClientURL(), "--agents", "1", "--control", control.ClientURL(), "--agents-wait", "20s",
 		"--rate", "1000", "--duration", "1s", "--size", "16", "--pace-precision", "5ms")
 	if r.code != exitOK || res.Distributed == nil || len(res.Distributed.Agents) != 1 {
 		t.Fatalf("exit %d, distributed %+v: %s", r.code, res.Distributed, r.err)
