@@ -76,6 +76,30 @@ func TestPacePrecisionInResult(t *testing.T) {
 	}
 }
 
+// TestCompareMarksPrecisions: compare marks the rows of two Results paced at different
+// precisions, whose corrected latencies hold different pacer lateness; two at one precision
+// are not marked.
+func TestCompareMarksPrecisions(t *testing.T) {
+	s := startServer(t, nil)
+	dir := t.TempDir()
+	files := map[string]string{}
+	for _, p := range []string{"1ms", "250us"} {
+		files[p] = filepath.Join(dir, p+".json")
+		r := run(context.Background(), t, nil, "pubsub", "prec.cmp", "-s", s.ClientURL(), "--rate", "1000", "--msgs", "200", "--size", "16", "--pace-precision", p, "-o", files[p])
+		if r.code != exitOK {
+			t.Fatalf("--pace-precision %s: exit %d: %s", p, r.code, r.err)
+		}
+	}
+	r := run(context.Background(), t, nil, "compare", files["1ms"], files["250us"])
+	if r.code != exitOK || !strings.Contains(r.out, "(paced at 1ms vs 250µs)") {
+		t.Fatalf("compare 1ms 250us: exit %d, no mark of the two precisions:\n%s%s", r.code, r.out, r.err)
+	}
+	r = run(context.Background(), t, nil, "compare", files["1ms"], files["1ms"])
+	if r.code != exitOK || strings.Contains(r.out, "paced at") {
+		t.Fatalf("compare 1ms 1ms: exit %d, marked:\n%s%s", r.code, r.out, r.err)
+	}
+}
+
 // TestPacePrecisionReachesAgents: --pace-precision goes to the agents in the Spec. The agent
 // runs in this test's process but the command line no longer sets the process's precision,
 // so only the Spec can make its senders batch: at 1,000 msgs/s and 5ms its sends wait for

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/natsperf/natsperf/internal/report"
 )
@@ -25,6 +26,10 @@ type Row struct {
 	// OldClient and NewClient are the client libraries of the two sides (nats.go,
 	// async-nats, ...), so comparing a Go run with a Rust one says so on each row.
 	OldClient, NewClient string
+	// OldPacing and NewPacing are the pacing precisions of the two sides' paced runs (0:
+	// unpaced or not recorded): the pacer's lateness is in the corrected latency, so rows
+	// comparing runs paced at different precisions say so.
+	OldPacing, NewPacing time.Duration
 }
 
 // Compare matches the cells of old and new by name and compares every metric both have.
@@ -54,7 +59,7 @@ func Compare(old, new *report.Set, pct float64) []Row {
 				continue
 			}
 			r := Row{Cell: nc.Name, Metric: m, Old: o, New: n, P: MannWhitney(o.Samples, n.Samples),
-				OldClient: cellClient(oc), NewClient: cellClient(nc)}
+				OldClient: cellClient(oc), NewClient: cellClient(nc), OldPacing: cellPacing(oc), NewPacing: cellPacing(nc)}
 			if o.Mean != 0 {
 				r.Delta = (n.Mean - o.Mean) / math.Abs(o.Mean) * 100
 			} else if n.Mean != 0 {
@@ -79,6 +84,14 @@ func cellClient(c *report.Cell) string {
 	return c.Runs[0].Result.Libraries()
 }
 
+// cellPacing is the pacing precision of a cell's first run.
+func cellPacing(c *report.Cell) time.Duration {
+	if len(c.Runs) == 0 {
+		return 0
+	}
+	return c.Runs[0].Result.PacePrecision()
+}
+
 // Write prints rows as benchstat does: old, new, delta or "~", and the test's p and n.
 func Write(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -88,6 +101,9 @@ func Write(w io.Writer, rows []Row) error {
 		cell := r.Cell
 		if r.OldClient != r.NewClient {
 			cell += fmt.Sprintf(" (%s vs %s)", r.OldClient, r.NewClient)
+		}
+		if r.OldPacing != r.NewPacing && r.OldPacing > 0 && r.NewPacing > 0 {
+			cell += fmt.Sprintf(" (paced at %v vs %v)", r.OldPacing, r.NewPacing)
 		}
 		if cell == last {
 			cell = ""

@@ -155,6 +155,16 @@ type StreamState struct {
 	StoredBytes   uint64 `json:"stored_bytes,omitempty"`
 }
 
+// PacePrecision is the coarsest pacing precision of the Result's paced groups (0: none was
+// paced, or the Result predates the record).
+func (r *Result) PacePrecision() time.Duration {
+	var d time.Duration
+	for _, g := range r.Groups {
+		d = max(d, g.PacePrecision)
+	}
+	return d
+}
+
 // Complete reports whether the run finished its work.
 func (r *Result) Complete() bool { return r.Stop.Reason == StopCompleted }
 
