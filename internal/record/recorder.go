@@ -57,7 +57,7 @@ type Recorder struct {
 	last     int64
 	lat      *hdrhistogram.Histogram
 	uncorr   *hdrhistogram.Histogram
-	late     *histo.Sparse // a fixed-rate sender's send lateness
+	late     *histo.Sparse // a fixed-rate sender's send lateness, past the warm-up
 	unstamp  int64
 	trackers map[uint32]*seqTracker
 	lastPub  uint32
@@ -87,6 +87,11 @@ type Recorder struct {
 	toStored, toDelivered *hdrhistogram.Histogram
 	intervals             []Slice
 	sparses               []sparseCopy // the run's histograms' sparse copies, made at the end
+
+	// lateFrom (written by Late) and opFrom (by OpCorrected, on the goroutine that counts) are
+	// the intended times of a fixed-rate sender's first measured send and earliest measured
+	// operation: its measured span starts at its slot, not at when it went (start).
+	lateFrom, opFrom int64
 
 	Events Events
 }
@@ -213,18 +218,29 @@ func (r *Recorder) uncorrected(ns int64) {
 	r.ivUncorr = max(r.ivUncorr, ns)
 }
 
-// Late records how late a fixed-rate sender sent a message: its actual send time minus the
-// intended one (the generator's own check: a sender that cannot keep its schedule is the
-// bottleneck, not the server). The histogram is made at the first call, once per client. It
+// Late records how late a fixed-rate sender sent a message: its actual send time (sent)
+// minus the intended one (the generator's own check: a sender that cannot keep its schedule
+// is the bottleneck, not the server). A send before the warm-up's end is left out, as its
+// message is (a publisher's count is cut at the same send time), so the lateness describes
+// the measured sends only. The histogram is made at the first call, once per client. It
 // is sparse: a paced client's lateness takes a few dozen buckets (a thousand clients at 10
 // msgs/s each send a few dozen messages), where a dense histogram is 270 KB to allocate and
 // read through at the end, per client; a record costs a search among the buckets used instead
 // of an array write, at rates where a sender sleeps between its messages.
-func (r *Recorder) Late(ns int64) {
+//
+// It may be called from a goroutine other than the one that counts the operations (an
+// asynchronous publisher counts on its acks' goroutine): it touches only its own fields.
+func (r *Recorder) Late(intended, sent int64) {
+	if sent < r.warmupEnd.Load() {
+		return
+	}
 	if r.late == nil {
 		r.late = histo.NewSparse()
 	}
-	histo.RecordSparse(r.late, ns)
+	histo.RecordSparse(r.late, sent-intended)
+	if r.lateFrom == 0 {
+		r.lateFrom = intended
+	}
 }
 
 // Op records one operation with a measured latency, such as a request and its reply.
@@ -238,7 +254,15 @@ func (r *Recorder) Op(now int64, n int, latency int64) {
 // the recorder keeps it (fixed-rate runs), the uncorrected one from the actual send. Outside
 // a fixed rate the two are the same and only the first is kept.
 func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
-	if r.count(now, n, true) && r.lat != nil {
+	if !r.count(now, n, true) {
+		return
+	}
+	if r.opts.Corrected { // a fixed rate: the operation's slot began at now - latency
+		if from := now - latency; r.opFrom == 0 || from < r.opFrom {
+			r.opFrom = from
+		}
+	}
+	if r.lat != nil {
 		r.latency(latency)
 		if r.uncorr != nil {
 			histo.Record(r.uncorr, uncorrected)

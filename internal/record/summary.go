@@ -23,6 +23,21 @@ func (r *Recorder) End(now int64) {
 // Counted is the number of messages past the warm-up.
 func (r *Recorder) Counted() int64 { return r.msgs.Load() - r.warmup }
 
+// start is when the client's measured work began: its first measured message or, for a
+// fixed-rate sender, the intended time of the first send or operation it measured when that
+// is earlier. A sender behind its schedule at the warm-up's end sends the slots it owes
+// after it: they are counted, so the span starts at their slots (as Begin charges a late
+// first send at the run's start), and the rate cannot exceed the schedule's.
+func (r *Recorder) start() int64 {
+	b := r.begin
+	for _, from := range [...]int64{r.lateFrom, r.opFrom} {
+		if from != 0 && (b == 0 || from < b) {
+			b = from
+		}
+	}
+	return b
+}
+
 // Client returns the client's figures for a Result. expected is its share of the work (0 when
 // unknown); shared marks a queue-group member, whose sequence gaps are other members' messages.
 func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
@@ -32,11 +47,11 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 		Expected: expected,
 		Msgs:     r.Counted(),
 		Bytes:    r.bytes,
-		Start:    Time(r.begin),
+		Start:    Time(r.start()),
 		End:      Time(r.last),
 		Events:   r.Events.snapshot(),
 	}
-	if d := r.last - r.begin; d > 0 && c.Msgs > 0 {
+	if d := r.last - r.start(); d > 0 && c.Msgs > 0 {
 		c.MsgsPerSec = float64(c.Msgs) / (float64(d) / 1e9)
 		c.BytesPerSec = float64(c.Bytes) / (float64(d) / 1e9)
 	}
@@ -178,8 +193,8 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 		a.Bytes += c.Bytes
 		a.Events.Add(c.Events)
 		if c.Msgs > 0 {
-			if begin == 0 || r.begin < begin {
-				begin = r.begin
+			if b := r.start(); begin == 0 || b < begin {
+				begin = b
 			}
 			if r.last > last {
 				last = r.last
