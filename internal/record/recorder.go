@@ -253,11 +253,20 @@ func (r *Recorder) Op(now int64, n int, latency int64) {
 // OpCorrected records one operation with its latency from the intended send time and, when
 // the recorder keeps it (fixed-rate runs), the uncorrected one from the actual send. Outside
 // a fixed rate the two are the same and only the first is kept.
+//
+// At a fixed rate the operation belongs to the warm-up when it was sent in it (now -
+// uncorrected), as its send lateness does (Late): one sent before the warm-up's end and
+// answered after it is left out of both, so the sender's lateness counts one value per
+// operation counted.
 func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
-	if !r.count(now, n, true) {
+	cut := now
+	if r.opts.Corrected {
+		cut = now - uncorrected
+	}
+	if !r.countAt(now, cut, 1, n, true) {
 		return
 	}
-	if r.opts.Corrected { // a fixed rate: the operation's slot began at now - latency
+	if r.opts.Corrected { // its slot began at now - latency
 		if from := now - latency; r.opFrom == 0 || from < r.opFrom {
 			r.opFrom = from
 		}
@@ -278,6 +287,12 @@ func (r *Recorder) count(now int64, n int, fresh bool) bool {
 
 // countN is count for k messages of n bytes each, at one clock reading.
 func (r *Recorder) countN(now int64, k, n int, fresh bool) bool {
+	return r.countAt(now, now, k, n, fresh)
+}
+
+// countAt is countN for messages left out as the warm-up's when cut (a fixed-rate operation's
+// send) is before its end.
+func (r *Recorder) countAt(now, cut int64, k, n int, fresh bool) bool {
 	r.msgs.Add(int64(k))
 	if fresh {
 		r.unique.Add(int64(k))
@@ -287,7 +302,7 @@ func (r *Recorder) countN(now int64, k, n int, fresh bool) bool {
 	}
 	r.prev = now
 	warmupEnd := r.warmupEnd.Load()
-	if now < warmupEnd {
+	if cut < warmupEnd {
 		r.warmup += int64(k)
 		return false
 	}
