@@ -88,10 +88,11 @@ type Recorder struct {
 	intervals             []Slice
 	sparses               []sparseCopy // the run's histograms' sparse copies, made at the end
 
-	// lateFrom (written by Late) and opFrom (by OpCorrected, on the goroutine that counts) are
-	// the intended times of a fixed-rate sender's first measured send and earliest measured
-	// operation: its measured span starts at its slot, not at when it went (start).
-	lateFrom, opFrom int64
+	// lateFrom and lateTo are the intended times of a fixed-rate sender's first and last sends
+	// past the warm-up, lateN their number: the time their slots cover bounds its measured
+	// span from below (start). Written by Late only, which may run on another goroutine than
+	// the one that counts.
+	lateFrom, lateTo, lateN int64
 
 	Events Events
 }
@@ -238,9 +239,11 @@ func (r *Recorder) Late(intended, sent int64) {
 		r.late = histo.NewSparse()
 	}
 	histo.RecordSparse(r.late, sent-intended)
-	if r.lateFrom == 0 {
+	if r.lateN == 0 {
 		r.lateFrom = intended
 	}
+	r.lateTo = intended
+	r.lateN++
 }
 
 // Op records one operation with a measured latency, such as a request and its reply.
@@ -265,11 +268,6 @@ func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
 	}
 	if !r.countAt(now, cut, 1, n, true) {
 		return
-	}
-	if r.opts.Corrected { // its slot began at now - latency
-		if from := now - latency; r.opFrom == 0 || from < r.opFrom {
-			r.opFrom = from
-		}
 	}
 	if r.lat != nil {
 		r.latency(latency)

@@ -23,19 +23,21 @@ func (r *Recorder) End(now int64) {
 // Counted is the number of messages past the warm-up.
 func (r *Recorder) Counted() int64 { return r.msgs.Load() - r.warmup }
 
-// start is when the client's measured work began: its first measured message or, for a
-// fixed-rate sender, the intended time of the first send or operation it measured when that
-// is earlier. A sender behind its schedule at the warm-up's end sends the slots it owes
-// after it: they are counted, so the span starts at their slots (as Begin charges a late
-// first send at the run's start), and the rate cannot exceed the schedule's.
+// start is when the client's measured work began: its first measured message, or, for a
+// fixed-rate sender after a warm-up, earlier when the slots of its measured sends cover
+// more time than from that message to its end. A sender behind its schedule at the warm-up's
+// end sends the slots it owes after it, faster than its rate: they are counted, and over
+// the span they took the rate would exceed the one asked. The span is the longer of the
+// time the messages took and the time their slots cover (the first to the last slot, and
+// one slot more), so the rate is the lower of the two: the schedule's when the sender kept
+// up or caught up, what it managed when it fell behind. Without a warm-up the span starts
+// at the first slot already (Begin).
 func (r *Recorder) start() int64 {
-	b := r.begin
-	for _, from := range [...]int64{r.lateFrom, r.opFrom} {
-		if from != 0 && (b == 0 || from < b) {
-			b = from
-		}
+	if r.warmupEnd.Load() == 0 || r.lateN < 2 || r.begin == 0 {
+		return r.begin
 	}
-	return b
+	slots := float64(r.lateTo-r.lateFrom) * float64(r.lateN) / float64(r.lateN-1)
+	return min(r.begin, r.last-int64(slots))
 }
 
 // Client returns the client's figures for a Result. expected is its share of the work (0 when

@@ -110,11 +110,12 @@ pub struct Recorder {
     pub lateness: Option<Histogram<u64>>,
     /// Whether the client sends on a fixed-rate schedule (`late` was called).
     paced: bool,
-    /// The intended times (Unix ns, 0: none) of a paced sender's first send past the warm-up
-    /// and of its earliest operation counted: its measured span starts at that slot, not at
-    /// when the message went (Go's `Recorder.start`).
+    /// The intended times (Unix ns) of a paced sender's first and last sends past the
+    /// warm-up, and their number: the time their slots cover bounds its measured span from
+    /// below (`finish`, as Go's `Recorder.start`).
     late_from: i64,
-    op_from: i64,
+    late_to: i64,
+    late_n: i64,
     /// Every publisher's sequence tracker but the current one's (`cur`) until `finish`.
     pub trackers: HashMap<u32, SeqTracker>,
     /// The tracker of the publisher of the last message, out of the map: no map lookup per
@@ -158,7 +159,8 @@ impl Recorder {
             lateness: None,
             paced: false,
             late_from: 0,
-            op_from: 0,
+            late_to: 0,
+            late_n: 0,
             trackers: HashMap::new(),
             cur: None,
             unique: 0,
@@ -235,14 +237,20 @@ impl Recorder {
     /// before reading the histograms and trackers.
     pub fn finish(&mut self) {
         self.close_interval();
-        if self.counted() > 0 {
-            // A sender behind its schedule at the warm-up's end sends the slots it owes after
-            // it: they are counted, so the span starts at their slots (as a late first send
-            // is charged at the run's start) and the rate cannot exceed the schedule's.
-            for from in [self.late_from, self.op_from] {
-                if from != 0 && (self.begin == 0 || from < self.begin) {
-                    self.begin = from;
-                }
+        if self.counted() > 0 && self.late_n > 0 && self.begin != 0 {
+            if self.warmup_end == 0 {
+                // A paced sender's span starts at its first slot: a late first send is charged.
+                self.begin = self.begin.min(self.late_from);
+            } else if self.late_n > 1 {
+                // A sender behind its schedule at the warm-up's end sends the slots it owes
+                // after it, faster than its rate: they are counted, and over the time they
+                // took the rate would exceed the one asked. The span is the longer of that
+                // time and the time their slots cover (first to last, and one slot more): the
+                // schedule's rate when the sender kept up or caught up, what it managed when
+                // it fell behind.
+                let n = self.late_n as f64;
+                let slots = (self.late_to - self.late_from) as f64 * n / (n - 1.0);
+                self.begin = self.begin.min(self.last - slots as i64);
             }
         }
         if let Some(t) = &self.tap {
@@ -333,9 +341,11 @@ impl Recorder {
         if sent < self.warmup_end {
             return;
         }
-        if self.late_from == 0 {
+        if self.late_n == 0 {
             self.late_from = intended;
         }
+        self.late_to = intended;
+        self.late_n += 1;
         record_ns(
             self.lateness.get_or_insert_with(new_histogram),
             (sent - intended).max(0),
@@ -349,12 +359,6 @@ impl Recorder {
         let cut = if self.paced { now - actual } else { now };
         if !self.op_at(now, cut, size) {
             return;
-        }
-        if self.paced {
-            let from = now - corrected; // its slot
-            if self.op_from == 0 || from < self.op_from {
-                self.op_from = from;
-            }
         }
         if let Some(h) = self.iv_lat.as_mut() {
             record_ns(h, corrected);
@@ -689,14 +693,33 @@ mod tests {
                 "max {} want the 10 ms owed across the warm-up's end",
                 h.max()
             );
-            assert_eq!(r.begin, epoch + 95 * ms, "the slot of the first counted");
+            if reply < ms {
+                // (Answered 7 ms later, the span ends at the last reply and starts the 205
+                // slots before it.)
+                assert_eq!(r.begin, epoch + 95 * ms, "the slot of the first counted");
+            }
             let rate = r.counted() as f64 / ((r.last - r.begin) as f64 / 1e9);
-            // The last reply 7 ms after its send ends the span after the schedule's.
-            assert!(
-                rate <= 1000.0 + 1e-6 && (reply > ms || rate >= 1000.0 - 1e-6),
-                "rate {rate}"
-            );
+            assert!((rate - 1000.0).abs() < 1e-6, "rate {rate}");
         }
+    }
+
+    // As Go's TestWarmupBehindScheduleRateIsWhatItSent: a sender at half its rate (slot k at
+    // k ms, sent at 2k ms) past a 100 ms warm-up: its rate is what it sent over the time it
+    // took (250 messages from 100 to 598 ms), not over the slots they had (from 50 ms).
+    #[test]
+    fn warmup_behind_schedule_rate_is_what_it_sent() {
+        let ms = 1_000_000i64;
+        let epoch = 1_000_000_000_000_000_000i64;
+        let mut r = Recorder::new(false, std::time::Duration::from_secs(1), epoch)
+            .with_warmup(epoch + 100 * ms);
+        for k in 0..300i64 {
+            r.late(epoch + k * ms, epoch + 2 * k * ms);
+            r.sent(epoch + 2 * k * ms, 16);
+        }
+        r.last = r.last.max(epoch + 300 * ms);
+        r.finish();
+        assert_eq!((r.counted(), r.lateness.as_ref().unwrap().len()), (250, 250));
+        assert_eq!((r.begin, r.last), (epoch + 100 * ms, epoch + 598 * ms));
     }
 
     // As Go's warm-up: messages before its end count for the sequences only.
