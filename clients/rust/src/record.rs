@@ -718,7 +718,10 @@ mod tests {
         }
         r.last = r.last.max(epoch + 300 * ms);
         r.finish();
-        assert_eq!((r.counted(), r.lateness.as_ref().unwrap().len()), (250, 250));
+        assert_eq!(
+            (r.counted(), r.lateness.as_ref().unwrap().len()),
+            (250, 250)
+        );
         assert_eq!((r.begin, r.last), (epoch + 100 * ms, epoch + 598 * ms));
     }
 
