@@ -89,10 +89,10 @@ type Recorder struct {
 	sparses               []sparseCopy // the run's histograms' sparse copies, made at the end
 
 	// lateFrom and lateTo are the intended times of a fixed-rate sender's first and last sends
-	// past the warm-up, lateN their number: the time their slots cover bounds its measured
-	// span from below (start). Written by Late only, which may run on another goroutine than
-	// the one that counts.
-	lateFrom, lateTo, lateN int64
+	// past the warm-up, lateLast the last one's lateness, lateN their number: where its
+	// measured span starts (start). Written by Late only, which may run on another goroutine
+	// than the one that counts.
+	lateFrom, lateTo, lateLast, lateN int64
 
 	Events Events
 }
@@ -242,7 +242,7 @@ func (r *Recorder) Late(intended, sent int64) {
 	if r.lateN == 0 {
 		r.lateFrom = intended
 	}
-	r.lateTo = intended
+	r.lateTo, r.lateLast = intended, sent-intended
 	r.lateN++
 }
 

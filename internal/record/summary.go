@@ -23,21 +23,20 @@ func (r *Recorder) End(now int64) {
 // Counted is the number of messages past the warm-up.
 func (r *Recorder) Counted() int64 { return r.msgs.Load() - r.warmup }
 
-// start is when the client's measured work began: its first measured message, or, for a
-// fixed-rate sender after a warm-up, earlier when the slots of its measured sends cover
-// more time than from that message to its end. A sender behind its schedule at the warm-up's
-// end sends the slots it owes after it, faster than its rate: they are counted, and over
-// the span they took the rate would exceed the one asked. The span is the longer of the
-// time the messages took and the time their slots cover (the first to the last slot, and
-// one slot more), so the rate is the lower of the two: the schedule's when the sender kept
-// up or caught up, what it managed when it fell behind. Without a warm-up the span starts
-// at the first slot already (Begin).
+// start is when the client's measured work began: its first measured message or, for a
+// fixed-rate sender past a warm-up, its first measured slot when it ended on its schedule.
+// A sender behind its schedule at the warm-up's end sends the slots it owes after it, faster
+// than its rate: they are counted, and over the time from its first measured message the
+// rate would exceed the one asked. From its first measured slot (as Begin starts a run
+// without a warm-up) the rate is the schedule's when the sender caught up; one still behind
+// at its end starts that much later (never later than its first measured message), so its
+// rate is what it managed.
 func (r *Recorder) start() int64 {
-	if r.warmupEnd.Load() == 0 || r.lateN < 2 || r.begin == 0 {
+	if r.warmupEnd.Load() == 0 || r.lateN == 0 || r.begin == 0 {
 		return r.begin
 	}
-	slots := float64(r.lateTo-r.lateFrom) * float64(r.lateN) / float64(r.lateN-1)
-	return min(r.begin, r.last-int64(slots))
+	behind := max(0, min(r.lateLast, r.last-r.lateTo)) // how far behind its schedule it ended
+	return min(r.begin, r.lateFrom+behind)
 }
 
 // Client returns the client's figures for a Result. expected is its share of the work (0 when

@@ -111,10 +111,11 @@ pub struct Recorder {
     /// Whether the client sends on a fixed-rate schedule (`late` was called).
     paced: bool,
     /// The intended times (Unix ns) of a paced sender's first and last sends past the
-    /// warm-up, and their number: the time their slots cover bounds its measured span from
-    /// below (`finish`, as Go's `Recorder.start`).
+    /// warm-up, the last one's lateness, and their number: where its measured span starts
+    /// (`finish`, as Go's `Recorder.start`).
     late_from: i64,
     late_to: i64,
+    late_last: i64,
     late_n: i64,
     /// Every publisher's sequence tracker but the current one's (`cur`) until `finish`.
     pub trackers: HashMap<u32, SeqTracker>,
@@ -160,6 +161,7 @@ impl Recorder {
             paced: false,
             late_from: 0,
             late_to: 0,
+            late_last: 0,
             late_n: 0,
             trackers: HashMap::new(),
             cur: None,
@@ -241,16 +243,15 @@ impl Recorder {
             if self.warmup_end == 0 {
                 // A paced sender's span starts at its first slot: a late first send is charged.
                 self.begin = self.begin.min(self.late_from);
-            } else if self.late_n > 1 {
+            } else {
                 // A sender behind its schedule at the warm-up's end sends the slots it owes
-                // after it, faster than its rate: they are counted, and over the time they
-                // took the rate would exceed the one asked. The span is the longer of that
-                // time and the time their slots cover (first to last, and one slot more): the
-                // schedule's rate when the sender kept up or caught up, what it managed when
-                // it fell behind.
-                let n = self.late_n as f64;
-                let slots = (self.late_to - self.late_from) as f64 * n / (n - 1.0);
-                self.begin = self.begin.min(self.last - slots as i64);
+                // after it, faster than its rate: they are counted, and from its first
+                // measured message the rate would exceed the one asked. From its first
+                // measured slot the rate is the schedule's when it caught up; one still
+                // behind at its end starts that much later (never later than its first
+                // measured message): its rate is what it managed.
+                let behind = self.late_last.min(self.last - self.late_to).max(0);
+                self.begin = self.begin.min(self.late_from + behind);
             }
         }
         if let Some(t) = &self.tap {
@@ -345,6 +346,7 @@ impl Recorder {
             self.late_from = intended;
         }
         self.late_to = intended;
+        self.late_last = sent - intended;
         self.late_n += 1;
         record_ns(
             self.lateness.get_or_insert_with(new_histogram),
@@ -693,13 +695,14 @@ mod tests {
                 "max {} want the 10 ms owed across the warm-up's end",
                 h.max()
             );
-            if reply < ms {
-                // (Answered 7 ms later, the span ends at the last reply and starts the 205
-                // slots before it.)
-                assert_eq!(r.begin, epoch + 95 * ms, "the slot of the first counted");
-            }
+            assert_eq!(r.begin, epoch + 95 * ms, "the slot of the first counted");
             let rate = r.counted() as f64 / ((r.last - r.begin) as f64 / 1e9);
-            assert!((rate - 1000.0).abs() < 1e-6, "rate {rate}");
+            // Answered 7 ms later, the span ends at the last reply, after the schedule's end:
+            // below the rate then, never above it.
+            assert!(
+                rate <= 1000.0 + 1e-6 && (reply > ms || rate >= 1000.0 - 1e-6),
+                "rate {rate}"
+            );
         }
     }
 
