@@ -4,11 +4,8 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -30,47 +27,6 @@ func (m *inMsgs) serverAt(at time.Time) float64 {
 	}
 	f := float64(at.Sub(m.at[i-1])) / float64(m.at[i].Sub(m.at[i-1]))
 	return float64(m.n[i-1]) + f*float64(m.n[i]-m.n[i-1])
-}
-
-// rustLiveChild is the newest natsperf-rust process this test process started that is still
-// running (an earlier test's agent may linger as a zombie until reaped), 0 when none.
-func rustLiveChild(t *testing.T) int {
-	t.Helper()
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	newest := 0
-	for _, d := range dirs {
-		stat, err := os.ReadFile(filepath.Join(d, "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		s := string(stat)
-		end := strings.LastIndexByte(s, ')')
-		if end < 0 || !strings.Contains(s[:end], "natsperf-rust") {
-			continue
-		}
-		f := strings.Fields(s[end+1:])
-		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) {
-			if pid, _ := strconv.Atoi(filepath.Base(d)); pid > newest {
-				newest = pid
-			}
-		}
-	}
-	return newest
-}
-
-// checkRustLateness fails unless every client and the group have one send lateness per
-// message counted.
-func checkRustLateness(t *testing.T, g result.Group) {
-	t.Helper()
-	for _, c := range g.Clients {
-		if c.SendLateness == nil || c.SendLateness.Count != c.Msgs {
-			t.Fatalf("client %d counted %d messages, send lateness %+v: want one each", c.ID, c.Msgs, c.SendLateness)
-		}
-	}
-	if l := g.Aggregate.SendLateness; l == nil || l.Count != g.Aggregate.Msgs {
-		t.Fatalf("group counted %d messages, send lateness %+v: want one each", g.Aggregate.Msgs, l)
-	}
 }
 
 // TestClientRustWarmupPacedPubMatchesServer: `natsperf pub --client rust` at 2,000 msgs/s
@@ -103,7 +59,7 @@ func TestClientRustWarmupPacedPubMatchesServer(t *testing.T) {
 				if res.Stop.Reason != result.StopCompleted || in != total {
 					t.Fatalf("stop %q, the server received %d from natsperf-rust: want completed, %d", res.Stop.Reason, in, total)
 				}
-				checkRustLateness(t, g)
+				natstest.LatenessPerMsg(t, g)
 				if a.MsgsPerSec > rate*1.001 || float64(a.Msgs) > span.Seconds()*rate+float64(clients) {
 					t.Fatalf("%d messages over %v: %.1f msgs/s, above the %d asked", a.Msgs, span, a.MsgsPerSec, rate)
 				}
@@ -157,7 +113,7 @@ func TestClientRustWarmupStalls(t *testing.T) {
 				}
 			}
 			start := time.Now()
-			pid := rustLiveChild(t)
+			pid := rustChild(t)
 			if pid == 0 {
 				t.Fatal("no natsperf-rust child found")
 			}
@@ -186,7 +142,7 @@ func TestClientRustWarmupStalls(t *testing.T) {
 			if res.Stop.Reason != result.StopCompleted {
 				t.Fatalf("stop %q", res.Stop.Reason)
 			}
-			checkRustLateness(t, g)
+			natstest.LatenessPerMsg(t, g)
 			if a.MsgsPerSec > rate*1.001 || float64(a.Msgs) > span.Seconds()*rate+1 {
 				t.Fatalf("%d messages over %v: %.1f msgs/s, above the %d asked", a.Msgs, span, a.MsgsPerSec, rate)
 			}

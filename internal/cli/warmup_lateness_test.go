@@ -36,14 +36,7 @@ func TestWarmupJSPubAsyncPacedLateness(t *testing.T) {
 			if res.Stop.Reason != result.StopCompleted || held != uint64(rate*d.Seconds()) {
 				t.Fatalf("stop %q, the stream holds %d: want completed, %d", res.Stop.Reason, held, int(rate*d.Seconds()))
 			}
-			for _, c := range g.Clients {
-				if c.SendLateness == nil || c.SendLateness.Count != c.Msgs {
-					t.Fatalf("client %d counted %d publishes, send lateness %+v: want one each", c.ID, c.Msgs, c.SendLateness)
-				}
-			}
-			if l := a.SendLateness; l == nil || l.Count != a.Msgs {
-				t.Fatalf("counted %d publishes, send lateness %+v: want one each", a.Msgs, l)
-			}
+			natstest.LatenessPerMsg(t, g)
 			if want := int64(rate * (d - warmup).Seconds()); a.Msgs < want*9/10 || a.Msgs > want+rate/10 {
 				t.Fatalf("counted %d after the warm-up, want about %d", a.Msgs, want)
 			}
