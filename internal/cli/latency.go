@@ -23,6 +23,7 @@ type latencyFlags struct {
 	Shape    pace.Shape // --ramp, --steps, --arrivals
 	Duration time.Duration
 	Warmup   time.Duration
+	Interval time.Duration // --interval: the series' slice, and so the spike lines' resolution
 	Hist     string
 	// ServerMetrics and NoServerMetrics are the server telemetry flags every benchmark
 	// command has (registerTelemetry).
@@ -52,7 +53,8 @@ rate and percentiles (docs/capacity.md).`,
   natsperf latency -s nats://a:4222 --server-b nats://b:4222 --rate 1000 --duration 5s --size 512
   natsperf latency -s tls://demo.nats.io:4443 --tls-insecure --hist latency.hgrm
   natsperf latency -s nats://a:4222 --server-b nats://b:4222 --server-metrics http://a:8222,http://b:8222
-  natsperf latency --steps 500,1000 --step-duration 1s --duration 2s      # a latency-vs-load curve`,
+  natsperf latency --steps 500,1000 --step-duration 1s --duration 2s      # a latency-vs-load curve
+  natsperf latency --duration 2s --interval 250ms       # a finer series: spike lines in a short run`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
 			return a.latencySpec(cmd.Flags(), lf)
@@ -66,6 +68,7 @@ rate and percentiles (docs/capacity.md).`,
 	loadShape{&lf.Rate, &lf.Shape}.register(f, "messages per second")
 	f.DurationVar(&lf.Duration, "duration", lf.Duration, "how long to publish")
 	f.DurationVar(&lf.Warmup, "warmup", 0, "leave this initial period out of the statistics")
+	f.DurationVar(&lf.Interval, "interval", time.Second, "width of one slice of the per-interval series in the Result (a spike line needs 4 slices with latency)")
 	registerHist(f, &lf.Hist)
 	registerPrecision(f)
 	registerTelemetry(f, &lf.ServerMetrics, &lf.NoServerMetrics)
@@ -87,6 +90,8 @@ func (lf *latencyFlags) validate(f *pflag.FlagSet) error {
 		return usagef("--duration must be positive")
 	case lf.Warmup < 0 || lf.Warmup >= lf.Duration:
 		return usagef("--warmup must be at least 0 and shorter than --duration")
+	case lf.Interval < 10*time.Millisecond:
+		return usagef("--interval must be at least 10ms")
 	}
 	if err := checkOutputFile("--hist", lf.Hist); err != nil {
 		return err
@@ -122,6 +127,9 @@ func (a *app) latencySpec(f *pflag.FlagSet, lf latencyFlags) (*specRun, error) {
 			Pacing: spec.Pacing{Rate: lf.Rate, Duration: spec.Duration(lf.Duration)}, Config: c,
 		}},
 		Warmup: spec.Duration(lf.Warmup),
+	}
+	if f.Changed("interval") {
+		s.Interval = spec.Duration(lf.Interval)
 	}
 	shapePacing(lf.Shape, &s.Workloads[0].Pacing)
 	withServerMetrics(s, lf.ServerMetrics, lf.NoServerMetrics)

@@ -295,3 +295,35 @@ func TestRateNotReached(t *testing.T) {
 		t.Fatalf("histogram file: %v\n%s", err, f)
 	}
 }
+
+// TestLatencyInterval: --interval sets the width of the series' slices (and so the spike
+// lines' resolution): a 1 s run at 250ms has four slices of the receiver's series, 250ms
+// apart, whose messages add up to what it received; a width under 10ms is refused.
+func TestLatencyInterval(t *testing.T) {
+	single := latCluster(t, 1)
+	out := filepath.Join(t.TempDir(), "res.json")
+	code, stdout, stderr := latRun(context.Background(), "latency", "-s", single.URL(), "--rate", "400", "--duration", "1s",
+		"--interval", "250ms", "-o", out, "--no-progress")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := res.Groups[1]
+	var msgs int64
+	for i, iv := range sub.Series {
+		if want := time.Duration(i) * 250 * time.Millisecond; iv.Offset != want {
+			t.Fatalf("slice %d starts at %v, want %v: %+v", i, iv.Offset, want, sub.Series)
+		}
+		msgs += iv.Msgs
+	}
+	if n := len(sub.Series); n < 4 || n > 6 || msgs != sub.Aggregate.Msgs {
+		t.Fatalf("%d slices holding %d msgs, want 4 (up to 6 for a late end) holding the %d received: %+v", n, msgs, sub.Aggregate.Msgs, sub.Series)
+	}
+	code, _, stderr = latRun(context.Background(), "latency", "-s", single.URL(), "--interval", "1ms")
+	if code != 2 || !strings.Contains(stderr, "--interval must be at least 10ms") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("--interval 1ms: exit %d, stderr %q", code, stderr)
+	}
+}

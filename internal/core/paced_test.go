@@ -570,3 +570,61 @@ func TestManySubscribersConnect(t *testing.T) {
 		}
 	}
 }
+
+// TestPacedPublishersGoOnPastABlockedServer: paced publishers whose sends the process's pacer
+// makes itself (more than four, each sending at most one message a wake-up) must not all stop
+// when one server stops reading: a publish on a connection whose socket is full blocks under
+// nats.go's connection lock. Five clients publish large messages to a server that is paused
+// until the run's end (their sockets fill and their publishes block), five small ones to
+// another server; the second five keep their schedule, counted by their server, with their
+// send lateness far below the pause, while the first five's shows they were held up.
+func TestPacedPublishersGoOnPastABlockedServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills sockets with megabytes")
+	}
+	free, blocked := startServer(t, false), startServer(t, true)
+	const d = 3 * time.Second
+	const pauseAt, pauseFor = 300 * time.Millisecond, 2700 * time.Millisecond
+	dialTo := func(url string) bench.Dialer {
+		return func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+			return nats.Connect(url, append(opts, nats.Name(name))...)
+		}
+	}
+	group := func(name, url string, size int, rate float64) *bench.Group {
+		cfg := core.PubConfig{Subject: "paced.blocked." + name, Size: size, Rate: rate, Duration: d, IDs: stamp.NewIDs()}
+		shares := make([]int64, 5)
+		for i := range shares {
+			shares[i] = int64(rate*d.Seconds()) / 5
+		}
+		return &bench.Group{Name: name, Kind: "publisher", Clients: 5, Shares: shares, Producer: true, Rate: rate,
+			Dial: dialTo(url), New: func(int) bench.Client { return core.NewPublisher(cfg) }}
+	}
+	// 500/s of 64 KiB per blocked client (32 MB/s): loopback's socket buffers fill within
+	// about a second of the pause. 100/s of 16 B per free client: 2 ms apart, stepped.
+	p := &bench.Plan{Command: "pub", Groups: []*bench.Group{
+		group("free", free.URL(), 16, 500),
+		group("blocked", blocked.URL(), 64<<10, 2500),
+	}}
+	time.AfterFunc(pauseAt, func() { _ = blocked.Pause(1, pauseFor) })
+	r := &bench.Runner{Dial: dialTo(free.URL())}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := r.Run(ctx, p)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	freeAgg, blockedAgg := res.Groups[0].Aggregate, res.Groups[1].Aggregate
+	t.Logf("free: %d msgs, send lateness max %v; blocked: %d msgs, send lateness max %v",
+		freeAgg.Msgs, time.Duration(freeAgg.SendLateness.Max), blockedAgg.Msgs, time.Duration(blockedAgg.SendLateness.Max))
+	if late := time.Duration(blockedAgg.SendLateness.Max); late < time.Second {
+		t.Fatalf("the paused server's publishers were at most %v late: their publishes never blocked, so this tested nothing", late)
+	}
+	if want := int64(500 * d.Seconds()); freeAgg.Msgs != want {
+		t.Fatalf("the free server's publishers sent %d, want %d", freeAgg.Msgs, want)
+	}
+	// Without the pacer's watch they wait out the pause (over 1.5 s); with it, about 40 ms
+	// per blocked connection, plus what a busy host adds.
+	if late := time.Duration(freeAgg.SendLateness.Max); late > time.Second {
+		t.Fatalf("the free server's publishers were up to %v late: the blocked ones held them up", late)
+	}
+}
