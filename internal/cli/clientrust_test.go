@@ -154,11 +154,13 @@ func TestClientRustPubSubCountsMatchServer(t *testing.T) {
 	}
 }
 
-// rustChild is the pid of a natsperf-rust process this test process started (natsperf's
-// --client rust agent), 0 when there is none yet.
+// rustChild is the pid of the newest natsperf-rust process this test process started
+// (natsperf's --client rust agent) that still runs (an earlier run's may linger as a zombie),
+// 0 when there is none yet.
 func rustChild(t *testing.T) int {
 	t.Helper()
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	newest := 0
 	for _, d := range dirs {
 		stat, err := os.ReadFile(filepath.Join(d, "stat"))
 		if err != nil {
@@ -171,12 +173,13 @@ func rustChild(t *testing.T) int {
 			continue
 		}
 		f := strings.Fields(s[end+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
-			pid, _ := strconv.Atoi(filepath.Base(d))
-			return pid
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			if pid, _ := strconv.Atoi(filepath.Base(d)); pid > newest {
+				newest = pid
+			}
 		}
 	}
-	return 0
+	return newest
 }
 
 // TestClientRustLatencyStallShowsInCorrectedLatency: `natsperf latency --client rust` at a

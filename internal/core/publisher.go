@@ -280,7 +280,7 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bo
 				return loop.Stepped{Sent: n, Done: true}, p.conn.Explain("publish", err)
 			}
 			rec.Sent(now, size)
-			rec.Late(now - next)
+			rec.Late(next, now)
 			sent++
 			n++
 			next = env.Start + int64(pacer.Intended(sent))

@@ -299,7 +299,7 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 			}
 		}
 		i++
-		env.Rec.Late(now - intended)
+		env.Rec.Late(intended, now)
 		if err := p.send(ctx, env, n, i, intended, now, timer); err != nil {
 			return err
 		}

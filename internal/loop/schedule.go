@@ -109,7 +109,7 @@ func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok
 			return 0, 0, 0, false, nil
 		}
 		if s.rec != nil {
-			s.rec.Late(sent - intended)
+			s.rec.Late(intended, sent)
 		}
 	}
 	i = s.i

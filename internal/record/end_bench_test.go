@@ -62,7 +62,7 @@ func BenchmarkGroupEnd(b *testing.B) {
 					for k := range 5 * 200 {
 						at := start + int64(k)*int64(5*time.Millisecond)
 						v := int64(rng.ExpFloat64() * 300e3)
-						r.Late(int64(rng.ExpFloat64() * 200e3))
+						r.Late(at-int64(rng.ExpFloat64()*200e3), at)
 						if tt.latency {
 							r.OpCorrected(at, 16, v+50e3, v)
 						} else {

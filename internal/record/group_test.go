@@ -37,7 +37,7 @@ func TestGroupSeriesIsThePerClientOne(t *testing.T) {
 		late := int64(rng.ExpFloat64() * 100e3)
 		for _, r := range []*Recorder{own[c], grouped[c]} {
 			r.OpCorrected(at, 16, lat+late, lat)
-			r.Late(late)
+			r.Late(at-lat-late, at-lat)
 		}
 	}
 	figures := func(recs []*Recorder) ([]result.Client, result.Aggregate, []result.Interval) {

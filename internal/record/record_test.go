@@ -171,13 +171,13 @@ func BenchmarkSent(b *testing.B) {
 func BenchmarkSentLate(b *testing.B) {
 	clk := NewClock()
 	r := New(Options{Clock: clk})
-	r.Late(0)
+	r.Late(0, 0)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		now := clk.Now()
 		r.Sent(now, 16)
-		r.Late(int64(i % 5000))
+		r.Late(now-int64(i%5000), now)
 	}
 }
 
@@ -186,8 +186,9 @@ func TestSendLateness(t *testing.T) {
 	clk := NewClock()
 	r := New(Options{Clock: clk})
 	for i := range 100 {
-		r.Sent(clk.Now(), 16)
-		r.Late(int64(i) * int64(time.Microsecond)) // 0 .. 99us
+		now := clk.Now()
+		r.Sent(now, 16)
+		r.Late(now-int64(i)*int64(time.Microsecond), now) // 0 .. 99us
 	}
 	c := r.Client(1, 100, false)
 	if c.SendLateness == nil || c.SendLateness.Count != 100 || c.SendLateness.Max < 98*int64(time.Microsecond) {

@@ -57,7 +57,7 @@ type Recorder struct {
 	last     int64
 	lat      *hdrhistogram.Histogram
 	uncorr   *hdrhistogram.Histogram
-	late     *histo.Sparse // a fixed-rate sender's send lateness
+	late     *histo.Sparse // a fixed-rate sender's send lateness, past the warm-up
 	unstamp  int64
 	trackers map[uint32]*seqTracker
 	lastPub  uint32
@@ -87,6 +87,12 @@ type Recorder struct {
 	toStored, toDelivered *hdrhistogram.Histogram
 	intervals             []Slice
 	sparses               []sparseCopy // the run's histograms' sparse copies, made at the end
+
+	// lateFrom and lateTo are the intended times of a fixed-rate sender's first and last sends
+	// past the warm-up, lateLast the last one's lateness, lateN their number: where its
+	// measured span starts (start). Written by Late only, which may run on another goroutine
+	// than the one that counts.
+	lateFrom, lateTo, lateLast, lateN int64
 
 	Events Events
 }
@@ -213,18 +219,31 @@ func (r *Recorder) uncorrected(ns int64) {
 	r.ivUncorr = max(r.ivUncorr, ns)
 }
 
-// Late records how late a fixed-rate sender sent a message: its actual send time minus the
-// intended one (the generator's own check: a sender that cannot keep its schedule is the
-// bottleneck, not the server). The histogram is made at the first call, once per client. It
+// Late records how late a fixed-rate sender sent a message: its actual send time (sent)
+// minus the intended one (the generator's own check: a sender that cannot keep its schedule
+// is the bottleneck, not the server). A send before the warm-up's end is left out, as its
+// message is (a publisher's count is cut at the same send time), so the lateness describes
+// the measured sends only. The histogram is made at the first call, once per client. It
 // is sparse: a paced client's lateness takes a few dozen buckets (a thousand clients at 10
 // msgs/s each send a few dozen messages), where a dense histogram is 270 KB to allocate and
 // read through at the end, per client; a record costs a search among the buckets used instead
 // of an array write, at rates where a sender sleeps between its messages.
-func (r *Recorder) Late(ns int64) {
+//
+// It may be called from a goroutine other than the one that counts the operations (an
+// asynchronous publisher counts on its acks' goroutine): it touches only its own fields.
+func (r *Recorder) Late(intended, sent int64) {
+	if sent < r.warmupEnd.Load() {
+		return
+	}
 	if r.late == nil {
 		r.late = histo.NewSparse()
 	}
-	histo.RecordSparse(r.late, ns)
+	histo.RecordSparse(r.late, sent-intended)
+	if r.lateN == 0 {
+		r.lateFrom = intended
+	}
+	r.lateTo, r.lateLast = intended, sent-intended
+	r.lateN++
 }
 
 // Op records one operation with a measured latency, such as a request and its reply.
@@ -237,8 +256,20 @@ func (r *Recorder) Op(now int64, n int, latency int64) {
 // OpCorrected records one operation with its latency from the intended send time and, when
 // the recorder keeps it (fixed-rate runs), the uncorrected one from the actual send. Outside
 // a fixed rate the two are the same and only the first is kept.
+//
+// At a fixed rate the operation belongs to the warm-up when it was sent in it (now -
+// uncorrected), as its send lateness does (Late): one sent before the warm-up's end and
+// answered after it is left out of both, so the sender's lateness counts one value per
+// operation counted.
 func (r *Recorder) OpCorrected(now int64, n int, latency, uncorrected int64) {
-	if r.count(now, n, true) && r.lat != nil {
+	cut := now
+	if r.opts.Corrected {
+		cut = now - uncorrected
+	}
+	if !r.countAt(now, cut, 1, n, true) {
+		return
+	}
+	if r.lat != nil {
 		r.latency(latency)
 		if r.uncorr != nil {
 			histo.Record(r.uncorr, uncorrected)
@@ -254,6 +285,12 @@ func (r *Recorder) count(now int64, n int, fresh bool) bool {
 
 // countN is count for k messages of n bytes each, at one clock reading.
 func (r *Recorder) countN(now int64, k, n int, fresh bool) bool {
+	return r.countAt(now, now, k, n, fresh)
+}
+
+// countAt is countN for messages left out as the warm-up's when cut (a fixed-rate operation's
+// send) is before its end.
+func (r *Recorder) countAt(now, cut int64, k, n int, fresh bool) bool {
 	r.msgs.Add(int64(k))
 	if fresh {
 		r.unique.Add(int64(k))
@@ -263,7 +300,7 @@ func (r *Recorder) countN(now int64, k, n int, fresh bool) bool {
 	}
 	r.prev = now
 	warmupEnd := r.warmupEnd.Load()
-	if now < warmupEnd {
+	if cut < warmupEnd {
 		r.warmup += int64(k)
 		return false
 	}

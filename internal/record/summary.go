@@ -23,6 +23,22 @@ func (r *Recorder) End(now int64) {
 // Counted is the number of messages past the warm-up.
 func (r *Recorder) Counted() int64 { return r.msgs.Load() - r.warmup }
 
+// start is when the client's measured work began: its first measured message or, for a
+// fixed-rate sender past a warm-up, its first measured slot when it ended on its schedule.
+// A sender behind its schedule at the warm-up's end sends the slots it owes after it, faster
+// than its rate: they are counted, and over the time from its first measured message the
+// rate would exceed the one asked. From its first measured slot (as Begin starts a run
+// without a warm-up) the rate is the schedule's when the sender caught up; one still behind
+// at its end starts that much later (never later than its first measured message), so its
+// rate is what it managed.
+func (r *Recorder) start() int64 {
+	if r.warmupEnd.Load() == 0 || r.lateN == 0 || r.begin == 0 {
+		return r.begin
+	}
+	behind := max(0, min(r.lateLast, r.last-r.lateTo)) // how far behind its schedule it ended
+	return min(r.begin, r.lateFrom+behind)
+}
+
 // Client returns the client's figures for a Result. expected is its share of the work (0 when
 // unknown); shared marks a queue-group member, whose sequence gaps are other members' messages.
 func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
@@ -32,11 +48,11 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 		Expected: expected,
 		Msgs:     r.Counted(),
 		Bytes:    r.bytes,
-		Start:    Time(r.begin),
+		Start:    Time(r.start()),
 		End:      Time(r.last),
 		Events:   r.Events.snapshot(),
 	}
-	if d := r.last - r.begin; d > 0 && c.Msgs > 0 {
+	if d := r.last - r.start(); d > 0 && c.Msgs > 0 {
 		c.MsgsPerSec = float64(c.Msgs) / (float64(d) / 1e9)
 		c.BytesPerSec = float64(c.Bytes) / (float64(d) / 1e9)
 	}
@@ -178,8 +194,8 @@ func Aggregate(recs []*Recorder, clients []result.Client, expected int64, shared
 		a.Bytes += c.Bytes
 		a.Events.Add(c.Events)
 		if c.Msgs > 0 {
-			if begin == 0 || r.begin < begin {
-				begin = r.begin
+			if b := r.start(); begin == 0 || b < begin {
+				begin = b
 			}
 			if r.last > last {
 				last = r.last

@@ -290,8 +290,8 @@ type Client struct {
 	Correctness *Correctness `json:"correctness,omitempty"`
 	Events      Events       `json:"events,omitzero"`
 	// SendLateness is how late a fixed-rate sender sent its messages against their intended
-	// times (actual minus intended): a P99 far above the gaps of the schedule means the load
-	// generator, not the server, could not keep up.
+	// times (actual minus intended), one per send past the warm-up: a P99 far above the gaps
+	// of the schedule means the load generator, not the server, could not keep up.
 	SendLateness *Latency `json:"send_lateness,omitempty"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`

@@ -106,8 +106,17 @@ pub struct Recorder {
     pub lat: Option<Histogram<u64>>,
     pub uncorr: Option<Histogram<u64>>,
     /// A fixed-rate sender's send lateness (actual minus intended send time), made at its
-    /// first paced send: the generator's own check (Go's `Recorder.late`).
+    /// first paced send past the warm-up: the generator's own check (Go's `Recorder.late`).
     pub lateness: Option<Histogram<u64>>,
+    /// Whether the client sends on a fixed-rate schedule (`late` was called).
+    paced: bool,
+    /// The intended times (Unix ns) of a paced sender's first and last sends past the
+    /// warm-up, the last one's lateness, and their number: where its measured span starts
+    /// (`finish`, as Go's `Recorder.start`).
+    late_from: i64,
+    late_to: i64,
+    late_last: i64,
+    late_n: i64,
     /// Every publisher's sequence tracker but the current one's (`cur`) until `finish`.
     pub trackers: HashMap<u32, SeqTracker>,
     /// The tracker of the publisher of the last message, out of the map: no map lookup per
@@ -149,6 +158,11 @@ impl Recorder {
             lat: latency.then(new_histogram),
             uncorr: None,
             lateness: None,
+            paced: false,
+            late_from: 0,
+            late_to: 0,
+            late_last: 0,
+            late_n: 0,
             trackers: HashMap::new(),
             cur: None,
             unique: 0,
@@ -225,6 +239,21 @@ impl Recorder {
     /// before reading the histograms and trackers.
     pub fn finish(&mut self) {
         self.close_interval();
+        if self.counted() > 0 && self.late_n > 0 && self.begin != 0 {
+            if self.warmup_end == 0 {
+                // A paced sender's span starts at its first slot: a late first send is charged.
+                self.begin = self.begin.min(self.late_from);
+            } else {
+                // A sender behind its schedule at the warm-up's end sends the slots it owes
+                // after it, faster than its rate: they are counted, and from its first
+                // measured message the rate would exceed the one asked. From its first
+                // measured slot the rate is the schedule's when it caught up; one still
+                // behind at its end starts that much later (never later than its first
+                // measured message): its rate is what it managed.
+                let behind = self.late_last.min(self.last - self.late_to).max(0);
+                self.begin = self.begin.min(self.late_from + behind);
+            }
+        }
         if let Some(t) = &self.tap {
             t.count.store(self.msgs, Ordering::Relaxed);
         }
@@ -254,6 +283,12 @@ impl Recorder {
     /// Counts one operation; false when it fell within the warm-up (counted in `msgs` and
     /// `warmup` only, as Go's `Recorder.count`).
     fn op(&mut self, now: i64, size: usize) -> bool {
+        self.op_at(now, now, size)
+    }
+
+    /// `op` for an operation left out as the warm-up's when `cut` (a paced operation's send)
+    /// is before its end.
+    fn op_at(&mut self, now: i64, cut: i64, size: usize) -> bool {
         if self.prev != 0 && now - self.prev > self.gap {
             self.gap = now - self.prev;
             self.gap_end = now;
@@ -263,7 +298,7 @@ impl Recorder {
         if let Some(t) = &self.tap {
             t.count.store(self.msgs, Ordering::Relaxed); // this client's own counter
         }
-        if now < self.warmup_end {
+        if cut < self.warmup_end {
             self.warmup += 1;
             return false;
         }
@@ -296,17 +331,35 @@ impl Recorder {
         self.op(now, size);
     }
 
-    /// How late a fixed-rate sender sent a message: its actual send time minus the intended
-    /// one, as Go's `Recorder.Late` records it (every paced send, the warm-up's too; a clock
-    /// read a hair early is on time). A sender that cannot keep its schedule is the bottleneck,
-    /// not the server. The histogram is made at the first call, once per client.
-    pub fn late(&mut self, ns: i64) {
-        record_ns(self.lateness.get_or_insert_with(new_histogram), ns.max(0));
+    /// How late a fixed-rate sender sent a message: its actual send time (`sent`, Unix ns)
+    /// minus the intended one, as Go's `Recorder.Late` records it (a clock read a hair early
+    /// is on time). A send before the warm-up's end is left out, as its message is, so the
+    /// lateness describes the measured sends only. A sender that cannot keep its schedule is
+    /// the bottleneck, not the server. The histogram is made at the first call past the
+    /// warm-up, once per client.
+    pub fn late(&mut self, intended: i64, sent: i64) {
+        self.paced = true;
+        if sent < self.warmup_end {
+            return;
+        }
+        if self.late_n == 0 {
+            self.late_from = intended;
+        }
+        self.late_to = intended;
+        self.late_last = sent - intended;
+        self.late_n += 1;
+        record_ns(
+            self.lateness.get_or_insert_with(new_histogram),
+            (sent - intended).max(0),
+        );
     }
 
-    /// A round trip done: latency from the intended send and from the actual one.
+    /// A round trip done: latency from the intended send and from the actual one. A paced
+    /// operation belongs to the warm-up when it was sent in it (`now - actual`), as its send
+    /// lateness does (`late`), so the lateness counts one value per operation counted.
     pub fn op_corrected(&mut self, now: i64, size: usize, corrected: i64, actual: i64) {
-        if !self.op(now, size) {
+        let cut = if self.paced { now - actual } else { now };
+        if !self.op_at(now, cut, size) {
             return;
         }
         if let Some(h) = self.iv_lat.as_mut() {
@@ -575,7 +628,7 @@ mod tests {
         let mut r = Recorder::new(false, std::time::Duration::from_secs(1), 0);
         assert!(r.lateness.is_none(), "an unpaced sender has no lateness");
         let first = allocs();
-        r.late(-500);
+        r.late(500, 0);
         assert!(
             allocs() > first,
             "the histogram, made at the first call, is counted"
@@ -586,7 +639,7 @@ mod tests {
             let late = i * 7_919 % 5_000_000;
             most = most.max(late);
             r.sent(1_000 + i, 16);
-            r.late(late);
+            r.late(1_000 + i - late, 1_000 + i);
         }
         assert_eq!(allocs() - before, 0, "allocations while recording lateness");
         let h = r.lateness.as_ref().unwrap();
@@ -600,6 +653,79 @@ mod tests {
             "max {} want {most}",
             h.max()
         );
+    }
+
+    // As Go's TestWarmupLeavesOutLatenessAndKeepsRate: 1,000 msgs/s for 300 ms after a
+    // 100 ms warm-up, with stalls of 20 ms within it (slots 40..59 sent at 60 ms), 10 ms across
+    // its end (slots 95..104 sent at 105 ms) and 5 ms after it (200..204 at 205 ms); as a
+    // publisher and as a requester answered 300 us after each send. Past the warm-up: one
+    // lateness per message counted, its 20 ms stall left out, and the span from the slot of
+    // the first message counted, so the rate is the schedule's.
+    #[test]
+    fn warmup_leaves_out_lateness_and_keeps_rate() {
+        let ms = 1_000_000i64;
+        let epoch = 1_000_000_000_000_000_000i64;
+        let sent_at = |k: i64| match k {
+            40..=59 => 60 * ms,
+            95..=104 => 105 * ms,
+            200..=204 => 205 * ms,
+            _ => k * ms,
+        };
+        // 7 ms replies: the requests sent at 93 and 94 ms are answered after the warm-up;
+        // sent in it, they are left out with their lateness.
+        for reply in [0i64, 300_000, 7_000_000] {
+            let mut r = Recorder::new(true, std::time::Duration::from_secs(1), epoch)
+                .with_warmup(epoch + 100 * ms);
+            for k in 0..300i64 {
+                let (intended, sent) = (epoch + k * ms, epoch + sent_at(k));
+                r.late(intended, sent);
+                if reply == 0 {
+                    r.sent(sent, 16);
+                } else {
+                    let now = sent + reply;
+                    r.op_corrected(now, 16, now - intended, now - sent);
+                }
+            }
+            r.last = r.last.max(epoch + 300 * ms); // paced_span: the slot after the last
+            r.finish();
+            let h = r.lateness.as_ref().expect("lateness");
+            assert_eq!((r.counted(), h.len()), (205, 205), "reply {reply}");
+            assert!(
+                h.equivalent(h.max(), 10 * ms as u64),
+                "max {} want the 10 ms owed across the warm-up's end",
+                h.max()
+            );
+            assert_eq!(r.begin, epoch + 95 * ms, "the slot of the first counted");
+            let rate = r.counted() as f64 / ((r.last - r.begin) as f64 / 1e9);
+            // Answered 7 ms later, the span ends at the last reply, after the schedule's end:
+            // below the rate then, never above it.
+            assert!(
+                rate <= 1000.0 + 1e-6 && (reply > ms || rate >= 1000.0 - 1e-6),
+                "rate {rate}"
+            );
+        }
+    }
+
+    // As Go's TestWarmupBehindScheduleRateIsWhatItSent: a sender at half its rate (slot k at
+    // k ms, sent at 2k ms) past a 100 ms warm-up: its rate is what it sent over the time it
+    // took (250 messages from 100 to 598 ms), not over the slots they had (from 50 ms).
+    #[test]
+    fn warmup_behind_schedule_rate_is_what_it_sent() {
+        let ms = 1_000_000i64;
+        let epoch = 1_000_000_000_000_000_000i64;
+        let mut r = Recorder::new(false, std::time::Duration::from_secs(1), epoch)
+            .with_warmup(epoch + 100 * ms);
+        for k in 0..300i64 {
+            r.late(epoch + k * ms, epoch + 2 * k * ms);
+            r.sent(epoch + 2 * k * ms, 16);
+        }
+        r.last = r.last.max(epoch + 300 * ms);
+        r.finish();
+        assert_eq!(
+            (r.counted(), r.lateness.as_ref().unwrap().len()),
+            (250, 250)
+        );
+        assert_eq!((r.begin, r.last), (epoch + 100 * ms, epoch + 598 * ms));
     }
 
     // As Go's warm-up: messages before its end count for the sequences only.

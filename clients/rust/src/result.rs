@@ -782,7 +782,7 @@ mod tests {
         for (k, r) in recs.iter_mut().enumerate() {
             for i in 0..100 {
                 r.sent(1_000 + i, 16);
-                r.late(i * 1_000 * (k as i64 + 1));
+                r.late(1_000 + i - i * 1_000 * (k as i64 + 1), 1_000 + i);
             }
         }
         let spec = GroupSpec {

@@ -312,14 +312,11 @@ pub(crate) struct Schedule {
 }
 
 impl Schedule {
-    /// A paced sender that did its whole share ran from its first intended send to the slot
-    /// of all senders after its last one (as Go's `loop.Schedule` Begin/End), so the group's
-    /// rate is the schedule's.
+    /// A paced sender that did its whole share ran to the slot of all senders after its last
+    /// one (as Go's `loop.Schedule` End), so the group's rate is the schedule's; its span
+    /// starts at the slot of its first measured send (`Recorder::late`).
     pub(crate) fn paced_span(&self, rec: &mut Recorder) {
         let Some(p) = self.pace else { return };
-        if self.next > 0 && rec.warmup_end == 0 {
-            rec.begin = self.epoch + p.intended(0).as_nanos() as i64;
-        }
         // A sender behind schedule keeps its actual last send: the rate stays truthful.
         if self.next > 0 && self.next >= self.limit {
             rec.last = rec
@@ -409,7 +406,7 @@ impl Schedule {
         self.next += 1;
         match intended {
             Some(due) => {
-                rec.late(now - due);
+                rec.late(due, now);
                 Some((i, due, now))
             }
             None => Some((i, now, now)),
@@ -508,6 +505,7 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
             },
         }
     }
+    sched.paced_span(&mut rec);
     Ok(rec)
 }
 
