@@ -30,12 +30,20 @@ func (r *Recorder) Counted() int64 { return r.msgs.Load() - r.warmup }
 // rate would exceed the one asked. From its first measured slot (as Begin starts a run
 // without a warm-up) the rate is the schedule's when the sender caught up; one still behind
 // at its end starts that much later (never later than its first measured message), so its
-// rate is what it managed.
+// rate is what it managed. How far behind it ended is how far its end is past its last slot's
+// own (the mean gap of its measured slots), at most its last send's lateness: an end on the
+// schedule while the last send was a little late (a requester whose end is the slot after its
+// last request) leaves the start at the first slot, so the count over the span is never above
+// the rate asked.
 func (r *Recorder) start() int64 {
 	if r.warmupEnd.Load() == 0 || r.lateN == 0 || r.begin == 0 {
 		return r.begin
 	}
-	behind := max(0, min(r.lateLast, r.last-r.lateTo)) // how far behind its schedule it ended
+	past := r.last - r.lateTo
+	if r.lateN > 1 {
+		past -= (r.lateTo - r.lateFrom) / (r.lateN - 1)
+	}
+	behind := max(0, min(r.lateLast, past))
 	return min(r.begin, r.lateFrom+behind)
 }
 

@@ -250,7 +250,14 @@ impl Recorder {
                 // measured slot the rate is the schedule's when it caught up; one still
                 // behind at its end starts that much later (never later than its first
                 // measured message): its rate is what it managed.
-                let behind = self.late_last.min(self.last - self.late_to).max(0);
+                // How far behind: how far its end is past its last slot's own (the mean gap
+                // of its measured slots), at most its last send's lateness, so an end on the
+                // schedule after a slightly late last send keeps the rate at most the one asked.
+                let mut past = self.last - self.late_to;
+                if self.late_n > 1 {
+                    past -= (self.late_to - self.late_from) / (self.late_n - 1);
+                }
+                let behind = self.late_last.min(past).max(0);
                 self.begin = self.begin.min(self.late_from + behind);
             }
         }
