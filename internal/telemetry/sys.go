@@ -15,19 +15,21 @@ import (
 // Sys reads every server of a deployment through the system account: one
 // $SYS.REQ.SERVER.PING.VARZ, one .JSZ (with stream details) and one .CONNZ (the connection
 // with the most bytes pending) request, which every server
-// answers. The first request's replies are collected until Quiet passes without one; later
-// ones until as many servers as answered the one before have (a reply a busy host delays
-// past Quiet still counts: a reading that lacks a server leaves that server's totals short),
-// bounded by Timeout.
+// answers. A request's replies are collected until every server that has answered that
+// subject before has answered again, bounded by Timeout; the first request's (none known yet)
+// until Quiet passes without one. A reply a busy host delays past Quiet still counts: a
+// reading that lacks a server leaves that server's totals short (the final reading's above
+// all, which the cross-check line reads). A server that misses a Timeout is not waited for
+// again until it answers again, so a dead server costs one Timeout, not one per reading.
 type Sys struct {
 	// Dial connects as a system-account user, on the first Read.
 	Dial    func(ctx context.Context) (*nats.Conn, error)
 	Quiet   time.Duration // 0: 250ms
 	Timeout time.Duration // 0: 2s
 
-	mu   sync.Mutex
-	nc   *nats.Conn
-	seen int // how many servers answered the last request
+	mu    sync.Mutex
+	nc    *nats.Conn
+	known map[string]map[string]bool // by subject: the servers expected to answer it
 }
 
 // Subjects of the system account's server pings.
@@ -145,37 +147,55 @@ func (s *Sys) ping(ctx context.Context, nc *nats.Conn, subject string, body any)
 		return nil, fmt.Errorf("%s: %w", subject, err)
 	}
 	s.mu.Lock()
-	want := s.seen
+	want := map[string]bool{}
+	for name := range s.known[subject] {
+		want[name] = true
+	}
 	s.mu.Unlock()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	var idle <-chan time.Time // the quiet period runs from the last reply
 	var out []sysReply
-	for want == 0 || len(out) < want {
+	answered := map[string]bool{}
+	missing, timedOut := len(want), false
+	for waiting := true; waiting && (len(want) == 0 || missing > 0); {
 		select {
 		case m := <-ch:
 			var r sysReply
-			if err := json.Unmarshal(m.Data, &r); err != nil || r.Server == nil {
-				continue // not a server's answer
+			if err := json.Unmarshal(m.Data, &r); err != nil || r.Server == nil || answered[r.Server.Name] {
+				continue // not a server's answer, or a second one
 			}
 			r.at = time.Now()
 			out = append(out, r)
+			answered[r.Server.Name] = true
+			if want[r.Server.Name] {
+				missing--
+			}
 			idle = time.After(quiet)
 		case <-idle:
-			if want == 0 { // how many answer is known after the first reading: then wait for them all
-				want = -1
-			}
+			waiting = len(want) > 0 // none known yet: the quiet period ends the first reading
 		case <-deadline.C:
-			want = -1
+			waiting, timedOut = false, true
 		case <-ctx.Done():
-			want = -1
+			waiting = false
 		}
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no server answered (are these system account credentials?)", subject)
 	}
 	s.mu.Lock()
-	s.seen = len(out) // a server that stopped answering is waited for once, not every reading
+	if s.known == nil {
+		s.known = map[string]map[string]bool{}
+	}
+	// Every server that answered is waited for next time; one that missed the timeout is not,
+	// until it answers again.
+	known := answered
+	if !timedOut {
+		for name := range want {
+			known[name] = true
+		}
+	}
+	s.known[subject] = known
 	s.mu.Unlock()
 	return out, nil
 }

@@ -83,3 +83,55 @@ func TestSysReadsEveryServerAndThePendingBytes(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSysWaitsForEveryServerItKnows: a server that answered a subject before is waited for
+// again past the quiet period, on that subject's own count: a busy server (the one the
+// benchmark loads) whose VARZ answer comes late must not be left out of a reading, above all
+// the final one, whose totals the cross-check line reads. Here a fourth "server" (a
+// system-account client answering VARZ pings, as a server does, but not JSZ or CONNZ) answers
+// the first reading at once and the second 300 ms late, past a 100 ms quiet period; before,
+// the second reading stopped at as many answers as the previous request (CONNZ: 3) had.
+func TestSysWaitsForEveryServerItKnows(t *testing.T) {
+	nodes := natstest.SysCluster(t)
+	dial := func(context.Context) (*nats.Conn, error) {
+		return nats.Connect(nodes[0].ClientURL(), nats.UserInfo("sys", "syspw"))
+	}
+	slow, err := dial(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	var asked int
+	if _, err := slow.Subscribe(sysVarz, func(m *nats.Msg) {
+		asked++
+		if asked > 1 {
+			time.Sleep(300 * time.Millisecond)
+		}
+		_ = m.Respond([]byte(`{"server":{"name":"slow","id":"SLOW"},"data":{"server_name":"slow","in_msgs":7}}`))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := slow.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	src := &Sys{Dial: dial, Quiet: 100 * time.Millisecond}
+	defer src.Close()
+	names := func() map[string]bool {
+		readings, err := src.Read(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, r := range readings {
+			out[r.Name] = true
+		}
+		return out
+	}
+	first := names()
+	if len(first) != 4 || !first["slow"] {
+		t.Skipf("the first reading had %v: the host held a reply past the quiet period", first)
+	}
+	if second := names(); len(second) != 4 || !second["slow"] {
+		t.Fatalf("the second reading had %v: the server that answered the first, late this time, was not waited for", second)
+	}
+}
