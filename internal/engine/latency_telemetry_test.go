@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -61,14 +62,21 @@ func TestLatencyTelemetryCountsMatchVarz(t *testing.T) {
 	if c.JSAPITotal != 0 {
 		t.Errorf("telemetry saw %d JetStream API requests during the run", c.JSAPITotal)
 	}
+	// 500 on schedule; a host that held the publisher more than the duration's grace behind
+	// at its end stops it short (485 was seen at load), and the counts must agree on that.
 	const probes = 1
-	if want := after.InMsgs - before.InMsgs - api - probes; c.InMsgs != want || c.InMsgs != 500 {
-		t.Errorf("telemetry in_msgs %d, /varz before/after less API and the probe %d (published 500)", c.InMsgs, want)
+	sent := res.Groups[0].Aggregate.Msgs
+	if sent < 250 || sent > 500 {
+		t.Fatalf("published %d, want up to 500 (at least half on a busy host)", sent)
 	}
-	if want := after.OutMsgs - before.OutMsgs - api - probes; c.OutMsgs != want || c.OutMsgs != 500 {
+	if want := after.InMsgs - before.InMsgs - api - probes; c.InMsgs != want || c.InMsgs != sent {
+		t.Errorf("telemetry in_msgs %d, /varz before/after less API and the probe %d (published %d)", c.InMsgs, want, sent)
+	}
+	if want := after.OutMsgs - before.OutMsgs - api - probes; c.OutMsgs != want || c.OutMsgs != sent {
 		t.Errorf("telemetry out_msgs %d, /varz before/after less API and the probe %d (1 subscriber)", c.OutMsgs, want)
 	}
-	if !strings.Contains(text, "HDR Percentiles:") || !strings.Contains(text, "Servers counted (monitor, 1 server): 500 msgs in, 500 out over the run; natsperf counted pub 500, sub 500") {
+	line := fmt.Sprintf("Servers counted (monitor, 1 server): %d msgs in, %d out over the run; natsperf counted pub %d, sub %d", sent, sent, sent, sent)
+	if !strings.Contains(text, "HDR Percentiles:") || !strings.Contains(text, line) {
 		t.Fatalf("text:\n%s", text)
 	}
 }
