@@ -127,12 +127,7 @@ func TestClientRustPubSubCountsMatchServer(t *testing.T) {
 	natstest.WaitFor(t, 60*time.Second, "2 Rust subscribers", func() bool { return subscribers(t, s, "x.client") == 2 })
 	pub := rustRun(t, "pub", "x.client", "-s", url, "--client", "rust", "--client-bin", bin,
 		"--clients", "3", "--msgs", strconv.Itoa(n), "--size", "64")
-	var sub *result.Result
-	select {
-	case sub = <-subRes:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the Rust subscribers did not end")
-	}
+	sub := awaitResult(t, subRes, "the Rust subscribers")
 	checkRustClients(t, pub)
 	checkRustClients(t, sub)
 	if pub.Stop.Reason != result.StopCompleted || sub.Stop.Reason != result.StopCompleted {
@@ -201,19 +196,8 @@ func TestClientRustLatencyStallShowsInCorrectedLatency(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("no natsperf-rust child found")
 	}
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(stall) // the injected fault, not a synchronisation
-	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	var res *result.Result
-	select {
-	case res = <-done:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("latency --client rust did not end")
-	}
+	freeze(t, pid, stall)
+	res := awaitResult(t, done, "latency --client rust")
 	checkRustClients(t, res)
 	var l *result.Latency
 	for _, g := range res.Groups {
@@ -578,5 +562,30 @@ func TestClientRustInterrupted(t *testing.T) {
 	}
 	if pid := rustChild(t); pid != 0 {
 		t.Fatalf("natsperf-rust (pid %d) still runs after the run", pid)
+	}
+}
+
+// freeze stops process pid for d (SIGSTOP, then SIGCONT): an injected stall of the client.
+func freeze(t *testing.T, pid int, d time.Duration) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(d) // the injected fault, not a synchronisation
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// awaitResult is the Result a run sends on done, failing the test when none comes within 2
+// minutes.
+func awaitResult(t *testing.T, done <-chan *result.Result, what string) *result.Result {
+	t.Helper()
+	select {
+	case res := <-done:
+		return res
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%s did not end", what)
+		return nil
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -119,20 +118,9 @@ func TestClientRustWarmupStalls(t *testing.T) {
 			}
 			for _, st := range tt.stalls {
 				time.Sleep(time.Until(start.Add(st.at)))
-				if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-					t.Fatal(err)
-				}
-				time.Sleep(st.d) // the injected fault, not a synchronisation
-				if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
-					t.Fatal(err)
-				}
+				freeze(t, pid, st.d)
 			}
-			var res *result.Result
-			select {
-			case res = <-done:
-			case <-time.After(2 * time.Minute):
-				t.Fatal("pub --client rust did not end")
-			}
+			res := awaitResult(t, done, "pub --client rust")
 			checkRustClients(t, res)
 			g := res.Groups[0]
 			a := g.Aggregate
