@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -78,17 +79,21 @@ func TestSpikeNamesKillLeader(t *testing.T) {
 			t.Fatalf("fault timeline %+v", res.Faults)
 		}
 		killed := res.Faults.Timeline[0].Node
-		var named bool
+		var named, spiked bool
 		text := textOf(t, res)
 		for _, s := range spike.Find(res, spike.Default) {
 			if s.To < 2*time.Second || s.From > 4*time.Second {
 				continue
 			}
+			spiked = true
 			for _, e := range s.Events {
 				if (e.Kind == "leader_elected" || e.Kind == "leader_change") && e.Stream == "benchstream" && e.Detail == killed+" -> "+leader {
 					named = true
 				}
 			}
+		}
+		if !spiked {
+			return res, fmt.Errorf("%w: no spike at 2-4 s; events %+v\n%s", errNothingToName, res.Events, text)
 		}
 		if !named {
 			return res, fmt.Errorf("no spike at 2-4 s names benchstream's leader %s -> %s; events %+v\n%s", killed, leader, res.Events, text)
@@ -100,17 +105,27 @@ func TestSpikeNamesKillLeader(t *testing.T) {
 	})
 }
 
+// errNothingToName marks a run in which the fault did not raise latency enough to make a
+// spike: a leader killed between two publishes, with the next leader elected within 20 ms,
+// leaves nothing to attribute (seen once in CI: 30 ms without acks, max 3.7 ms after it).
+var errNothingToName = errors.New("the fault made no spike")
+
 // retryDisturbed runs attempt up to three times. A spike is judged against the run's own
 // median, so a run in which natsperf's process itself stalled 50 ms or more outside the
 // window under test (a busy host, seen by the stall watch in the Result's telemetry: 300 ms
-// stalls at load average 15) says nothing about attribution either way, and runs again. A
-// failure on an undisturbed run, or on the last attempt, fails the test.
+// stalls at load average 15) says nothing about attribution either way, and runs again; so
+// does a run whose fault made no spike (errNothingToName). A failure on an undisturbed run,
+// or on the last attempt, fails the test.
 func retryDisturbed(t *testing.T, from, to time.Duration, attempt func() (*result.Result, error)) {
 	t.Helper()
 	for i := 1; ; i++ {
 		res, err := attempt()
 		if err == nil {
 			return
+		}
+		if i < 3 && errors.Is(err, errNothingToName) {
+			t.Logf("attempt %d: %v\nonce more", i, err)
+			continue
 		}
 		stall := stalledOutside(res, from, to)
 		if i == 3 || stall < 50*time.Millisecond {
