@@ -107,7 +107,8 @@ func TestSpikeNamesKillLeader(t *testing.T) {
 
 // errNothingToName marks a run in which the fault did not raise latency enough to make a
 // spike: a leader killed between two publishes, with the next leader elected within 20 ms,
-// leaves nothing to attribute (seen once in CI: 30 ms without acks, max 3.7 ms after it).
+// leaves nothing to attribute (seen once in a local .ci/run: 30 ms without acks, max 3.7 ms
+// after it).
 var errNothingToName = errors.New("the fault made no spike")
 
 // retryDisturbed runs attempt up to three times. A spike is judged against the run's own
