@@ -425,13 +425,7 @@ func (m *merger) sharedFromParts(mg *mergedGroup) *Correctness {
 	var c Correctness
 	for _, g := range mg.parts {
 		if x := g.Aggregate.Correctness; x != nil {
-			c.Received += x.Received
-			c.Unstamped += x.Unstamped
-			c.Lost += x.Lost
-			c.Duplicated += x.Duplicated
-			c.OutOfOrder += x.OutOfOrder
-			c.Expected += x.Expected
-			c.NotReceived += x.NotReceived
+			c.Add(x)
 			c.Publishers = max(c.Publishers, x.Publishers)
 		}
 	}

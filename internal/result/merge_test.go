@@ -368,6 +368,21 @@ func TestMergeEdges(t *testing.T) {
 				t.Errorf("correctness %+v: want 95 received, 5 lost, 100 expected, 0 not received, 1 publisher up to 100", c)
 			}
 		}},
+		{name: "queue group judged per part keeps every count", parts: func() []*result.Result {
+			// Parts without per-publisher counts: their own judgements are summed, every field.
+			q := func(received, lost, failed, notConsumed int64) result.Group {
+				c := &result.Correctness{Received: received, Lost: lost, Failed: failed, NotConsumed: notConsumed, Publishers: 1, Expected: 50}
+				return result.Group{Name: "sub", Kind: "k", Shared: true, Expected: 50,
+					Clients:   []result.Client{{ID: 1, Expected: 50, Msgs: received, Correctness: &result.Correctness{Received: received, Publishers: 1}}},
+					Aggregate: result.Aggregate{Msgs: received, Correctness: c}}
+			}
+			return []*result.Result{part(start, q(40, 1, 2, 1)), part(start, q(45, 2, 3, 4))}
+		}, check: func(t *testing.T, m *result.Result) {
+			c := m.Groups[0].Aggregate.Correctness
+			if c.Received != 85 || c.Lost != 3 || c.Failed != 5 || c.NotConsumed != 5 || c.Publishers != 1 {
+				t.Errorf("correctness %+v: want 85 received, 3 lost, 5 failed, 5 not consumed, 1 publisher", c)
+			}
+		}},
 		{name: "fan-out publishers counted once", parts: func() []*result.Result {
 			s := func(ids ...uint32) result.Group {
 				var seen []result.PublisherSeen
