@@ -15,7 +15,6 @@ import (
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/latency"
 	"github.com/natsperf/natsperf/internal/pace"
-	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
@@ -106,13 +105,8 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 			},
 		},
 		Text: func(w io.Writer, res *result.Result) error {
-			pubRTT, subRTT := link.RTTs()
 			// A shaped rate's target is what the schedule offered on average.
-			rep := latency.FromResult(res, started, pubRTT, subRTT, echo.Size, echo.Duration, offeredRate(p))
-			if err := rep.Write(w); err != nil {
-				return err
-			}
-			return report.Tail(w, res)
+			return latency.WriteResult(w, res, started, offeredRate(p))
 		},
 	}, nil
 }
