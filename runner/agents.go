@@ -70,7 +70,7 @@ func runAgents(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
 		cfg.Client = "rust"
 	}
 	prepared(c, s)
-	res, err := coord.Run(ctx, s, cfg)
+	res, err := coord.Coordinate(ctx, s, cfg)
 	if err != nil {
 		return nil, inputError(err)
 	}

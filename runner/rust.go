@@ -197,7 +197,7 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
 		Wait: 30 * time.Second, OnLoss: coord.OnLossStop, Version: version.String(),
 		Progress: c.Progress, Series: o.Series,
 	}
-	res, err := coord.Run(rctx, &run, cfg)
+	res, err := coord.Coordinate(rctx, &run, cfg)
 	if err != nil {
 		var in coord.InputError
 		if ctx.Err() == nil && agent.Exited() && !errors.As(err, &in) {

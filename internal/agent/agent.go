@@ -80,9 +80,9 @@ type job struct {
 	seriesStop, seriesDone chan struct{}
 }
 
-// Run registers the agent and serves until ctx ends; then it stops its run (publishing the
+// Serve registers the agent and serves until ctx ends; then it stops its run (publishing the
 // partial Result) and unregisters.
-func Run(ctx context.Context, cfg Config) error {
+func Serve(ctx context.Context, cfg Config) error {
 	a, err := Start(ctx, cfg)
 	if err != nil {
 		return err

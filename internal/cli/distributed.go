@@ -106,7 +106,7 @@ started with --allow-exec. The protocol is docs/agent-protocol.md.`,
 			if fakeVersion != "" {
 				v = fakeVersion
 			}
-			return agent.Run(runCtx(cmd), agent.Config{
+			return agent.Serve(runCtx(cmd), agent.Config{
 				Control: control, Target: target, Env: a.streams.Env, Name: name, Labels: lbl,
 				AllowExec: allowExec, Version: v, Log: a.streams.Err,
 			})

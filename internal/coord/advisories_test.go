@@ -47,7 +47,7 @@ func TestRunSeesTargetAdvisories(t *testing.T) {
 	}()
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{c.URL()}, Monitor: []string{c.MonitorURL()}},
 		Workloads: []spec.Workload{{Pacing: spec.Pacing{Rate: 200, Duration: spec.Duration(3 * time.Second)}, Config: &spec.Pub{Subject: "adv.pub"}}}}
-	res, err := Run(ctx, s, Config{Control: login, Count: 1, Wait: 10 * time.Second, Version: "vT"})
+	res, err := Coordinate(ctx, s, Config{Control: login, Count: 1, Wait: 10 * time.Second, Version: "vT"})
 	cancel()
 	<-stepping
 	if err != nil {
@@ -85,7 +85,7 @@ func TestRunSamplesThroughTheSystemAccount(t *testing.T) {
 	s := &spec.Spec{Version: spec.Version,
 		Target:    spec.Target{Servers: []string{nodes[0].ClientURL()}, User: "app", Password: "apppw", SysUser: "sys", SysPassword: "syspw"},
 		Workloads: []spec.Workload{{Pacing: spec.Pacing{Msgs: 1000}, Config: &spec.Pub{Subject: "sys.pub"}}}}
-	res, err := Run(ctx, s, Config{Control: login, Count: 1, Wait: 10 * time.Second, Version: "vT"})
+	res, err := Coordinate(ctx, s, Config{Control: login, Count: 1, Wait: 10 * time.Second, Version: "vT"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -191,9 +191,9 @@ func (st *agentState) endedEarly() bool {
 	return st.res == nil || st.res.Stop.Reason == result.StopFailed || st.res.Stop.Reason == result.StopInterrupted
 }
 
-// Run runs s across agents and returns the merged Result (partial, naming lost agents, when
+// Coordinate runs s across agents and returns the merged Result (partial, naming lost agents, when
 // some were lost or the run was interrupted). An error means nothing ran.
-func Run(ctx context.Context, s *spec.Spec, cfg Config) (*result.Result, error) {
+func Coordinate(ctx context.Context, s *spec.Spec, cfg Config) (*result.Result, error) {
 	if cfg.Wait <= 0 {
 		cfg.Wait = 30 * time.Second
 	}

@@ -28,7 +28,7 @@ func TestRunPasswordReachesAgents(t *testing.T) {
 	startAgents(ctx, t, 2, agent.Config{Control: login, Target: login, Name: "p", Version: "vT"})
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{url}, User: "bench", Password: "s3cret"},
 		Workloads: []spec.Workload{{Clients: 2, Pacing: spec.Pacing{Msgs: 2000}, Config: &spec.Pub{Subject: "pw.test"}}}}
-	res, err := Run(ctx, s, Config{Control: login, Count: 2, Wait: 10 * time.Second, Version: "vT"})
+	res, err := Coordinate(ctx, s, Config{Control: login, Count: 2, Wait: 10 * time.Second, Version: "vT"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestRunCorrectsLatencyByMeasuredOffset(t *testing.T) {
 	}
 	s := &spec.Spec{Version: spec.Version, Workloads: []spec.Workload{{Pacing: spec.Pacing{Msgs: 2000},
 		Config: &spec.PubSub{Subject: "skew.e2e", Size: 32, Pubs: 1, Subs: 2}}}}
-	res, err := Run(ctx, s, Config{Control: login, Count: 2, Wait: 10 * time.Second, Version: "vT"})
+	res, err := Coordinate(ctx, s, Config{Control: login, Count: 2, Wait: 10 * time.Second, Version: "vT"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestRunSelectorUsesTheAgentsItCanKeepBusy(t *testing.T) {
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{url}},
 		Workloads: []spec.Workload{{Clients: 2, Pacing: spec.Pacing{Msgs: 2000}, Config: &spec.Pub{Subject: "sel.test"}}}}
 	var log natstest.Buffer
-	res, err := Run(ctx, s, Config{Control: conn, Selector: map[string]string{"zone": "a"}, Wait: 3 * time.Second, Version: "vT", Log: &log})
+	res, err := Coordinate(ctx, s, Config{Control: conn, Selector: map[string]string{"zone": "a"}, Wait: 3 * time.Second, Version: "vT", Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestRunSamplesServersOnce(t *testing.T) {
 	beforeIn, beforeAPI := before.InMsgs, before.JetStream.Stats.API.Total
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}, Monitor: []string{mon}},
 		Workloads: []spec.Workload{{Clients: 3, Pacing: spec.Pacing{Msgs: 3000}, Config: &spec.Pub{Subject: "tel.test"}}}}
-	res, err := Run(ctx, s, Config{Control: login, Count: 3, Wait: 10 * time.Second, Version: "vT"})
+	res, err := Coordinate(ctx, s, Config{Control: login, Count: 3, Wait: 10 * time.Second, Version: "vT"})
 	if err != nil {
 		t.Fatal(err)
 	}

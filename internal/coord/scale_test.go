@@ -35,7 +35,7 @@ func BenchmarkRun100Agents(b *testing.B) {
 	var skew time.Duration
 	b.ResetTimer()
 	for range b.N {
-		res, err := Run(ctx, s, Config{Control: login, Count: n, Wait: 30 * time.Second, Version: "vB"})
+		res, err := Coordinate(ctx, s, Config{Control: login, Count: n, Wait: 30 * time.Second, Version: "vB"})
 		if err != nil {
 			b.Fatal(err)
 		}
