@@ -54,6 +54,9 @@ func runAgents(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
 			return nil, inputError(err)
 		}
 		defer t.Close()
+		if err := engine.CheckServerVersion(ctx, t, s); err != nil { // before the setup creates anything
+			return nil, inputError(err)
+		}
 		w, teardown, ws, err := setupOnce(ctx, t, s)
 		defer teardown()
 		if err != nil {

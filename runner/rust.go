@@ -164,6 +164,9 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
 		defer own.Close()
 		t = own
 	}
+	if err := engine.CheckServerVersion(ctx, t, s); err != nil {
+		return nil, inputError(err)
+	}
 	if err := engine.CheckPayload(ctx, t, s); err != nil {
 		return nil, inputError(err)
 	}

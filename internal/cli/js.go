@@ -236,7 +236,7 @@ func (a *app) jsGetModeCmd(batched bool) *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:   mode,
-		Short: "Read the stream with " + map[bool]string{false: "one direct get per message", true: "batched direct gets of --batch messages"}[batched],
+		Short: "Read the stream with " + map[bool]string{false: "one direct get per message", true: "batched direct gets of --batch messages (nats-server 2.11+)"}[batched],
 		Long: `Read the stream by sequence with direct gets (the stream must allow direct access; streams
 natsperf creates do). --msgs is per client: every client reads all of them from the stream's
 first message, as nats bench does. A missing or short stream natsperf created is filled first.

@@ -63,7 +63,7 @@ func (s *streamFlags) register(f *pflag.FlagSet) {
 	s.MaxBytes = 1 << 30
 	f.Var((*sizeValue)(&s.MaxBytes), "maxbytes", "maximum size of a stream natsperf creates (size units; 0: unlimited; pubsub --js: unlimited unless given)")
 	f.DurationVar(&s.DedupWindow, "dedup-window", 2*time.Minute, "duplicate detection window of a stream natsperf creates")
-	f.BoolVar(&s.PersistAsync, "persistasync", false, "a stream natsperf creates flushes to disk asynchronously (file storage, R1)")
+	f.BoolVar(&s.PersistAsync, "persistasync", false, "a stream natsperf creates flushes to disk asynchronously (file storage, R1; nats-server 2.12+)")
 }
 
 func (s *streamFlags) validate() error {

@@ -146,7 +146,9 @@ func (b *Build) jsPubConfig(cfg js.PubConfig) js.PubConfig {
 // message will get.
 func (s *jsSession) pubStream(ctx context.Context, sp spec.Stream, cfg js.PubConfig, embedded bool) (uint64, error) {
 	create := sp.Create || embedded
-	return s.pubStreamSpec(ctx, sp, streamSpec(sp, []string{cfg.Subject, cfg.Subject + ".>"}, create), cfg)
+	ss := streamSpec(sp, []string{cfg.Subject, cfg.Subject + ".>"}, create)
+	ss.Atomic, ss.Batched = cfg.Mode == js.Batch, cfg.Mode == js.Fast
+	return s.pubStreamSpec(ctx, sp, ss, cfg)
 }
 
 // pubStreamSpec is pubStream for the stream ss asks for.

@@ -165,6 +165,10 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		}
 		r.Target, r.ownTarget = t, true
 	}
+	if err := CheckServerVersion(ctx, r.Target, s); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if err := CheckPayload(ctx, r.Target, s); err != nil {
 		r.Close()
 		return nil, err

@@ -25,19 +25,38 @@ type maker interface {
 	make(ctx context.Context, jsc jetstream.JetStream) (warning string, undo func(context.Context), err error)
 }
 
-// makerOf is the maker of one setup item.
-func makerOf(it spec.Item) maker {
+// makerOf is the maker of one setup item of s.
+func makerOf(it spec.Item, s *spec.Spec) maker {
 	switch it := it.(type) {
 	case *spec.Stream:
-		return setupStream(*it)
+		st := setupStream{Stream: *it}
+		st.atomic, st.batched = batchesInto(s, it.Name)
+		return st
 	case *spec.Bucket:
 		return setupBucket(*it)
 	}
 	panic(fmt.Sprintf("engine: no maker for setup %s %s", it.Kind(), it.ID())) // a spec type without its maker: a programming error
 }
 
-// setupStream is a setup stream: recreated, so the run starts empty with these settings.
-type setupStream spec.Stream
+// setupStream is a setup stream: recreated, so the run starts empty with these settings,
+// allowing atomic or fast batches when a workload of the run publishes so into it.
+type setupStream struct {
+	spec.Stream
+	atomic, batched bool
+}
+
+// batchesInto reports whether a workload of s publishes atomic batches (js pub atomic) or fast
+// batches (js pub fast) into stream name.
+func batchesInto(s *spec.Spec, name string) (atomic, batched bool) {
+	for _, w := range s.Workloads {
+		mode, c, _ := jsPublishOf(w.Config)
+		if c == nil || strOr(c.Stream, DefaultStream) != name {
+			continue
+		}
+		atomic, batched = atomic || mode == js.Batch, batched || mode == js.Fast
+	}
+	return atomic, batched
+}
 
 // make replaces a stream natsperf created earlier; someone else's is used as it is.
 func (st setupStream) make(ctx context.Context, jsc jetstream.JetStream) (string, func(context.Context), error) {
@@ -49,7 +68,9 @@ func (st setupStream) make(ctx context.Context, jsc jetstream.JetStream) (string
 			return "", nil, fmt.Errorf("replace stream %s: %w", st.Name, err)
 		}
 	}
-	if _, _, err := js.EnsureStream(ctx, jsc, streamSpec(spec.Stream(st), st.Subjects, true)); err != nil {
+	ss := streamSpec(st.Stream, st.Subjects, true)
+	ss.Atomic, ss.Batched = st.atomic, st.batched
+	if _, _, err := js.EnsureStream(ctx, jsc, ss); err != nil {
 		return "", nil, err
 	}
 	waitLeader(ctx, jsc, st.Name)
@@ -111,7 +132,7 @@ func setup(ctx context.Context, t *Target, s *spec.Spec) (warnings []string, tea
 		if !it.Wanted() {
 			continue
 		}
-		warning, undo, err := makerOf(it).make(sctx, jsc)
+		warning, undo, err := makerOf(it, s).make(sctx, jsc)
 		if warning != "" {
 			warnings = append(warnings, warning)
 		}

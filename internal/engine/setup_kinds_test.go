@@ -27,7 +27,7 @@ func TestEverySetupKindHasAMaker(t *testing.T) {
 					t.Errorf("setup %s: %v", it.Kind(), r)
 				}
 			}()
-			if makerOf(it) == nil {
+			if makerOf(it, &spec.Spec{}) == nil {
 				t.Errorf("setup %s: no maker", it.Kind())
 			}
 		}()

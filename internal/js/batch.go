@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -15,6 +14,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/payload"
+	"github.com/natsperf/natsperf/internal/serverver"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -49,8 +49,9 @@ func (p *batchPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if err := p.prepare(ctx, env); err != nil {
 		return err
 	}
-	if v := p.conn.ConnectedServerVersion(); !versionAtLeast(v, 2, 12) {
-		return fmt.Errorf("atomic batch publish needs nats-server 2.12 or newer; %s runs %s", p.conn.ConnectedServerName(), v)
+	// The run checked one server up front; this client's may be another (a mixed cluster).
+	if r := serverver.AtomicBatch.Refusal("js pub atomic", p.conn.ConnectedServerVersion()); r != "" {
+		return fmt.Errorf("%s (%s)", r, p.conn.ConnectedServerName())
 	}
 	s, err := p.js.Stream(ctx, p.cfg.Stream)
 	if err != nil {
@@ -237,18 +238,4 @@ func commitErr(resp *nats.Msg, batchID string, n uint64) error {
 		return fmt.Errorf("%w: batch %q of %d, want %q of %d", errBadCommit, r.BatchID, r.Count, batchID, n)
 	}
 	return nil
-}
-
-// versionAtLeast compares a server version "2.12.1" (or "2.12.0-beta") with major.minor.
-func versionAtLeast(v string, major, minor int) bool {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	ma, err1 := strconv.Atoi(parts[0])
-	mi, err2 := strconv.Atoi(strings.SplitN(parts[1], "-", 2)[0])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return ma > major || (ma == major && mi >= minor)
 }

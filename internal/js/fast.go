@@ -12,6 +12,7 @@ import (
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/record"
+	"github.com/natsperf/natsperf/internal/serverver"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -45,8 +46,9 @@ func (p *fastPub) Prepare(ctx context.Context, env *bench.Env) error {
 	if err := p.prepare(ctx, env); err != nil {
 		return err
 	}
-	if v := p.conn.ConnectedServerVersion(); !versionAtLeast(v, 2, 14) {
-		return fmt.Errorf("fast batch publish needs nats-server 2.14 or newer; %s runs %s", p.conn.ConnectedServerName(), v)
+	// The run checked one server up front; this client's may be another (a mixed cluster).
+	if r := serverver.FastBatch.Refusal("js pub fast", p.conn.ConnectedServerVersion()); r != "" {
+		return fmt.Errorf("%s (%s)", r, p.conn.ConnectedServerName())
 	}
 	var err error
 	if p.msg, p.idBuf, err = p.body(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/natsperf/natsperf/internal/serverver"
 	"github.com/natsperf/natsperf/internal/units"
 )
 
@@ -36,6 +37,10 @@ type StreamSpec struct {
 	DedupWindow time.Duration
 	// PersistAsync asks for asynchronous flushes (file storage, R1, no atomic batches).
 	PersistAsync bool
+	// Atomic and Batched: the workload publishes atomic batches (js pub atomic) or fast
+	// batches (js pub fast) into a stream it creates. The run refused such a workload up front
+	// on a server that lacks them (engine.CheckServerVersion).
+	Atomic, Batched bool
 	// Compression is S2 or none (jetstream.NoCompression).
 	Compression jetstream.StoreCompression
 	// Create allows creating the stream when it is missing.
@@ -73,7 +78,7 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, spec StreamSpec) 
 	if !spec.Create {
 		return nil, nil, fmt.Errorf("%w: %s", ErrStreamMissing, spec.Name)
 	}
-	s, err = createStream(ctx, js, spec.Config())
+	s, err = createStream(ctx, js, spec.Config(js.Conn().ConnectedServerVersion()))
 	if err != nil {
 		return nil, nil, fmt.Errorf("create stream %s: %w", spec.Name, err)
 	}
@@ -121,9 +126,12 @@ func retryable(err error) bool {
 	return errors.As(err, &apiErr) && apiErr.Code == 503 // JetStream temporarily unavailable
 }
 
-// Config is the stream natsperf creates for spec: marked, direct gets allowed, and atomic batch
-// publishing allowed unless the flushes are asynchronous (the server forbids the two together).
-func (spec StreamSpec) Config() jetstream.StreamConfig {
+// Config is the stream natsperf creates for spec on a server of version server (its INFO):
+// marked, direct gets allowed, and atomic and fast batches allowed when the workload publishes
+// so or the server has them, as nats bench's streams do (so one stream serves every js pub
+// mode); atomic never with asynchronous flushes (the server forbids the two together). A
+// setting the server does not know is left out: 2.12 refuses a stream naming allow_batched.
+func (spec StreamSpec) Config(server string) jetstream.StreamConfig {
 	cfg := jetstream.StreamConfig{
 		Name:               spec.Name,
 		Subjects:           spec.Subjects,
@@ -132,9 +140,9 @@ func (spec StreamSpec) Config() jetstream.StreamConfig {
 		MaxBytes:           spec.MaxBytes,
 		Duplicates:         spec.DedupWindow,
 		AllowDirect:        true,
-		AllowAtomicPublish: !spec.PersistAsync,
+		AllowAtomicPublish: (spec.Atomic || serverver.AtomicBatch.In(server)) && !spec.PersistAsync,
 		Compression:        spec.Compression,
-		AllowBatchPublish:  true, // js pub fast (nats bench creates its streams so too)
+		AllowBatchPublish:  spec.Batched || serverver.FastBatch.In(server),
 		Metadata:           mark(),
 	}
 	if cfg.MaxBytes == 0 {
