@@ -236,7 +236,6 @@ func TestReadmeTourParses(t *testing.T) {
 	}
 }
 
-
 // TestCIRunsTheReadmeTestLine: the README's test command is the one .ci/run runs, word for
 // word (the README once said "go test ./..." while deploy/'s module went untested).
 func TestCIRunsTheReadmeTestLine(t *testing.T) {
