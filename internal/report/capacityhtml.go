@@ -303,7 +303,11 @@ func latencyChart(b *strings.Builder, rates []rateProbes, lat []capSeries, limit
 		}, "")
 	}
 	b.WriteString("</svg>")
-	b.WriteString(`<p class="key">Lines join each rate's median; dots are the probes (hollow: failed). The dashed line is the threshold; the shaded band is the knee.</p>`)
+	key := "Lines join each rate's median; dots are the probes (hollow: failed). A dashed line is a threshold"
+	if knee != nil {
+		key += "; the shaded band is the knee, from the last passing to the first failing rate"
+	}
+	fmt.Fprintf(b, `<p class="key">%s.</p>`, html.EscapeString(key))
 	b.WriteString("</figure>\n")
 }
 
