@@ -294,3 +294,44 @@ func TestCapacityHelpListsItsFlags(t *testing.T) {
 		}
 	}
 }
+
+// slug is GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestReadmeLinksResolve: every relative link of the README and its reference pages names a
+// file that exists and, with #anchor, a heading of it (the README sends terms to the glossary).
+func TestReadmeLinksResolve(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)#:]+)(?:#([^)]+))?\)`)
+	for _, name := range readmeDocs {
+		for _, m := range link.FindAllStringSubmatch(repoFile(t, name), -1) {
+			target := filepath.ToSlash(filepath.Join(filepath.Dir(name), m[1]))
+			if _, err := os.Stat(filepath.Join("..", "..", target)); err != nil {
+				t.Errorf("%s links to %s, which does not exist", name, m[1])
+				continue
+			}
+			if m[2] == "" || !strings.HasSuffix(target, ".md") {
+				continue
+			}
+			found := false
+			for _, line := range strings.Split(repoFile(t, target), "\n") {
+				if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") && slug(h) == m[2] {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s links to %s#%s: no such heading", name, target, m[2])
+			}
+		}
+	}
+}
