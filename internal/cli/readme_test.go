@@ -10,9 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/natsperf/natsperf/internal/connect"
 )
 
 // The documents a newcomer reads first: they must name only commands and flags that exist.
@@ -333,5 +336,60 @@ func TestReadmeLinksResolve(t *testing.T) {
 				t.Errorf("%s links to %s#%s: no such heading", name, target, m[2])
 			}
 		}
+	}
+}
+
+// background runs the CLI until ctx ends; out is read while it runs, code when it is done.
+func background(ctx context.Context, t *testing.T, args ...string) (out *syncBuffer, code <-chan int) {
+	out = &syncBuffer{}
+	home := t.TempDir()
+	c := make(chan int, 1)
+	go func() {
+		c <- Run(ctx, args, Streams{Out: out, Err: &syncBuffer{}, Env: connect.Env{Getenv: func(string) string { return "" }, Home: home}})
+	}()
+	return out, c
+}
+
+// waitFor polls out until it holds s.
+func waitFor(t *testing.T, out *syncBuffer, s string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q within 60s in:\n%s", s, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestReadmeStoppedServerAndResponders: what the README says lines ending in '&' print when
+// stopped: the server prints "Stopping", the responders how many requests they received.
+func TestReadmeStoppedServerAndResponders(t *testing.T) {
+	readme := strings.Join(strings.Fields(repoFile(t, "README.md")), " ")
+	if !strings.Contains(readme, "the server prints `Stopping` and the responders print how many requests they served") {
+		t.Fatal("README no longer says what stopped servers and responders print: update this test with it")
+	}
+	srvCtx, stopSrv := context.WithCancel(context.Background())
+	defer stopSrv()
+	srvOut, srvCode := background(srvCtx, t, "server", "--port", "0")
+	waitFor(t, srvOut, "Connect with: -s ")
+	url := strings.Fields(strings.SplitN(srvOut.String(), "Connect with: -s ", 2)[1])[0]
+	svcCtx, stopSvc := context.WithCancel(context.Background())
+	defer stopSvc()
+	svcOut, svcCode := background(svcCtx, t, "service", "serve", "readme.svc", "-s", url, "--clients", "2", "--no-progress")
+	waitFor(t, svcOut, "Starting")
+	if r := run(context.Background(), t, nil, "service", "request", "readme.svc", "-s", url, "--msgs", "500", "--no-progress"); r.code != 0 {
+		t.Fatalf("service request: exit %d\n%s", r.code, r.err)
+	}
+	stopSvc()
+	if code := <-svcCode; code != exitInterrupted && code != 0 {
+		t.Errorf("stopped responders exited %d, want 130 or 0", code)
+	}
+	if !strings.Contains(svcOut.String(), "received 500 ") {
+		t.Errorf("stopped responders do not say they received the 500 requests:\n%s", svcOut.String())
+	}
+	stopSrv()
+	if code := <-srvCode; code != 0 || !strings.HasSuffix(srvOut.String(), "Stopping\n") {
+		t.Errorf("stopped server: exit %d, output:\n%s", code, srvOut.String())
 	}
 }
