@@ -29,12 +29,16 @@ finish() {
   return $failed
 }
 
-# README lines that belong to the tour: the opening ```sh block and the one after "## A short tour".
+# README lines that belong to the tour: the opening ```sh block and the one after "## A short tour";
+# a line ending in a backslash goes on to the next.
 extract() {
   awk '/^## A short tour/ { tour = 1 }
        /^```sh/ { n++; inblock = 1; next }
        /^```/   { if (inblock && tour == 1) tour = 2; inblock = 0; next }
-       inblock && (n == 1 || tour == 1) { print }' "$repo/README.md"
+       inblock && (n == 1 || tour == 1) { print }' "$repo/README.md" |
+    awk '{ sub(/^[[:space:]]+/, "") }
+         /\\$/ { sub(/[[:space:]]*\\$/, " "); part = part $0; next }
+         { print part $0; part = "" }'
 }
 
 if (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then

@@ -47,7 +47,7 @@ const (
 var openLoop = map[string]bool{"pub": true, "pubsub": true, "latency": true}
 
 func (a *app) capacityCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "capacity COMMAND [ARGS] --slo SLO... [--min R] [--max R] [--probe-duration D] [--warmup D]",
 		Short: "Find the highest rate a deployment carries while every --slo threshold holds",
 		Long: `Find the capacity of a deployment: the highest offered rate at which every threshold (--slo)
@@ -73,11 +73,8 @@ Prints every probe, then the capacity line; --json prints the search as JSON (na
 and -o saves it. Exit 0 when a capacity was found (or every probe passed up to --max), 6 when none
 holds at --min or the load generator was the bottleneck; docs/capacity.md.
 
-Capacity's own flags: --min RATE (first probe, default 1000), --max RATE (highest, default
-1,000,000), --probe-duration D (measured part of each probe, default 5s), --repeats N (default 3),
---precision F (bisect until the bounds are within this fraction, default 0.05), --drain D (least
-pause between probes, default 1s), --html FILE (the curve: latency percentiles and achieved rate
-against offered rate, the SLO line and the knee). --warmup (the command's flag) defaults to 1s.`,
+Capacity's own flags are listed under Flags; every other flag belongs to COMMAND (see its
+--help). --warmup (the command's flag) defaults to 1s here.`,
 		Example: `  natsperf capacity pubsub cap.demo --slo 'p99<1s' --min 500 --max 2000 --probe-duration 300ms --warmup 100ms --repeats 1 --html cap.html
   natsperf service serve cap.svc -s nats://127.0.0.1:4222 &
   natsperf capacity service request cap.svc -s nats://127.0.0.1:4222 --slo 'p99<1s' --slo 'loss=0' --min 100 --max 400 --probe-duration 300ms --repeats 1 --json`,
@@ -93,6 +90,22 @@ against offered rate, the SLO line and the knee). --warmup (the command's flag) 
 			return a.capacity(cmd, cf, rest)
 		},
 	}
+	// Flag parsing is capacity's own (the rest of the line is COMMAND's), so these are
+	// registered here for --help and completion only; parseCapacityFlags parses them.
+	defaults := defaultCapacityFlags()
+	defaults.register(cmd.Flags())
+	return cmd
+}
+
+// register adds capacity's own flags, with their help, to fs.
+func (cf *capacityFlags) register(fs *pflag.FlagSet) {
+	fs.Float64Var(&cf.min, "min", cf.min, "the first (lowest) offered rate probed, msgs/s")
+	fs.Float64Var(&cf.max, "max", cf.max, "the highest offered rate probed, msgs/s")
+	fs.DurationVar(&cf.probe, "probe-duration", cf.probe, "the measured part of each probe (after --warmup)")
+	fs.IntVar(&cf.repeats, "repeats", cf.repeats, "probes at each side of the boundary, 1 to 20")
+	fs.Float64Var(&cf.precision, "precision", cf.precision, "bisect until the bounds are within this fraction of each other")
+	fs.DurationVar(&cf.drain, "drain", cf.drain, "the least pause between probes, for the backlog to drain")
+	fs.StringVar(&cf.html, "html", cf.html, "write the curve to FILE: latency (log axis) and achieved rate against offered rate, the SLO line, the knee")
 }
 
 // defaultCapacityFlags are capacity's defaults (and a scenario's capacity: left unset).
@@ -104,13 +117,7 @@ func defaultCapacityFlags() capacityFlags {
 func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
 	cf := defaultCapacityFlags()
 	fs := pflag.NewFlagSet("capacity", pflag.ContinueOnError)
-	fs.Float64Var(&cf.min, "min", cf.min, "")
-	fs.Float64Var(&cf.max, "max", cf.max, "")
-	fs.DurationVar(&cf.probe, "probe-duration", cf.probe, "")
-	fs.IntVar(&cf.repeats, "repeats", cf.repeats, "")
-	fs.Float64Var(&cf.precision, "precision", cf.precision, "")
-	fs.DurationVar(&cf.drain, "drain", cf.drain, "")
-	fs.StringVar(&cf.html, "html", "", "")
+	cf.register(fs)
 	var own, rest []string
 	for i := 0; i < len(args); i++ {
 		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")

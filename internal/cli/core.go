@@ -84,8 +84,9 @@ func (a *app) subCmd() *cobra.Command {
 		Short: "Receive core NATS messages and measure throughput, latency and loss",
 		Long: `Start --clients subscribers, each on its own connection and each expecting --msgs
 messages (with --queue they share the messages in a queue group, so --msgs is then the total).
-Measurement starts at the first message. Once messages have started, a subscriber that gets
-nothing for --idle-timeout ends and reports what arrived and what is missing. Run it against a
+Measurement starts at the first message. A subscriber that gets nothing for --idle-timeout ends
+and reports what arrived and what is missing; one that received none of what it expected exits
+1. Run it against a
 server (-s), then start a publisher in another terminal: 'natsperf server' runs one.`,
 		Example: `  natsperf server &                                   # an embedded server on :4222
   natsperf sub foo -s nats://127.0.0.1:4222 --size 16 --msgs 1000000 &
@@ -303,7 +304,7 @@ func warnPrivate(w io.Writer, embedded bool, command string) {
 		return
 	}
 	other, ok := map[string]string{
-		"sub":             "publish to it, so this subscriber waits until Ctrl-C",
+		"sub":             "publish to it, so this subscriber receives nothing and ends after --idle-timeout (exit 1)",
 		"service serve":   "send requests to it, so these responders wait until Ctrl-C",
 		"service request": "answer on it, so every request finds no responders",
 	}[command]

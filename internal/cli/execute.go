@@ -11,6 +11,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/units"
 )
 
 // logf prints start lines where they do not mix with --json output.
@@ -66,6 +67,15 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 		return exitCode(exitInterrupted)
 	case result.StopFailed:
 		return exitCode(exitFailed)
+	case result.StopIdle:
+		// Receivers that waited out the idle timeout without one message of what they
+		// expected have not measured anything: that is no success.
+		for _, g := range res.Groups {
+			if g.Expected > 0 && g.Aggregate.Msgs == 0 {
+				fmt.Fprintf(a.streams.Err, "natsperf: %s received none of the %s messages it expected within --idle-timeout (is anything publishing to it?)\n", g.Kind, units.Comma(g.Expected))
+				return exitCode(exitFailed)
+			}
+		}
 	}
 	if n := res.Loss(); n > 0 { // a failed run's figures are partial: it exits 1 above
 		fmt.Fprintf(a.streams.Err, "natsperf: %d message(s) lost (acknowledged but missing, or sequence gaps at the receivers)\n", n)

@@ -117,6 +117,16 @@ func TestIdleTimeoutReportsMissing(t *testing.T) {
 	}
 }
 
+// TestSubThatReceivedNothingFails: a subscriber nothing was published to ends by its idle
+// timeout with none of what it expected: exit 1, and a line that says so (it used to exit 0).
+func TestSubThatReceivedNothingFails(t *testing.T) {
+	s := startServer(t, nil)
+	r := run(context.Background(), t, nil, "sub", "nobody", "-s", s.ClientURL(), "--msgs", "1000", "--idle-timeout", "300ms", "--no-progress")
+	if r.code != exitFailed || !strings.Contains(r.err, "received none of the 1,000 messages it expected") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 saying nothing was received", r.code, r.err)
+	}
+}
+
 func TestInterruptKeepsPartialResult(t *testing.T) {
 	s := startServer(t, nil)
 	file := filepath.Join(t.TempDir(), "partial.json")

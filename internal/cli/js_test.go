@@ -247,8 +247,9 @@ func TestJSIdleTimeoutOnEmptyFilter(t *testing.T) {
 			start := time.Now()
 			res, r := runJSON(context.Background(), t, at(s, "js", kind, "--msgs", "100",
 				"--filter", "benchstream.nothing", "--idle-timeout", "300ms", "--stream", "idle_"+kind)...)
-			if res.Stop.Reason != result.StopIdle || r.code != 0 {
-				t.Fatalf("exit %d, stop %+v", r.code, res.Stop)
+			// Readers that received none of what they expected have not succeeded: exit 1.
+			if res.Stop.Reason != result.StopIdle || r.code != exitFailed || !strings.Contains(r.err, "received none of the 100 messages") {
+				t.Fatalf("exit %d, stop %+v, stderr %q", r.code, res.Stop, r.err)
 			}
 			if g := group(t, res, "sub"); g.Aggregate.Msgs != 0 {
 				t.Fatalf("got %d messages on an empty filter", g.Aggregate.Msgs)

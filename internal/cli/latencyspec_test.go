@@ -49,11 +49,12 @@ func TestLatencySpecRunsAsTheCommand(t *testing.T) {
 	a, b := decodeSettings(t, direct), decodeSettings(t, fromSpec)
 	for _, m := range []map[string]any{a, b} { // measured per run, not settings
 		w, _ := m["workload"].(map[string]any)
-		if w["pub_rtt_ns"] == nil || w["sub_rtt_ns"] == nil {
-			t.Fatalf("settings lack the server round trips: %v", w)
+		if w["pub_rtt_ns"] == nil || w["sub_rtt_ns"] == nil || w["last_sent_unix_ns"] == nil {
+			t.Fatalf("settings lack the server round trips or the last send: %v", w)
 		}
 		delete(w, "pub_rtt_ns")
 		delete(w, "sub_rtt_ns")
+		delete(w, "last_sent_unix_ns")
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("settings differ:\ncommand %s\nspec    %s", direct.Settings, fromSpec.Settings)

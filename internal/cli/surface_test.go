@@ -55,7 +55,7 @@ func TestEmbeddedServerIsPrivate(t *testing.T) {
 }
 
 // TestUsageErrorsExit2: a typo in a command or a flag is one line on stderr, exit 2, with
-// suggestions; a group command without a subcommand still shows its help.
+// suggestions; so is a group command without its subcommand (natsperf alone shows its help).
 func TestUsageErrorsExit2(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -79,8 +79,22 @@ func TestUsageErrorsExit2(t *testing.T) {
 			t.Errorf("natsperf %s printed help on stdout", strings.Join(tc.args, " "))
 		}
 	}
-	if r := run(context.Background(), t, nil, "js"); r.code != 0 || !strings.Contains(r.out, "Available Commands") {
-		t.Errorf("natsperf js: exit %d, want its help", r.code)
+	// The likeliest suggestion first: --msg is the start of --msgs, two edits from --csv.
+	if r := run(context.Background(), t, nil, "pub", "foo", "--msg", "10"); !strings.Contains(r.err, "did you mean --msgs") {
+		t.Errorf("natsperf pub foo --msg 10: %q, want --msgs suggested first", r.err)
+	}
+	if r := run(context.Background(), t, nil, "publish", "foo"); r.code != exitUsage || !strings.Contains(r.err, "did you mean pub?") {
+		t.Errorf("natsperf publish foo: exit %d, %q, want exit 2 suggesting pub", r.code, r.err)
+	}
+	// A group without its subcommand ran nothing: a usage error naming the subcommands.
+	for _, args := range [][]string{{"js"}, {"js", "pub"}, {"js", "get"}, {"kv"}, {"service"}} {
+		r := run(context.Background(), t, nil, args...)
+		if r.code != exitUsage || !strings.Contains(r.err, "needs a subcommand") || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
+			t.Errorf("natsperf %s: exit %d, stderr %q, want exit 2 and one line naming the subcommands", strings.Join(args, " "), r.code, r.err)
+		}
+	}
+	if r := run(context.Background(), t, nil); r.code != 0 || !strings.Contains(r.out, "Available Commands") {
+		t.Errorf("natsperf: exit %d, want its help", r.code)
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,7 +11,8 @@ import (
 
 // guardGroups makes every command that only groups others (the root, js, js pub, js get, kv,
 // service) refuse an unknown subcommand as a usage error with suggestions, instead of printing
-// its help and exiting 0; without arguments it still shows its help.
+// its help and exiting 0. Without arguments the root shows its help; a group below it is a
+// usage error too ('natsperf js pub' ran nothing, so it has not succeeded).
 func guardGroups(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		guardGroups(sub)
@@ -24,7 +26,25 @@ func guardGroups(c *cobra.Command) {
 		}
 		return unknownCommand(cmd, args[0])
 	}
-	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		if !cmd.HasParent() {
+			return cmd.Help()
+		}
+		return usagef("%s needs a subcommand: %s (see %s --help)",
+			strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "),
+			strings.Join(subcommands(cmd), ", "), cmd.CommandPath())
+	}
+}
+
+// subcommands are the names a user can type after cmd.
+func subcommands(cmd *cobra.Command) []string {
+	var names []string
+	for _, s := range cmd.Commands() {
+		if s.IsAvailableCommand() {
+			names = append(names, s.Name())
+		}
+	}
+	return names
 }
 
 // guardHelp makes 'natsperf help TYPO' the same usage error as 'natsperf TYPO' (cobra's help
@@ -50,14 +70,17 @@ func guardHelp(root *cobra.Command) {
 
 func unknownCommand(cmd *cobra.Command, name string) error {
 	cmd.SuggestionsMinimumDistance = 2
-	var names []string
-	for _, s := range cmd.Commands() {
-		if s.IsAvailableCommand() {
-			names = append(names, s.Name())
+	names := subcommands(cmd)
+	suggestions := cmd.SuggestionsFor(name)
+	// A longer spelling of a command ('publish' for pub, 'subscribe' for sub) is too far from
+	// it for the edit distance; a command its first letters name is what the user meant.
+	for _, n := range names {
+		if len(n) >= 3 && len(name) > len(n) && strings.HasPrefix(strings.ToLower(name), n) && !slices.Contains(suggestions, n) {
+			suggestions = append([]string{n}, suggestions...)
 		}
 	}
 	return usagef("unknown command %q for %q%s (commands: %s)", name, cmd.CommandPath(),
-		didYouMean(cmd.SuggestionsFor(name), ""), strings.Join(names, ", "))
+		didYouMean(suggestions, ""), strings.Join(names, ", "))
 }
 
 func didYouMean(suggestions []string, prefix string) string {
@@ -87,6 +110,14 @@ func flagError(cmd *cobra.Command, err error) error {
 			close = append(close, f.Name)
 		}
 	})
+	// The likeliest first: a flag the typed name begins (--msg: --msgs), then the fewest edits.
+	rank := func(f string) int {
+		if strings.HasPrefix(f, name) {
+			return len(f) - len(name) - 100
+		}
+		return levenshtein(name, f)
+	}
+	slices.SortStableFunc(close, func(a, b string) int { return rank(a) - rank(b) })
 	return usagef("unknown flag: --%s%s (see %s --help)", name, didYouMean(close, "--"), cmd.CommandPath())
 }
 

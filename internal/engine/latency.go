@@ -45,12 +45,17 @@ type latencyEchoRTT struct {
 
 func (e latencyEchoRTT) MarshalJSON() ([]byte, error) {
 	pub, sub := e.link.RTTs()
+	var last int64 // when the publisher sent its last message: the Result's End is the slot after
+	if t := e.link.LastSent(); !t.IsZero() {
+		last = t.UnixNano()
+	}
 	type plain latencyEcho
 	return json.Marshal(struct {
 		plain
-		PubRTT int64 `json:"pub_rtt_ns"`
-		SubRTT int64 `json:"sub_rtt_ns"`
-	}{plain(e.latencyEcho), int64(pub), int64(sub)})
+		PubRTT   int64 `json:"pub_rtt_ns"`
+		SubRTT   int64 `json:"sub_rtt_ns"`
+		LastSent int64 `json:"last_sent_unix_ns,omitempty"`
+	}{plain(e.latencyEcho), int64(pub), int64(sub), last})
 }
 
 // buildLatency is one fixed-rate publisher on the target (server A) and one subscriber on

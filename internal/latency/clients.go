@@ -36,6 +36,7 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 // schedule, it stopped at the duration.
 func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
 	err := p.Publisher.Run(ctx, env)
+	p.link.lastSent.Store(env.Rec.LastMessage())
 	if n := env.Rec.Progress(); n < env.Share {
 		p.link.short.Store(n)
 	}

@@ -85,9 +85,19 @@ func TestLostNotWaitedFor(t *testing.T) {
 	if pubRTT <= 0 || subRTT <= 0 {
 		t.Fatalf("RTTs %v %v", pubRTT, subRTT)
 	}
-	rep := FromResult(res, begin, pubRTT, subRTT, 24, 200*time.Millisecond, 1000)
+	rep := FromResult(res, begin, link.LastSent(), pubRTT, subRTT, 24, 200*time.Millisecond, 1000)
 	if rep.Sent != 200 || rep.Received != 200 || rep.Lost != 0 {
 		t.Fatalf("sent %d received %d lost %d, want 200 200 0", rep.Sent, rep.Received, rep.Lost)
+	}
+	// Every message arrived, so the last one was sent before it was received: the last send
+	// is measured, not the publisher's End (the slot after it, which printed "Last Recv Wall
+	// Time: 2.999092s" before "Last Sent Wall Time: 3s").
+	if rep.LastSent <= 0 || rep.LastSent > rep.LastRecv {
+		t.Errorf("last sent %v, last received %v: a receive before the last send", rep.LastSent, rep.LastRecv)
+	}
+	// Read back from the Result alone, the last send is the last slot's start.
+	if back := FromResult(res, begin, time.Time{}, pubRTT, subRTT, 24, 200*time.Millisecond, 1000); back.LastSent > back.LastRecv {
+		t.Errorf("from the Result: last sent %v after the last receive %v", back.LastSent, back.LastRecv)
 	}
 	var buf bytes.Buffer
 	if err := rep.Write(&buf); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/record"
 )
 
 // RouteTimeout bounds how long the publisher waits for server A to learn of the subscription
@@ -36,7 +37,13 @@ type Link struct {
 	// short is what the publisher sent when it sent fewer than its share (0 otherwise), set
 	// once it is done: behind its schedule, it stops at the duration.
 	short atomic.Int64
+	// lastSent is when the publisher sent its last message (Unix ns; 0: none), set once it
+	// is done: the Result's publisher End is the slot after it.
+	lastSent atomic.Int64
 }
+
+// LastSent is when the publisher sent its last message (zero before it is done, or none).
+func (l *Link) LastSent() time.Time { return record.Time(l.lastSent.Load()) }
 
 // NewLink returns a link for subject.
 func NewLink(subject string) *Link {

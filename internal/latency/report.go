@@ -30,7 +30,10 @@ type Report struct {
 }
 
 // FromResult gathers the report from a latency run: group 0 publishes, group 1 receives.
-func FromResult(res *result.Result, started time.Time, pubRTT, subRTT time.Duration, size int64, d time.Duration, rate float64) Report {
+// lastSent is when the publisher sent its last message, as measured (Link.LastSent); zero
+// for a Result read back, which has only the publisher's End, the slot after its last
+// message: the last send is then that slot's start, when the schedule kept its rate.
+func FromResult(res *result.Result, started, lastSent time.Time, pubRTT, subRTT time.Duration, size int64, d time.Duration, rate float64) Report {
 	r := Report{PubRTT: pubRTT, SubRTT: subRTT, Size: size, Duration: d, Rate: rate}
 	if len(res.Groups) < 2 {
 		return r
@@ -42,7 +45,14 @@ func FromResult(res *result.Result, started time.Time, pubRTT, subRTT time.Durat
 	}
 	if !pub.Start.IsZero() {
 		r.FirstSent = pub.Start.Sub(started)
-		r.LastSent = pub.End.Sub(pub.Start)
+		switch {
+		case !lastSent.IsZero():
+			r.LastSent = lastSent.Sub(pub.Start)
+		case rate > 0 && r.Sent > 0:
+			r.LastSent = pub.End.Sub(pub.Start) - time.Duration(float64(time.Second)/rate)
+		default:
+			r.LastSent = pub.End.Sub(pub.Start)
+		}
 		if !sub.End.IsZero() {
 			r.LastRecv = sub.End.Sub(pub.Start)
 		}

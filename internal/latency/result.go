@@ -18,7 +18,10 @@ type settings struct {
 	Duration time.Duration `json:"duration"`
 	PubRTT   *int64        `json:"pub_rtt_ns"`
 	SubRTT   *int64        `json:"sub_rtt_ns"`
-	Workload *settings     `json:"workload"`
+	// LastSent is when the publisher sent its last message (natsperf's engine writes it;
+	// without it the report takes the last slot's start).
+	LastSent int64     `json:"last_sent_unix_ns"`
+	Workload *settings `json:"workload"`
 }
 
 // WriteResult writes a latency Result in latency-tests' blocks and the run's tail, for a local
@@ -44,7 +47,11 @@ func WriteResult(w io.Writer, res *result.Result, started time.Time, offered flo
 	if offered <= 0 {
 		offered = s.Rate
 	}
-	rep := FromResult(res, started, rtt(s.PubRTT), rtt(s.SubRTT), s.Size, s.Duration, offered)
+	var lastSent time.Time
+	if s.LastSent > 0 {
+		lastSent = time.Unix(0, s.LastSent)
+	}
+	rep := FromResult(res, started, lastSent, rtt(s.PubRTT), rtt(s.SubRTT), s.Size, s.Duration, offered)
 	if err := rep.Write(w); err != nil {
 		return err
 	}

@@ -396,6 +396,11 @@ func (r *Recorder) Unique() int64 { return r.unique.Load() }
 // Finish closes the series. Call it from the owner once the client is done.
 func (r *Recorder) Finish() { r.closeInterval() }
 
+// LastMessage is when the client's last message was sent or received (0: none). End does not
+// move it: a fixed-rate publisher's End is the slot after its last message. Call it from the
+// owner.
+func (r *Recorder) LastMessage() int64 { return r.prev }
+
 // Events counts anomalies. They are bumped from client library callbacks on other goroutines.
 type Events struct {
 	Errors        atomic.Int64

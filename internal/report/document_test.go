@@ -32,7 +32,7 @@ func TestSectionInEveryFormat(t *testing.T) {
 			[]string{"## Cells", "## Zeta check\n\nWhy `zeta` & <b> matter.\n\n- point one\n\n### zeta table\n\n| key | value |\n| --- | --- |\n| alpha | 42 |\n"}, nil},
 		{"html", func(b *bytes.Buffer) error { return d.WriteHTML(b) },
 			[]string{"<h2>Cells</h2>", "<h2>Zeta check</h2>\n<p>Why <code>zeta</code> &amp; &lt;b&gt; matter.</p>\n<ul><li>point one</li></ul>\n", `aria-label="zeta bars"`,
-				"<h3>zeta table</h3>\n<table><thead><tr><th>key</th><th>value</th></tr></thead><tbody>\n<tr><td>alpha</td><td>42</td></tr>\n</tbody></table>\n"},
+				"<h3>zeta table</h3>\n<div class=\"scroll-box\"><table><thead><tr><th>key</th><th>value</th></tr></thead><tbody>\n<tr><td>alpha</td><td>42</td></tr>\n</tbody></table></div>\n"},
 			[]string{"<h2>Omega chart</h2>\n<p>Only a chart.</p>\n", `aria-label="omega bars"`}},
 		{"text", func(b *bytes.Buffer) error { return d.WriteText(b) },
 			[]string{"Cells\n-----", "Zeta check\n----------\n\nWhy `zeta` & <b> matter.\n\n- point one\n\nzeta table\n\nkey    value\nalpha  42\n"}, nil},

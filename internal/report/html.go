@@ -95,8 +95,10 @@ func anyY(pts []Point) bool {
 
 func seriesOf(name string, pts []Point) series { return series{name: name, pts: pts} }
 
+// htmlTable writes t in a box that scrolls sideways: a wide table (the cells, the storage)
+// scrolls inside it instead of widening the page.
 func htmlTable(b *strings.Builder, t Table) {
-	fmt.Fprintf(b, "<table%s><thead><tr>", classAttr(t.Class))
+	fmt.Fprintf(b, "<div class=\"scroll-box\"><table%s><thead><tr>", classAttr(t.Class))
 	for _, h := range t.Head {
 		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(h))
 	}
@@ -108,7 +110,7 @@ func htmlTable(b *strings.Builder, t Table) {
 		}
 		b.WriteString("</tr>\n")
 	}
-	b.WriteString("</tbody></table>\n")
+	b.WriteString("</tbody></table></div>\n")
 }
 
 func spectrumTick(x float64) string {
@@ -149,7 +151,10 @@ dl.context{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.c
 .panel svg.chart{border:none}li.interaction{color:#D55E00}table.failed td{color:#a00}
 @media print{body{margin:0;max-width:none}figure,table,.panel{break-inside:avoid}.legend li{cursor:auto}}.line.dim{opacity:.12}.whisker{stroke:#222;stroke-width:1.5}
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px}
-.legend li{cursor:default}.legend span{display:inline-block;width:10px;height:10px;margin-right:4px}`
+.legend li{cursor:default}.legend span{display:inline-block;width:10px;height:10px;margin-right:4px}
+.scroll-box{max-width:100%;overflow-x:auto}.scroll-box pre{margin:0}.scroll-box table{margin:6px 0}
+.knee{fill:#E69F00;opacity:.22}.knee-label{font-size:11px;fill:#8a5a00}.key{font-size:12px;color:#555;margin:4px 0}
+.dot.fail{stroke-width:1.6}.slo{stroke:#c00;stroke-width:1.8;stroke-dasharray:8 5}.slo-label{font-size:11px;fill:#c00;font-weight:600}`
 
 // script highlights a line when its legend entry is hovered, and marks the page as rendered:
 // the browser test reads data-charts, data-unlabelled (charts without both axis labels) and
@@ -169,6 +174,8 @@ charts.forEach(function(c){var x=c.querySelector('text.xlabel'),y=c.querySelecto
 document.body.setAttribute('data-unlabelled',String(unlabelled));
 document.body.setAttribute('data-render-ms',String(Math.round(performance.now())));
 document.body.setAttribute('data-charts',String(charts.length));
+document.body.setAttribute('data-page-width',String(document.documentElement.scrollWidth));
+document.body.setAttribute('data-window-width',String(window.innerWidth));
 })();`
 
 // short names a cell by its axis values only ("one-stream · file · 3 · sync").

@@ -123,7 +123,7 @@ func OneLine(r *result.Result) string {
 	var parts []string
 	for _, role := range []string{"pub", "sub", "request", "serve"} {
 		if x, ok := v[role+".rate"]; ok {
-			parts = append(parts, fmt.Sprintf("%s %s msgs/s per client (%s total)", role, units.Comma(int64(x)), units.Comma(int64(v[role+".total"]))))
+			parts = append(parts, fmt.Sprintf("%s %s msgs/s per client (%s msgs/s total)", role, units.Comma(int64(x)), units.Comma(int64(v[role+".total"]))))
 		}
 	}
 	for _, role := range []string{"sub", "pub", "request"} {

@@ -151,7 +151,7 @@ func render(t *testing.T, name, page string) rendered {
 		return stdout.String(), stderr.String()
 	}
 	r := rendered{}
-	r.dom, r.log = run("--dump-dom")
+	r.dom, r.log = run("--dump-dom", "--window-size=800,600")
 	shot := filepath.Join(dir, name+".png")
 	_, log2 := run("--screenshot="+shot, "--window-size=1200,"+strconv.Itoa(height(page)))
 	r.log += log2
@@ -172,6 +172,11 @@ func render(t *testing.T, name, page string) rendered {
 		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
 			t.Errorf("console: %s", line)
 		}
+	}
+	// Wide tables and long lines scroll inside their boxes: the page itself is never wider
+	// than its window (an 800-pixel one here).
+	if pw, ww := attr("data-page-width"), attr("data-window-width"); pw > ww {
+		t.Errorf("the page is %d pixels wide in a window of %d", pw, ww)
 	}
 	if r.unlabelled > 0 {
 		t.Errorf("%d of %d charts lack an axis label", r.unlabelled, r.charts)

@@ -90,7 +90,7 @@ func (p *printer) spread(g result.Group, indent string) {
 	p.line("%s message rates min %s | avg %s | max %s | stddev %s msgs", indent,
 		units.Comma(int64(r.Min)), units.Comma(int64(r.Avg)), units.Comma(int64(r.Max)), units.Comma(int64(r.StdDev)))
 	t := g.Aggregate.TimePerMsg
-	p.line("%s avg latencies min %s | avg %s | max %s | stddev %s", indent,
+	p.line("%s time per msg min %s | avg %s | max %s | stddev %s", indent,
 		micros(t.Min), micros(t.Avg), micros(t.Max), micros(t.StdDev))
 }
 

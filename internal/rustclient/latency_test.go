@@ -83,7 +83,7 @@ func TestRustLatencyStallShowsInCorrectedLatency(t *testing.T) {
 		t.Fatalf("correctness %+v, want %d received, none lost", c, n)
 	}
 	// The Go report reads the Rust Result as its own.
-	rep := latency.FromResult(res, res.Start, 0, 0, 64, 3*time.Second, 1000)
+	rep := latency.FromResult(res, res.Start, time.Time{}, 0, 0, 64, 3*time.Second, 1000)
 	if rep.Sent != n || rep.Received != n || rep.Lost != 0 {
 		t.Fatalf("Go's report of the Rust Result: sent %d received %d lost %d", rep.Sent, rep.Received, rep.Lost)
 	}
