@@ -19,6 +19,7 @@ type Cluster struct {
 	root    string // store root
 	tempDir bool   // root was created by Start and is removed by Shutdown
 	nodes   []*node
+	links   *links // nil unless Options.Network
 
 	opMu     sync.Mutex    // serializes Start, Kill, Restart, Pause and Shutdown
 	mu       sync.RWMutex  // guards node.srv and node.log for readers
@@ -105,18 +106,22 @@ func (c *Cluster) makeStore() error {
 // routes must name all cluster ports, and Restart reuses the same ports.
 func (c *Cluster) makePorts() error {
 	if c.opts.Pausable {
-		return c.makeProxies()
+		if err := c.makeProxies(); err != nil {
+			return err
+		}
+		return c.openLinks()
 	}
 	first := c.nodes[0]
-	if c.opts.Port != 0 {
+	clientLinks := c.opts.Network != nil && !c.opts.Network.Client.Zero()
+	if c.opts.Port != 0 && !clientLinks { // a client link takes Port instead
 		if err := checkPortFree(c.opts.Host, c.opts.Port); err != nil {
 			return fmt.Errorf("client %w", err)
 		}
 		first.clientPort = c.opts.Port
-	} else if !c.opts.clustered() {
+	} else if !c.opts.clustered() && !clientLinks {
 		first.clientPort = server.RANDOM_PORT // no route needs it up front
 	}
-	if !c.opts.clustered() {
+	if !c.opts.clustered() && !clientLinks {
 		return nil
 	}
 	// Reserve client and cluster ports together so none is handed out twice.
@@ -125,9 +130,12 @@ func (c *Cluster) makePorts() error {
 		if n.clientPort == 0 {
 			hosts = append(hosts, c.opts.Host)
 		}
-		hosts = append(hosts, defaultHost)
+		if c.opts.clustered() {
+			hosts = append(hosts, defaultHost)
+		}
 	}
-	ports, err := reservePorts(hosts...)
+	ports, release, err := holdPorts(hosts...)
+	defer release() // after the links have their ports
 	if err != nil {
 		return err
 	}
@@ -135,9 +143,11 @@ func (c *Cluster) makePorts() error {
 		if n.clientPort == 0 {
 			n.clientPort, ports = ports[0], ports[1:]
 		}
-		n.clusterPort, ports = ports[0], ports[1:]
+		if c.opts.clustered() {
+			n.clusterPort, ports = ports[0], ports[1:]
+		}
 	}
-	return nil
+	return c.openLinks()
 }
 
 // makeProxies opens the public ports of a pausable cluster as proxy
@@ -145,8 +155,8 @@ func (c *Cluster) makePorts() error {
 func (c *Cluster) makeProxies() error {
 	for _, n := range c.nodes {
 		port := 0
-		if n.index == 1 {
-			port = c.opts.Port
+		if n.index == 1 && (c.opts.Network == nil || c.opts.Network.Client.Zero()) {
+			port = c.opts.Port // else node 1's client link takes it
 		}
 		ln, err := net.Listen("tcp", hostPort(c.opts.Host, port))
 		if err != nil {
@@ -202,6 +212,7 @@ func (c *Cluster) Shutdown() {
 			}
 		}
 	}
+	c.closeLinks()
 	if c.tempDir {
 		os.RemoveAll(c.root)
 	}
@@ -214,7 +225,7 @@ func (c *Cluster) ClientURLs() []string {
 	var urls []string
 	for _, n := range c.nodes {
 		if n.srv != nil {
-			urls = append(urls, "nats://"+hostPort(c.opts.dialHost(), n.clientPort))
+			urls = append(urls, "nats://"+hostPort(c.opts.dialHost(), c.publicClientPort(n)))
 		}
 	}
 	return urls

@@ -16,6 +16,9 @@ func (c *Cluster) Describe() string {
 	if c.opts.Pausable {
 		what += ", pausable via proxies"
 	}
+	if nw := c.Network(); nw != nil {
+		what += ", links: " + nw.String()
+	}
 	return fmt.Sprintf("embedded nats-server %s (JetStream, %s) at %s, store %s%s",
 		server.VERSION, what, c.URL(), c.root, c.encryptionDescription())
 }

@@ -69,6 +69,9 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 		o.Port = server.RANDOM_PORT
 		o.ClientAdvertise = n.clientProxy.addr
 	}
+	if cl := c.clientLink(n); cl != nil {
+		o.ClientAdvertise = hostPort(c.opts.dialHost(), c.publicClientPort(n)) // discovered servers stay behind the links
+	}
 	if !c.opts.clustered() {
 		return o // a cluster port would put a single server into clustered mode
 	}
@@ -81,6 +84,13 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 	if n.proxied() {
 		o.Cluster.Port = server.RANDOM_PORT
 		o.Cluster.Advertise = n.routeProxy.addr // gossiped routes go through the proxy too
+	}
+	if c.links != nil {
+		o.Routes = nil
+		for _, h := range c.routesFrom(n) {
+			o.Routes = append(o.Routes, &url.URL{Scheme: "nats-route", Host: h})
+		}
+		o.Cluster.Advertise = c.links.sink.Addr().String() // gossip must not lead around the links
 	}
 	return o
 }

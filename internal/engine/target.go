@@ -140,6 +140,9 @@ func (t *Target) Grace() time.Duration {
 // does not tell (nats-server reports its store cipher in no monitoring endpoint or $SYS
 // reply), which the Result says as "unknown".
 func (t *Target) describeServers(res *result.Result) {
+	if t.Embedded != nil {
+		res.Network = networkOf(t.Embedded)
+	}
 	for i := range res.Servers {
 		if t.Embedded != nil {
 			res.Servers[i].Embedded = true
