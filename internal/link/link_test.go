@@ -65,8 +65,8 @@ func pingPong(t *testing.T, conn net.Conn, n int) []time.Duration {
 }
 
 // TestDelayPingPong measures a link's delay with its own ping-pong: a round trip crosses the
-// link twice, so it takes at least twice the one-way delay (physics), and its median is within
-// 10% of that plus what a busy host may add.
+// link twice, so it takes at least twice the one-way delay (physics); the fastest of 20 is
+// within 10% of that (plus what a busy host may add to all of them).
 func TestDelayPingPong(t *testing.T) {
 	const delay = 10 * time.Millisecond
 	l, conn := open(t, Conditions{Delay: delay})
@@ -76,8 +76,10 @@ func TestDelayPingPong(t *testing.T) {
 	if rtts[0] < 2*delay {
 		t.Fatalf("fastest round trip %s is shorter than two crossings of a %s link", rtts[0], delay)
 	}
-	if median > 2*delay*11/10+20*time.Millisecond {
-		t.Fatalf("median round trip %s is far above 2 x %s", median, delay)
+	// The fastest round trip is the link's own measure (a busy host only adds to it): within
+	// 10% of two crossings, plus a margin for a host that delayed every one of them.
+	if rtts[0] > 2*delay*11/10+10*time.Millisecond {
+		t.Fatalf("fastest round trip %s is far above 2 x %s", rtts[0], delay)
 	}
 
 	// Set changes the delay of an open connection.

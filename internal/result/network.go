@@ -36,7 +36,7 @@ func (n *Network) Conditions() string {
 	if n.RouteBandwidth > 0 {
 		parts = append(parts, fmt.Sprintf("routes %d B/s", n.RouteBandwidth))
 	}
-	if n.Zones > 1 {
+	if n.Zones > 1 && n.ZoneDelay > 0 { // zones without a delay between them are one network
 		parts = append(parts, fmt.Sprintf("%d zones +%s", n.Zones, n.ZoneDelay))
 	}
 	if n.ClientDelay > 0 || n.ClientJitter > 0 {
