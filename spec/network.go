@@ -28,6 +28,8 @@ func (e *Embedded) checkNetwork(c *checker) {
 		c.failf(p+"zones", "must be 0 to 9, got %d", e.Zones)
 	case e.ZoneDelay != 0 && e.Zones < 2:
 		c.failf(p+"zone_delay", "needs 2 or more zones")
+	case e.Leafnodes < 0 || e.Leafnodes > 9:
+		c.failf(p+"leafnodes", "must be 0 to 9, got %d", e.Leafnodes)
 	case e.Zones > 1 && e.Nodes > 0 && e.Zones > e.Nodes:
 		c.failf(p+"zones", "%d zones need at least %d nodes, got %d", e.Zones, e.Zones, e.Nodes)
 	}

@@ -108,6 +108,10 @@ type Embedded struct {
 	ZoneDelay     Duration `json:"zone_delay,omitempty"`     // added to routes between zones (--zone-delay)
 	ClientDelay   Duration `json:"client_delay,omitempty"`   // between the clients and the servers (--client-delay D[,J])
 	ClientJitter  Duration `json:"client_jitter,omitempty"`  //
+	// Leafnodes adds leaf nodes to the cluster (the hub), each through a link with the route
+	// conditions; the clients connect to the leaves and use the hub's JetStream as domain
+	// "hub" (--leafnodes).
+	Leafnodes int `json:"leafnodes,omitempty"`
 }
 
 // Setup is what is created before the workloads start.

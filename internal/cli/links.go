@@ -16,7 +16,7 @@ import (
 // nodes of its embedded cluster, and between its clients and the servers.
 type linkFlags struct {
 	delay, bandwidth, clientDelay string
-	zones                         int
+	zones, leafnodes              int
 	zoneDelay                     time.Duration
 }
 
@@ -25,11 +25,12 @@ func (l *linkFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&l.bandwidth, "link-bandwidth", "", "cap every route of the embedded cluster, each way, in bytes/s (e.g. 10mb)")
 	f.IntVar(&l.zones, "zones", 0, "spread the embedded cluster's nodes over N zones (node i in zone (i-1)%N+1); with --zone-delay")
 	f.DurationVar(&l.zoneDelay, "zone-delay", 0, "one-way delay added to routes between two zones (e.g. 1ms)")
+	f.IntVar(&l.leafnodes, "leafnodes", 0, "add K leaf nodes to the embedded server or cluster (the hub): the clients connect to the leaves, whose leaf connections carry --link-delay; JetStream as domain hub")
 	f.StringVar(&l.clientDelay, "client-delay", "", "one-way delay between natsperf's clients and the embedded servers, D[,JITTER] (e.g. 5ms)")
 }
 
 func (l *linkFlags) given() bool {
-	return l.delay != "" || l.bandwidth != "" || l.zones != 0 || l.zoneDelay != 0 || l.clientDelay != ""
+	return l.delay != "" || l.bandwidth != "" || l.zones != 0 || l.zoneDelay != 0 || l.clientDelay != "" || l.leafnodes != 0
 }
 
 // parseDelay reads D[,JITTER].
@@ -52,7 +53,7 @@ func (l *linkFlags) embedded() (*spec.Embedded, error) {
 	if !l.given() {
 		return nil, nil
 	}
-	e := &spec.Embedded{Zones: l.zones, ZoneDelay: spec.Duration(l.zoneDelay)}
+	e := &spec.Embedded{Zones: l.zones, ZoneDelay: spec.Duration(l.zoneDelay), Leafnodes: l.leafnodes}
 	d, j, err := parseDelay("link-delay", l.delay)
 	if err != nil {
 		return nil, err
@@ -70,6 +71,8 @@ func (l *linkFlags) embedded() (*spec.Embedded, error) {
 		e.LinkBandwidth = spec.Size(bw)
 	}
 	switch {
+	case l.leafnodes < 0 || l.leafnodes > 9:
+		return nil, usagef("--leafnodes must be 0..9, got %d", l.leafnodes)
 	case l.zones < 0 || l.zones > 9:
 		return nil, usagef("--zones must be 0..9, got %d", l.zones)
 	case l.zoneDelay < 0:
@@ -87,7 +90,10 @@ func (l *linkFlags) network(nodes int) (*link.Network, error) {
 		return nil, err
 	}
 	nw := engine.Network(e)
-	if e.RouteLinks() && nodes < 2 {
+	if nw == nil { // --leafnodes alone
+		return nil, nil
+	}
+	if e.RouteLinks() && nodes < 2 && e.Leafnodes == 0 {
 		return nil, usagef("--link-delay, --link-bandwidth and --zones act on the routes between nodes: give --cluster 3")
 	}
 	if err := nw.Check(nodes); err != nil {
@@ -103,7 +109,7 @@ func (c *connFlags) checkLinks() error {
 		return nil
 	}
 	if c.s.Servers != "" || c.s.Context != "" {
-		return usagef("--link-delay, --link-bandwidth, --zones, --zone-delay and --client-delay put links into natsperf's embedded servers; the network to servers given with -s or --context is what it is, so a run there could not measure them")
+		return usagef("--link-delay, --link-bandwidth, --zones, --zone-delay, --client-delay and --leafnodes put links into natsperf's embedded servers; the network to servers given with -s or --context is what it is, so a run there could not measure them")
 	}
 	_, err := c.links.embedded()
 	return err
@@ -122,6 +128,7 @@ func (c *connFlags) withLinks(t *spec.Target) {
 	t.Embedded.LinkDelay, t.Embedded.LinkJitter, t.Embedded.LinkBandwidth = e.LinkDelay, e.LinkJitter, e.LinkBandwidth
 	t.Embedded.Zones, t.Embedded.ZoneDelay = e.Zones, e.ZoneDelay
 	t.Embedded.ClientDelay, t.Embedded.ClientJitter = e.ClientDelay, e.ClientJitter
+	t.Embedded.Leafnodes = e.Leafnodes
 }
 
 // refuseLinksOnRun: a scenario or Spec file gives its network in target.embedded.

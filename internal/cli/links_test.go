@@ -107,3 +107,19 @@ func TestLinkUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkLeafnodes: the clients on a leaf node 5ms from the hub, JetStream on the hub (domain
+// hub, set by natsperf): a synchronous publish crosses the leaf link there and back (>= 10ms).
+func TestLinkLeafnodes(t *testing.T) {
+	t.Parallel()
+	res, r := runJSON(context.Background(), t, "js", "pub", "sync", "leafed", "--create", "--leafnodes", "1", "--link-delay", "5ms", "--msgs", "30")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	if nw := res.Network; nw == nil || nw.Topology != "leafnodes" || nw.Leafnodes != 1 || nw.RouteDelay != 5*time.Millisecond {
+		t.Fatalf("network %+v", nw)
+	}
+	if p50 := res.Groups[0].Aggregate.Latency.At(50); p50 < 10*time.Millisecond || p50 > 80*time.Millisecond {
+		t.Fatalf("P50 %s from a leaf 5ms from the hub, want 10ms and a busy host's margin", p50)
+	}
+}

@@ -20,6 +20,7 @@ type Cluster struct {
 	tempDir bool   // root was created by Start and is removed by Shutdown
 	nodes   []*node
 	links   *links // nil unless Options.Network
+	leaves  []*leaf
 
 	opMu     sync.Mutex    // serializes Start, Kill, Restart, Pause and Shutdown
 	mu       sync.RWMutex  // guards node.srv and node.log for readers
@@ -58,7 +59,12 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.makeStore(); err != nil {
 		return err
 	}
-	if err := c.makePorts(); err != nil {
+	release, err := c.makeLeafPorts()
+	if err == nil {
+		err = c.makePorts()
+	}
+	release()
+	if err != nil {
 		return err
 	}
 	// One node at a time: when two servers solicit each other at the same
@@ -73,7 +79,10 @@ func (c *Cluster) start(ctx context.Context) error {
 			return err
 		}
 	}
-	return c.poll(ctx, func() (string, error) { return c.readiness(c.nodes, true) })
+	if err := c.poll(ctx, func() (string, error) { return c.readiness(c.nodes, true) }); err != nil {
+		return err
+	}
+	return c.startLeaves(ctx)
 }
 
 // makeStore creates the store root and one directory per node; JetStream
@@ -122,7 +131,7 @@ func (c *Cluster) makePorts() error {
 		first.clientPort = server.RANDOM_PORT // no route needs it up front
 	}
 	if !c.opts.clustered() && !clientLinks {
-		return nil
+		return c.openLinks() // leaf links only: nothing to reserve
 	}
 	// Reserve client and cluster ports together so none is handed out twice.
 	var hosts []string
@@ -199,6 +208,7 @@ func (c *Cluster) Shutdown() {
 		return
 	}
 	c.shut = true
+	c.stopLeaves()
 	var wg sync.WaitGroup
 	for _, n := range c.nodes {
 		n.gate.resume() // a stalled node would shut down slowly
@@ -218,10 +228,13 @@ func (c *Cluster) Shutdown() {
 	}
 }
 
-// ClientURLs returns one URL per running node, in node order.
+// ClientURLs returns one URL per running node, in node order; with leaf nodes, the leaves'.
 func (c *Cluster) ClientURLs() []string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	if len(c.leaves) > 0 {
+		return c.leafURLs()
+	}
 	var urls []string
 	for _, n := range c.nodes {
 		if n.srv != nil {

@@ -16,6 +16,9 @@ func (c *Cluster) Describe() string {
 	if c.opts.Pausable {
 		what += ", pausable via proxies"
 	}
+	if len(c.leaves) > 0 {
+		what += fmt.Sprintf(", %d leaf nodes (clients connect to them)", len(c.leaves))
+	}
 	if nw := c.Network(); nw != nil {
 		what += ", links: " + nw.String()
 	}

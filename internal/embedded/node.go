@@ -18,6 +18,7 @@ type node struct {
 	storeDir    string
 	clientPort  int // public client port; RANDOM_PORT until a direct server picked one (then guarded by Cluster.mu)
 	clusterPort int // public cluster port; 0 = not clustered
+	leafPort    int // leaf node port of a hub node; 0 without Options.Leafnodes
 	gate        *gate
 	clientProxy *proxy // nil unless Options.Pausable
 	routeProxy  *proxy // nil unless Pausable and clustered
@@ -59,6 +60,10 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 	}
 	if c.opts.Encryption != "" {
 		o.JetStreamKey, o.JetStreamCipher = c.opts.EncryptionKey, cipher(c.opts.Encryption)
+	}
+	if n.leafPort != 0 {
+		o.LeafNode = server.LeafNodeOpts{Host: defaultHost, Port: n.leafPort}
+		o.JetStreamDomain = HubDomain
 	}
 	if c.opts.HTTPPort != 0 && n == c.nodes[0] {
 		o.HTTPHost, o.HTTPPort = c.opts.Host, c.opts.HTTPPort

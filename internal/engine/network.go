@@ -38,7 +38,7 @@ func withNetwork(eo *embedded.Options, e *spec.Embedded, plan fault.Plan) error 
 	if nw.Zones > 1 {
 		eo.Nodes = max(eo.Nodes, nw.Zones)
 	}
-	if (e.RouteLinks() || plan.NeedsLinks()) && eo.Nodes < 2 {
+	if (plan.NeedsLinks() || (e.RouteLinks() && eo.Leafnodes == 0)) && eo.Nodes < 2 {
 		return InputError{errors.New("link delays, zones and link faults act on the routes between nodes, and this run has one node: give --replicas 3 (or target.embedded.nodes)")}
 	}
 	if err := nw.Check(eo.Nodes); err != nil {
@@ -53,6 +53,9 @@ func networkOf(c *embedded.Cluster) *result.Network {
 	rn := &result.Network{Topology: "single", Nodes: c.Size()}
 	if c.Size() > 1 {
 		rn.Topology = "cluster"
+	}
+	if rn.Leafnodes = c.Leafnodes(); rn.Leafnodes > 0 {
+		rn.Topology = "leafnodes"
 	}
 	nw := c.Network()
 	if nw == nil {

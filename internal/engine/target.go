@@ -95,6 +95,9 @@ func OpenTarget(ctx context.Context, settings connect.Settings, o TargetOptions)
 		}
 		t.Embedded = c
 		t.Settings.Servers = c.URL()
+		if d := c.JetStreamDomain(); d != "" && t.Settings.JS.Domain == "" {
+			t.Settings.JS.Domain = d // clients on leaf nodes reach the hub's JetStream as its domain
+		}
 		fmt.Fprintf(warn, "No server given (--server, NATS_URL or --context): using %s\n", c.Describe())
 	}
 	if _, err := t.Settings.URLs(); err != nil {

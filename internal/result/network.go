@@ -9,8 +9,11 @@ import (
 // Network is the topology of the servers natsperf ran and the conditions of the links between
 // them and to its clients (docs/network.md). Absent for servers natsperf did not start.
 type Network struct {
-	Topology string `json:"topology"` // single or cluster
+	Topology string `json:"topology"` // single, cluster or leafnodes (a hub of nodes with leaf nodes)
 	Nodes    int    `json:"nodes"`
+	// Leafnodes is the number of leaf nodes around the hub; their clients connected to them,
+	// their leaf connections through links with the route conditions.
+	Leafnodes int `json:"leafnodes,omitempty"`
 	// Links is true when the routes (and, with a client delay, the clients) went through
 	// natsperf's links; the figures below are one way, each direction.
 	Links          bool          `json:"links,omitempty"`
@@ -30,6 +33,9 @@ func (n *Network) Conditions() string {
 		return ""
 	}
 	var parts []string
+	if n.Leafnodes > 0 { // clients on leaves cross a leaf connection: another network
+		parts = append(parts, fmt.Sprintf("%d leaf nodes", n.Leafnodes))
+	}
 	if n.RouteDelay > 0 || n.RouteJitter > 0 {
 		parts = append(parts, "routes "+delay(n.RouteDelay, n.RouteJitter))
 	}
