@@ -17,7 +17,11 @@ func (c *Cluster) Describe() string {
 		what += ", pausable via proxies"
 	}
 	if len(c.leaves) > 0 {
-		what += fmt.Sprintf(", %d leaf nodes (clients connect to them)", len(c.leaves))
+		leaves := fmt.Sprintf("%d leaf nodes", len(c.leaves))
+		if len(c.leaves) == 1 {
+			leaves = "1 leaf node"
+		}
+		what += ", " + leaves + " (clients connect to them)"
 	}
 	if nw := c.Network(); nw != nil {
 		what += ", links: " + nw.String()

@@ -21,7 +21,7 @@ func TestLeafnodes(t *testing.T) {
 	opts.Network = &link.Network{Route: link.Conditions{Delay: 5 * time.Millisecond}}
 	c := startT(t, opts)
 	urls := c.ClientURLs()
-	if len(urls) != 2 || c.Leafnodes() != 2 || !strings.Contains(c.Describe(), "2 leaf nodes") {
+	if len(urls) != 2 || c.Leafnodes() != 2 || !strings.Contains(c.Describe(), "2 leaf nodes (clients") {
 		t.Fatalf("ClientURLs %v, Describe %q", urls, c.Describe())
 	}
 	if hub := c.Node(1).ClientURL(); strings.Contains(strings.Join(urls, ","), hub) {
