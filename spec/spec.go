@@ -98,6 +98,20 @@ type Embedded struct {
 	// (nats-server's ciphers); empty or none: off. The key comes from $NATSPERF_JS_KEY, else
 	// one is generated for the run; a spec never holds it.
 	Encryption string `json:"encryption,omitempty"`
+	// The network (docs/network.md): with any of these, every route between two nodes, and
+	// with a client delay every client connection, goes through a link natsperf controls.
+	// Delays are one way, each direction; jitter varies them within ±jitter.
+	LinkDelay     Duration `json:"link_delay,omitempty"`     // every route (--link-delay D[,J])
+	LinkJitter    Duration `json:"link_jitter,omitempty"`    //
+	LinkBandwidth Size     `json:"link_bandwidth,omitempty"` // bytes/s each way on every route (--link-bandwidth)
+	Zones         int      `json:"zones,omitempty"`          // nodes spread over zones, node i in zone (i-1)%zones+1 (--zones)
+	ZoneDelay     Duration `json:"zone_delay,omitempty"`     // added to routes between zones (--zone-delay)
+	ClientDelay   Duration `json:"client_delay,omitempty"`   // between the clients and the servers (--client-delay D[,J])
+	ClientJitter  Duration `json:"client_jitter,omitempty"`  //
+	// Leafnodes adds leaf nodes to the cluster (the hub), each through a link with the route
+	// conditions; the clients connect to the leaves and use the hub's JetStream as domain
+	// "hub" (--leafnodes).
+	Leafnodes int `json:"leafnodes,omitempty"`
 }
 
 // Setup is what is created before the workloads start.

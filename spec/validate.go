@@ -105,6 +105,7 @@ func (t *Target) check(c *checker) {
 		default:
 			c.failf("target.embedded.encryption", "must be none, aes or chacha, got %q", t.Embedded.Encryption)
 		}
+		t.Embedded.checkNetwork(c)
 	}
 	for i, u := range t.Monitor {
 		if u == "sys" && len(t.Monitor) == 1 {
@@ -572,6 +573,15 @@ func (s *Spec) checkFaults(c *checker) {
 	}
 	if err := p.Validate(nodes, stream, true); err != nil {
 		c.failf("faults", "%v", err)
+	}
+	if e := s.Target.Embedded; p.NeedsLinks() && nodes > 0 {
+		zones := 0
+		if e != nil {
+			zones = e.Zones
+		}
+		if err := p.CheckZones(zones); err != nil {
+			c.failf("faults", "%v", err)
+		}
 	}
 }
 

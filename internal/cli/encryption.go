@@ -29,6 +29,7 @@ func (c *connFlags) target() spec.Target {
 	t := connect.SpecTarget(c.s)
 	t.SysCreds, t.SysUser, t.SysPassword = c.sysCreds, c.sysUser, spec.Secret(c.sysPassword)
 	c.withEncryption(&t)
+	c.withLinks(&t)
 	return t
 }
 

@@ -36,7 +36,10 @@ func (a *app) jsPubCmd() *cobra.Command {
   natsperf js pub async jsfoo --create --storage memory --msgs 10000
   natsperf js pub async jsfoo --compression s2 --payload-fill zeros --size 1kb --msgs 20000   # the Result gives the bytes on disk
   natsperf js pub async jsfoo --js-encryption aes --msgs 10000                               # the embedded server's store encrypted at rest
-  natsperf js pub fast jsfast --create --storage memory --msgs 10000 --batch 100`,
+  natsperf js pub fast jsfast --create --storage memory --msgs 10000 --batch 100
+  natsperf js pub sync jsr3 --create --replicas 3 --link-delay 5ms --msgs 200                 # 5 ms one way on every route: P50 >= 10 ms
+  natsperf js pub sync jsz --create --replicas 3 --zones 3 --zone-delay 1ms --msgs 200         # zones 1 ms apart
+  natsperf js pub async jscut --create --replicas 3 --rate 500 --duration 6s --verify --fault 2s:partition --fault 4s:heal`,
 	}
 	for _, mode := range []string{js.Sync, js.Async, js.Batch, js.Fast} {
 		cmd.AddCommand(a.jsPubModeCmd(mode))

@@ -54,7 +54,8 @@ rate and percentiles (docs/capacity.md).`,
   natsperf latency -s tls://demo.nats.io:4443 --tls-insecure --hist latency.hgrm
   natsperf latency -s nats://a:4222 --server-b nats://b:4222 --server-metrics http://a:8222,http://b:8222
   natsperf latency --steps 500,1000 --step-duration 1s --duration 2s      # a latency-vs-load curve
-  natsperf latency --duration 2s --interval 250ms       # a finer series: spike lines in a short run`,
+  natsperf latency --duration 2s --interval 250ms       # a finer series: spike lines in a short run
+  natsperf latency --client-delay 5ms --duration 2s     # 5 ms one way between the clients and the server: P50 >= 10 ms`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
 			return a.latencySpec(cmd.Flags(), lf)

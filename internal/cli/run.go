@@ -55,6 +55,9 @@ it does a scenario file's.`,
 			if err := a.conn.checkEncryption(); err != nil {
 				return err
 			}
+			if err := a.conn.refuseLinksOnRun(); err != nil {
+				return err
+			}
 			if isSpecFile(args[0]) {
 				return a.runSpecFile(cmd, args[0], rf)
 			}

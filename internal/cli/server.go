@@ -23,6 +23,8 @@ func (a *app) serverCmd() *cobra.Command {
   natsperf server --port 4333 --store-dir /tmp/js
   natsperf server --addr 127.0.0.2 --http-port 8333   # listen on 127.0.0.2, /varz at http://127.0.0.2:8333/varz
   natsperf server --cluster 3           # a 3-node JetStream cluster on loopback
+  natsperf server --cluster 3 --zones 3 --zone-delay 1ms   # its nodes in 3 zones, 1 ms apart one way
+  natsperf server --port 0 --leafnodes 2 --link-delay 2ms  # a hub and 2 leaf nodes 2 ms away; connect to the leaves, --js-domain hub
   natsperf server --js-encryption aes   # the store encrypted at rest (key: $NATSPERF_JS_KEY, else generated)`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -38,6 +40,10 @@ func (a *app) serverCmd() *cobra.Command {
 			if nodes < 1 || nodes > 9 {
 				return usagef("--cluster must be 1..9 nodes, got %d", nodes)
 			}
+			nw, nerr := a.conn.links.network(nodes)
+			if nerr != nil {
+				return nerr
+			}
 			ctx := runCtx(cmd)
 			if ready < 0 {
 				return usagef("--ready-timeout must not be negative")
@@ -51,7 +57,7 @@ func (a *app) serverCmd() *cobra.Command {
 				fmt.Fprintf(a.streams.Err, "natsperf: the JetStream key is generated for this run and not kept: a later server cannot read %s; set $%s to keep one\n", storeDir, embedded.KeyEnv)
 			}
 			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready,
-				Encryption: enc, EncryptionKey: key})
+				Encryption: enc, EncryptionKey: key, Network: nw, Leafnodes: a.conn.links.leafnodes})
 			if err != nil {
 				return fmt.Errorf("start embedded server: %w", err)
 			}
@@ -60,7 +66,11 @@ func (a *app) serverCmd() *cobra.Command {
 			if mon := c.MonitorURL(); mon != "" {
 				fmt.Fprintf(a.streams.Out, "Monitoring: %s/varz\n", mon)
 			}
-			fmt.Fprintf(a.streams.Out, "Connect with: -s %s   (Ctrl-C to stop)\n", c.URL())
+			domain := ""
+			if d := c.JetStreamDomain(); d != "" {
+				domain = " --js-domain " + d
+			}
+			fmt.Fprintf(a.streams.Out, "Connect with: -s %s%s   (Ctrl-C to stop)\n", c.URL(), domain)
 			<-ctx.Done()
 			fmt.Fprintf(a.streams.Out, "Stopping\n")
 			return nil

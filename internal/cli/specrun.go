@@ -113,6 +113,9 @@ func (a *app) specRunE(build specBuilder) func(*cobra.Command, []string) error {
 		if err := a.conn.checkEncryption(); err != nil {
 			return err
 		}
+		if err := a.conn.checkLinks(); err != nil {
+			return err
+		}
 		r, err := build(cmd, args)
 		if err != nil {
 			return err

@@ -30,6 +30,11 @@ type Row struct {
 	// unpaced or not recorded): the pacer's lateness is in the corrected latency, so rows
 	// comparing runs paced at different precisions say so.
 	OldPacing, NewPacing time.Duration
+	// OldNetwork and NewNetwork are the two sides' link conditions (result.Network's, "":
+	// none). When they differ the row is NotComparable: the runs measured different networks,
+	// so no delta is tested and no regression marked.
+	OldNetwork, NewNetwork string
+	NotComparable          bool
 }
 
 // Compare matches the cells of old and new by name and compares every metric both have.
@@ -59,7 +64,13 @@ func Compare(old, new *report.Set, pct float64) []Row {
 				continue
 			}
 			r := Row{Cell: nc.Name, Metric: m, Old: o, New: n, P: MannWhitney(o.Samples, n.Samples),
-				OldClient: cellClient(oc), NewClient: cellClient(nc), OldPacing: cellPacing(oc), NewPacing: cellPacing(nc)}
+				OldClient: cellClient(oc), NewClient: cellClient(nc), OldPacing: cellPacing(oc), NewPacing: cellPacing(nc),
+				OldNetwork: cellNetwork(oc), NewNetwork: cellNetwork(nc)}
+			if r.OldNetwork != r.NewNetwork {
+				r.NotComparable = true
+				rows = append(rows, r)
+				continue
+			}
 			if o.Mean != 0 {
 				r.Delta = (n.Mean - o.Mean) / math.Abs(o.Mean) * 100
 			} else if n.Mean != 0 {
@@ -92,6 +103,22 @@ func cellPacing(c *report.Cell) time.Duration {
 	return c.Runs[0].Result.PacePrecision()
 }
 
+// cellNetwork is the link conditions of a cell's first run.
+func cellNetwork(c *report.Cell) string {
+	if len(c.Runs) == 0 {
+		return ""
+	}
+	return c.Runs[0].Result.Network.Conditions()
+}
+
+// network names a side's link conditions in a not-comparable row.
+func network(conditions string) string {
+	if conditions == "" {
+		return "direct"
+	}
+	return conditions
+}
+
 // Write prints rows as benchstat does: old, new, delta or "~", and the test's p and n.
 func Write(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -109,6 +136,11 @@ func Write(w io.Writer, rows []Row) error {
 			cell = ""
 		} else {
 			last = cell
+		}
+		if r.NotComparable {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tnot comparable: network %s vs %s\t\n", cell, r.Metric.Label, stat(r.Metric, r.Old), stat(r.Metric, r.New),
+				network(r.OldNetwork), network(r.NewNetwork))
+			continue
 		}
 		delta := "~"
 		if r.Significant {
@@ -162,6 +194,11 @@ type jsonRow struct {
 	Testable    bool     `json:"testable"`
 	Significant bool     `json:"significant"`
 	Regression  bool     `json:"regression"`
+	// NotComparable: the two sides ran on different networks (OldNetwork, NewNetwork: their
+	// link conditions, "" for none); delta_pct is then null.
+	NotComparable bool   `json:"not_comparable,omitempty"`
+	OldNetwork    string `json:"old_network,omitempty"`
+	NewNetwork    string `json:"new_network,omitempty"`
 }
 
 type jsonStats struct {
@@ -185,8 +222,11 @@ func WriteJSON(w io.Writer, oldName, newName string, rows []Row, pct float64) er
 			Cell: r.Cell, Metric: r.Metric.Key, Label: r.Metric.Label, Unit: r.Metric.Unit, Higher: r.Metric.Higher,
 			Old: statsJSON(r.Old), New: statsJSON(r.New), P: r.P,
 			Testable: r.Testable, Significant: r.Significant, Regression: r.Regression,
+			NotComparable: r.NotComparable,
 		}
-		if !math.IsInf(r.Delta, 0) && !math.IsNaN(r.Delta) {
+		if r.NotComparable {
+			jr.OldNetwork, jr.NewNetwork = r.OldNetwork, r.NewNetwork
+		} else if !math.IsInf(r.Delta, 0) && !math.IsNaN(r.Delta) {
 			d := r.Delta
 			jr.DeltaPct = &d
 		}

@@ -19,6 +19,8 @@ type Cluster struct {
 	root    string // store root
 	tempDir bool   // root was created by Start and is removed by Shutdown
 	nodes   []*node
+	links   *links // nil unless Options.Network
+	leaves  []*leaf
 
 	opMu     sync.Mutex    // serializes Start, Kill, Restart, Pause and Shutdown
 	mu       sync.RWMutex  // guards node.srv and node.log for readers
@@ -57,7 +59,12 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.makeStore(); err != nil {
 		return err
 	}
-	if err := c.makePorts(); err != nil {
+	release, err := c.makeLeafPorts()
+	if err == nil {
+		err = c.makePorts()
+	}
+	release()
+	if err != nil {
 		return err
 	}
 	// One node at a time: when two servers solicit each other at the same
@@ -72,7 +79,10 @@ func (c *Cluster) start(ctx context.Context) error {
 			return err
 		}
 	}
-	return c.poll(ctx, func() (string, error) { return c.readiness(c.nodes, true) })
+	if err := c.poll(ctx, func() (string, error) { return c.readiness(c.nodes, true) }); err != nil {
+		return err
+	}
+	return c.startLeaves(ctx)
 }
 
 // makeStore creates the store root and one directory per node; JetStream
@@ -105,19 +115,23 @@ func (c *Cluster) makeStore() error {
 // routes must name all cluster ports, and Restart reuses the same ports.
 func (c *Cluster) makePorts() error {
 	if c.opts.Pausable {
-		return c.makeProxies()
+		if err := c.makeProxies(); err != nil {
+			return err
+		}
+		return c.openLinks()
 	}
 	first := c.nodes[0]
-	if c.opts.Port != 0 {
+	clientLinks := c.opts.Network != nil && !c.opts.Network.Client.Zero()
+	if c.opts.Port != 0 && !clientLinks { // a client link takes Port instead
 		if err := checkPortFree(c.opts.Host, c.opts.Port); err != nil {
 			return fmt.Errorf("client %w", err)
 		}
 		first.clientPort = c.opts.Port
-	} else if !c.opts.clustered() {
+	} else if !c.opts.clustered() && !clientLinks {
 		first.clientPort = server.RANDOM_PORT // no route needs it up front
 	}
-	if !c.opts.clustered() {
-		return nil
+	if !c.opts.clustered() && !clientLinks {
+		return c.openLinks() // leaf links only: nothing to reserve
 	}
 	// Reserve client and cluster ports together so none is handed out twice.
 	var hosts []string
@@ -125,9 +139,12 @@ func (c *Cluster) makePorts() error {
 		if n.clientPort == 0 {
 			hosts = append(hosts, c.opts.Host)
 		}
-		hosts = append(hosts, defaultHost)
+		if c.opts.clustered() {
+			hosts = append(hosts, defaultHost)
+		}
 	}
-	ports, err := reservePorts(hosts...)
+	ports, release, err := holdPorts(hosts...)
+	defer release() // after the links have their ports
 	if err != nil {
 		return err
 	}
@@ -135,9 +152,11 @@ func (c *Cluster) makePorts() error {
 		if n.clientPort == 0 {
 			n.clientPort, ports = ports[0], ports[1:]
 		}
-		n.clusterPort, ports = ports[0], ports[1:]
+		if c.opts.clustered() {
+			n.clusterPort, ports = ports[0], ports[1:]
+		}
 	}
-	return nil
+	return c.openLinks()
 }
 
 // makeProxies opens the public ports of a pausable cluster as proxy
@@ -145,8 +164,8 @@ func (c *Cluster) makePorts() error {
 func (c *Cluster) makeProxies() error {
 	for _, n := range c.nodes {
 		port := 0
-		if n.index == 1 {
-			port = c.opts.Port
+		if n.index == 1 && (c.opts.Network == nil || c.opts.Network.Client.Zero()) {
+			port = c.opts.Port // else node 1's client link takes it
 		}
 		ln, err := net.Listen("tcp", hostPort(c.opts.Host, port))
 		if err != nil {
@@ -189,6 +208,7 @@ func (c *Cluster) Shutdown() {
 		return
 	}
 	c.shut = true
+	c.stopLeaves()
 	var wg sync.WaitGroup
 	for _, n := range c.nodes {
 		n.gate.resume() // a stalled node would shut down slowly
@@ -202,19 +222,23 @@ func (c *Cluster) Shutdown() {
 			}
 		}
 	}
+	c.closeLinks()
 	if c.tempDir {
 		os.RemoveAll(c.root)
 	}
 }
 
-// ClientURLs returns one URL per running node, in node order.
+// ClientURLs returns one URL per running node, in node order; with leaf nodes, the leaves'.
 func (c *Cluster) ClientURLs() []string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	if len(c.leaves) > 0 {
+		return c.leafURLs()
+	}
 	var urls []string
 	for _, n := range c.nodes {
 		if n.srv != nil {
-			urls = append(urls, "nats://"+hostPort(c.opts.dialHost(), n.clientPort))
+			urls = append(urls, "nats://"+hostPort(c.opts.dialHost(), c.publicClientPort(n)))
 		}
 	}
 	return urls

@@ -16,6 +16,16 @@ func (c *Cluster) Describe() string {
 	if c.opts.Pausable {
 		what += ", pausable via proxies"
 	}
+	if len(c.leaves) > 0 {
+		leaves := fmt.Sprintf("%d leaf nodes", len(c.leaves))
+		if len(c.leaves) == 1 {
+			leaves = "1 leaf node"
+		}
+		what += ", " + leaves + " (clients connect to them)"
+	}
+	if nw := c.Network(); nw != nil {
+		what += ", links: " + nw.String()
+	}
 	return fmt.Sprintf("embedded nats-server %s (JetStream, %s) at %s, store %s%s",
 		server.VERSION, what, c.URL(), c.root, c.encryptionDescription())
 }

@@ -18,6 +18,7 @@ type node struct {
 	storeDir    string
 	clientPort  int // public client port; RANDOM_PORT until a direct server picked one (then guarded by Cluster.mu)
 	clusterPort int // public cluster port; 0 = not clustered
+	leafPort    int // leaf node port of a hub node; 0 without Options.Leafnodes
 	gate        *gate
 	clientProxy *proxy // nil unless Options.Pausable
 	routeProxy  *proxy // nil unless Pausable and clustered
@@ -60,6 +61,10 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 	if c.opts.Encryption != "" {
 		o.JetStreamKey, o.JetStreamCipher = c.opts.EncryptionKey, cipher(c.opts.Encryption)
 	}
+	if n.leafPort != 0 {
+		o.LeafNode = server.LeafNodeOpts{Host: defaultHost, Port: n.leafPort}
+		o.JetStreamDomain = HubDomain
+	}
 	if c.opts.HTTPPort != 0 && n == c.nodes[0] {
 		o.HTTPHost, o.HTTPPort = c.opts.Host, c.opts.HTTPPort
 	}
@@ -68,6 +73,9 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 		// proxy, so clients that discover servers stay behind the proxies.
 		o.Port = server.RANDOM_PORT
 		o.ClientAdvertise = n.clientProxy.addr
+	}
+	if cl := c.clientLink(n); cl != nil {
+		o.ClientAdvertise = hostPort(c.opts.dialHost(), c.publicClientPort(n)) // discovered servers stay behind the links
 	}
 	if !c.opts.clustered() {
 		return o // a cluster port would put a single server into clustered mode
@@ -81,6 +89,13 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 	if n.proxied() {
 		o.Cluster.Port = server.RANDOM_PORT
 		o.Cluster.Advertise = n.routeProxy.addr // gossiped routes go through the proxy too
+	}
+	if c.links != nil {
+		o.Routes = nil
+		for _, h := range c.routesFrom(n) {
+			o.Routes = append(o.Routes, &url.URL{Scheme: "nats-route", Host: h})
+		}
+		o.Cluster.Advertise = c.links.sink.Addr().String() // gossip must not lead around the links
 	}
 	return o
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/natsperf/natsperf/internal/link"
 )
 
 // ClusterName is the nats-server cluster name shared by all nodes.
@@ -61,6 +63,15 @@ type Options struct {
 	// again without it). It is never printed.
 	EncryptionKey string
 	keyGiven      bool
+	// Network puts every route, and with client conditions every client connection, through
+	// a link natsperf controls (delay, jitter, bandwidth; partitions and slow nodes as
+	// faults). nil: the nodes and clients connect directly.
+	Network *link.Network
+	// Leafnodes adds this many leaf nodes to the cluster (the hub): servers without JetStream,
+	// leaf i connected to hub node (i-1)%Nodes+1, through a link with the route conditions when
+	// Network is set. ClientURLs are then the leaves': clients use the hub's JetStream across
+	// the leaf connections.
+	Leafnodes int
 }
 
 // withDefaults validates o and fills in the defaults.
@@ -99,6 +110,17 @@ func (o Options) withDefaults() (Options, error) {
 	} else if o.EncryptionKey == "" {
 		if o.EncryptionKey, err = newKey(); err != nil {
 			return o, fmt.Errorf("embedded: %w", err)
+		}
+	}
+	if o.Leafnodes < 0 || o.Leafnodes > 9 {
+		return o, fmt.Errorf("embedded: Leafnodes must be 0..9, got %d", o.Leafnodes)
+	}
+	if nw := o.Network; nw != nil {
+		if err := nw.Check(o.Nodes); err != nil {
+			return o, fmt.Errorf("embedded: %w", err)
+		}
+		if !o.clustered() && o.Leafnodes == 0 && (!nw.Route.Zero() || nw.Zones > 1) {
+			return o, fmt.Errorf("embedded: route links need 2 or more nodes")
 		}
 	}
 	if o.ReadyTimeout < 0 {

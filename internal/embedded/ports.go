@@ -6,27 +6,29 @@ import (
 	"strconv"
 )
 
-// reservePorts finds a free TCP port on each of hosts. Routes must name
-// every cluster port before any server starts, so the ports are picked by
-// listening on port 0 and closing again. All listeners stay open until the
-// last one is bound so that the kernel cannot hand out a port twice.
-func reservePorts(hosts ...string) ([]int, error) {
-	ports := make([]int, 0, len(hosts))
+// holdPorts finds a free TCP port on each of hosts. Routes must name every
+// cluster port before any server starts, so the ports are picked by
+// listening on port 0. All listeners stay open until release, after the
+// last one is bound and the links (listening on port 0 too) are open, so
+// that the kernel cannot hand out a port twice.
+func holdPorts(hosts ...string) (ports []int, release func(), err error) {
+	ports = make([]int, 0, len(hosts))
 	ls := make([]net.Listener, 0, len(hosts))
-	defer func() {
+	release = func() {
 		for _, l := range ls {
 			l.Close()
 		}
-	}()
+	}
 	for _, host := range hosts {
 		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
-			return nil, fmt.Errorf("reserve port on %s: %w", host, err)
+			release()
+			return nil, func() {}, fmt.Errorf("reserve port on %s: %w", host, err)
 		}
 		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	return ports, nil
+	return ports, release, nil
 }
 
 // checkPortFree fails fast when a requested port is taken, instead of

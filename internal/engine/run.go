@@ -376,6 +376,12 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if e := s.Target.Embedded; e != nil {
 		eo.Encryption, eo.EncryptionKey = e.Encryption, embedded.KeyFromEnv(o.Env.Getenv, e.Encryption)
 	}
+	if e := s.Target.Embedded; e != nil {
+		eo.Leafnodes = e.Leafnodes
+	}
+	if err := withNetwork(&eo, s.Target.Embedded, f.Plan); err != nil {
+		return nil, err
+	}
 	settings := Settings(s.Target)
 	if o.Connection != nil {
 		settings = *o.Connection

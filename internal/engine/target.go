@@ -95,6 +95,9 @@ func OpenTarget(ctx context.Context, settings connect.Settings, o TargetOptions)
 		}
 		t.Embedded = c
 		t.Settings.Servers = c.URL()
+		if d := c.JetStreamDomain(); d != "" && t.Settings.JS.Domain == "" {
+			t.Settings.JS.Domain = d // clients on leaf nodes reach the hub's JetStream as its domain
+		}
 		fmt.Fprintf(warn, "No server given (--server, NATS_URL or --context): using %s\n", c.Describe())
 	}
 	if _, err := t.Settings.URLs(); err != nil {
@@ -140,6 +143,9 @@ func (t *Target) Grace() time.Duration {
 // does not tell (nats-server reports its store cipher in no monitoring endpoint or $SYS
 // reply), which the Result says as "unknown".
 func (t *Target) describeServers(res *result.Result) {
+	if t.Embedded != nil {
+		res.Network = networkOf(t.Embedded)
+	}
 	for i := range res.Servers {
 		if t.Embedded != nil {
 			res.Servers[i].Embedded = true

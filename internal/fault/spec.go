@@ -19,6 +19,9 @@ const (
 	Pause      = "pause"       // stall a node (the stream leader's, or node N) for a while
 	Stepdown   = "stepdown"    // ask the stream leader to step down (JetStream API)
 	Exec       = "exec"        // run a user command
+	Partition  = "partition"   // cut a node (the stream leader's, node N or zone zN) off the others' routes
+	Heal       = "heal"        // end every partition and slow node
+	Delay      = "delay"       // add a one-way delay to every route of node N
 )
 
 // MaxAt bounds a fault's time: anything later is a typo, not a plan.
@@ -31,6 +34,7 @@ type Action struct {
 	Node int           `json:"node,omitempty"` // 1-based; 0: the stream leader's node (or all killed, for restart)
 	For  time.Duration `json:"for_ns,omitempty"`
 	Cmd  string        `json:"cmd,omitempty"`
+	Zone int           `json:"zone,omitempty"` // partition: 1-based zone, instead of a node
 }
 
 // Parse reads a --fault spec: AT:kill-leader, AT:kill:N, AT:restart[:N], AT:pause:D[:N],
@@ -81,8 +85,12 @@ func Parse(spec string) (Action, error) {
 				return Action{}, fmt.Errorf("fault %q: %w", spec, err)
 			}
 		}
+	case Partition, Heal, Delay:
+		if err := parseLink(&a, args); err != nil {
+			return Action{}, fmt.Errorf("fault %q: %w", spec, err)
+		}
 	default:
-		return Action{}, fmt.Errorf("fault %q: unknown action %q (kill-leader, kill:N, restart, pause:D, stepdown)", spec, a.Kind)
+		return Action{}, fmt.Errorf("fault %q: unknown action %q (kill-leader, kill:N, restart, pause:D, stepdown, partition[:N|:zN], heal, delay:N:D)", spec, a.Kind)
 	}
 	return a, nil
 }
@@ -136,6 +144,15 @@ func (a Action) String() string {
 		return fmt.Sprintf("%s:pause:%s", at, a.For)
 	case Exec:
 		return at + ":" + a.Cmd
+	case Partition:
+		if a.Zone > 0 {
+			return fmt.Sprintf("%s:partition:z%d", at, a.Zone)
+		}
+		if a.Node > 0 {
+			return fmt.Sprintf("%s:partition:%d", at, a.Node)
+		}
+	case Delay:
+		return fmt.Sprintf("%s:delay:%d:%s", at, a.Node, a.For)
 	}
 	return at + ":" + a.Kind
 }
@@ -143,15 +160,21 @@ func (a Action) String() string {
 // NeedsCluster reports whether the action acts on embedded nodes.
 func (a Action) NeedsCluster() bool {
 	switch a.Kind {
-	case KillLeader, Kill, Restart, Pause:
+	case KillLeader, Kill, Restart, Pause, Partition, Heal, Delay:
 		return true
 	}
 	return false
 }
 
+// NeedsLinks reports whether the action acts on the links between nodes.
+func (a Action) NeedsLinks() bool {
+	return a.Kind == Partition || a.Kind == Heal || a.Kind == Delay
+}
+
 // NeedsStream reports whether the action finds its target through the stream's leader.
 func (a Action) NeedsStream() bool {
-	return a.Kind == KillLeader || a.Kind == Stepdown || (a.Kind == Pause && a.Node == 0)
+	return a.Kind == KillLeader || a.Kind == Stepdown || (a.Kind == Pause && a.Node == 0) ||
+		(a.Kind == Partition && a.Node == 0 && a.Zone == 0)
 }
 
 // Plan is the actions of one run, in time order.

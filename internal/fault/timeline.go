@@ -128,6 +128,8 @@ func (t *Timeline) do(ctx context.Context, start time.Time, a Action) {
 		if err = t.env.Stepdown(ctx); err == nil {
 			watch = ev.Node
 		}
+	case Partition, Heal, Delay:
+		ev.Node, ev.Detail, watch, err = t.link(ctx, a)
 	case Exec:
 		ev.Detail, err = runCommand(ctx, a.Cmd, t.env.ExecTimeout)
 	default:

@@ -25,7 +25,7 @@ func Header(s *Set) []Field {
 	add("scenario", strings.TrimSpace(s.Scenario+" "+parens(s.File)))
 	add("description", s.Description)
 	var start, end time.Time
-	tools, servers, targets, hosts := set{}, set{}, set{}, set{}
+	tools, servers, targets, hosts, networks := set{}, set{}, set{}, set{}, set{}
 	reps := 0
 	for _, c := range s.Cells {
 		reps = max(reps, len(c.Runs))
@@ -49,6 +49,12 @@ func Header(s *Set) []Field {
 					embedded++
 				}
 			}
+			if res.Network != nil { // the cluster natsperf ran, not only the servers its clients met
+				embedded = res.Network.Nodes
+				if c := res.Network.Conditions(); c != "" {
+					networks.add(c)
+				}
+			}
 			if embedded > 0 {
 				targets.add(fmt.Sprintf("embedded %d-node", embedded))
 			} else if t := target(res.Settings); t != "" {
@@ -69,6 +75,7 @@ func Header(s *Set) []Field {
 	add("natsperf", tools.String())
 	add("server", servers.String())
 	add("target", targets.String())
+	add("network", networks.String())
 	add("host", hosts.String())
 	levels := AxisLevels(s)
 	var axes []string

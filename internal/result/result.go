@@ -33,6 +33,7 @@ type Result struct {
 	Command  string          `json:"command"`            // e.g. "pub", "pubsub", "service request"
 	Settings json.RawMessage `json:"settings,omitempty"` // the resolved run settings, secrets redacted
 	Servers  []Server        `json:"servers,omitempty"`
+	Network  *Network        `json:"network,omitempty"` // the servers natsperf ran: topology and links
 	Host     Host            `json:"host"`
 	Start    time.Time       `json:"start"`
 	End      time.Time       `json:"end"`
