@@ -31,6 +31,9 @@ func (p *printer) servers(r *result.Result) {
 		}
 	}
 	for _, s := range spike.Find(r, spike.Default) {
+		if !s.Silent && toldInFailover(r, s.Group, s.From, s.To) {
+			continue // its failover's block has it as the latency peak
+		}
 		prefix := ""
 		if len(r.Groups) > 1 {
 			prefix = s.Group + ": "

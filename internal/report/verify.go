@@ -121,7 +121,7 @@ func (p *printer) faults(r *result.Result) {
 		if ev.Node != "" {
 			line += " · " + ev.Node
 		}
-		if ev.NewLeader != "" {
+		if ev.NewLeader != "" && !failoverTold(r, ev) { // else its failover's block tells it
 			line += fmt.Sprintf(" · new leader %s after %s", ev.NewLeader, seconds(ev.NewLeaderAfter))
 		}
 		if ev.Detail != "" {
@@ -134,15 +134,18 @@ func (p *printer) faults(r *result.Result) {
 	}
 	u := f.Unavailable
 	switch {
+	case outageTold(r, u.Group, u.Client, u.From): // in its failover's block
 	case u.Open:
 		p.line("  unavailable %s: from %s, NOT RECOVERED by the end of the run at %s (%s %d: no success after %s)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client, seconds(u.From))
+	case u.Duration > 0 && len(r.Failovers) > 0:
+		p.line("  longest time without success, in no failover: %s from %s to %s (%s %d)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client)
 	case u.Duration > 0:
 		p.line("  unavailable %s: from %s to %s (%s %d)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client)
 	}
 	if n := f.NotRecovered; n != nil && !u.Open {
 		p.line("  NOT RECOVERED by the end of the run: %s %d had no success from %s to its end at %s", n.Group, n.Client, seconds(n.From), seconds(n.To))
 	}
-	if len(f.ByGroup) > 1 {
+	if len(f.ByGroup) > 1 && len(r.Failovers) == 0 {
 		var parts []string
 		for _, g := range f.ByGroup {
 			parts = append(parts, fmt.Sprintf("%s %s from %s", g.Group, seconds(g.Duration), seconds(g.From)))
@@ -150,6 +153,9 @@ func (p *printer) faults(r *result.Result) {
 		p.line("  longest gap per group: %s", strings.Join(parts, " · "))
 	}
 	for _, o := range f.Publishers {
+		if outageTold(r, o.Group, o.Client, o.LastAckBefore) {
+			continue
+		}
 		if o.NotRecovered {
 			p.line("  %s %d after %s: last ack %s, none after it to its end at %s: %s without acks, of it %s waiting on acks that timed out (ack timeout %s), %s otherwise",
 				o.Group, o.Client, o.Fault, seconds(o.LastAckBefore), seconds(o.FirstAckAfter), seconds(o.WithoutAcks),
