@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -167,5 +168,76 @@ func checkStoryJSON(t *testing.T, res *result.Result) {
 	}
 	if len(back.Failovers) != len(res.Failovers) || back.Failovers[0].Leaders[0] != res.Failovers[0].Leaders[0] {
 		t.Errorf("failovers after JSON %+v, before %+v", back.Failovers, res.Failovers)
+	}
+}
+
+const outsideKillSpec = `
+version: natsperf.spec/v1
+interval: 250ms
+setup:
+  streams:
+    - {name: benchstream, storage: file, replicas: 3, create: true}
+workloads:
+  - kind: js pub async
+    pacing: {rate: 1000, duration: 4s}
+    config: {stream: benchstream, subject: benchstream, size: 64, ack_timeout: 1s}
+`
+
+// TestFailoverOutsideKill: a stream leader killed by the test, not by natsperf (no --fault),
+// is a server_silent event on the run's timeline soon after the kill, naming the stream it
+// led, and a failover of its own whose new leader is the one the test's subscribers saw
+// elected.
+func TestFailoverOutsideKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 3-node cluster, a leader killed: about 8 s")
+	}
+	target := testTarget(t, embedded.Options{Nodes: 3})
+	r, err := Prepare(context.Background(), parseSpec(t, outsideKillSpec), Options{Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := watchElections(t, target.Embedded)
+	start := time.Now().Add(100 * time.Millisecond)
+	r.Start(start)
+	time.Sleep(time.Until(start.Add(1500 * time.Millisecond)))
+	leader, err := (&StreamRef{JS: natstest.JetStream(t, target.Embedded.URL()), Name: "benchstream"}).Leader(context.Background())
+	if err != nil || leader == "" {
+		t.Fatalf("stream leader %q: %v", leader, err)
+	}
+	node, _ := target.Embedded.NodeByName(leader)
+	killed := time.Now()
+	if err := target.Embedded.Kill(node); err != nil {
+		t.Fatal(err)
+	}
+	res := r.Wait()
+	t.Logf("%s", textOf(t, res))
+	at := killed.Sub(res.Start)
+	var silent *result.Event
+	for _, e := range res.Events {
+		if e.Kind == "server_silent" && e.Server == leader {
+			silent = &e
+			break
+		}
+	}
+	// A reading asked for just before the kill may miss it; the next, an interval later, not.
+	if silent == nil || silent.At < at-time.Second || silent.At > at+time.Second || silent.Stream != "benchstream" {
+		t.Fatalf("server_silent %+v for %s killed at %v; events %+v", silent, leader, at, res.Events)
+	}
+	if len(res.Failovers) != 1 {
+		t.Fatalf("failovers %+v: want the kill's", res.Failovers)
+	}
+	f := res.Failovers[0]
+	if f.Cause != "server_silent" || f.Node != leader || f.Silent != silent.At || f.At > at {
+		t.Errorf("failover %+v: want %s's silence at %v, from its last answer before the kill at %v", f, leader, silent.At, at)
+	}
+	var want string
+	for _, e := range seen() {
+		if e.at.After(killed) && e.leader != leader {
+			want = e.leader
+			break
+		}
+	}
+	if len(f.Leaders) != 1 || f.Leaders[0].Leader != want || want == "" {
+		t.Errorf("new leaders %+v; the test's subscribers saw %q elected after the kill", f.Leaders, want)
 	}
 }

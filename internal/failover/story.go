@@ -107,11 +107,32 @@ func openers(res *result.Result, sample time.Duration) []result.Failover {
 			}
 			continue
 		}
-		f := result.Failover{Cause: "server_silent", At: e.At, Node: e.Server, Silent: e.At}
+		// It failed after its last answer: the failover is timed from there (the new leader
+		// may well be elected before the reading that missed it).
+		f := result.Failover{Cause: "server_silent", At: lastAnswer(res, e.Server, e.At), Node: e.Server, Silent: e.At}
 		addStreams(&f, e.Stream)
 		out = append(out, f)
 	}
 	return out
+}
+
+// lastAnswer is the offset of server's last sample before at (at itself when none).
+func lastAnswer(res *result.Result, server string, at time.Duration) time.Duration {
+	last := at
+	if res.Telemetry == nil {
+		return last
+	}
+	for _, s := range res.Telemetry.Servers {
+		if s.Name != server {
+			continue
+		}
+		for _, smp := range s.Samples {
+			if smp.Offset < at {
+				last = smp.Offset
+			}
+		}
+	}
+	return last
 }
 
 func addStreams(f *result.Failover, streams string) {
@@ -255,8 +276,8 @@ func settled(f *result.Failover) time.Duration {
 // clients are the clients whose longest time without success belongs to the failover: it
 // ended after the failover began and began before the failover settled plus what the
 // client's acks could still wait (the ack timeout) plus a series interval. A stretch that began
-// after the new leader and is a stall of natsperf's own process at least half its length is
-// the host's, not the failover's.
+// after the new leader (or an interval after the failover began) while natsperf's own process
+// stalled at least half its length is the host's, not the failover's.
 func clients(res *result.Result, f *result.Failover, used map[[2]any]bool) {
 	var outages []result.PublisherOutage
 	if res.Faults != nil {
@@ -274,10 +295,14 @@ func clients(res *result.Result, f *result.Failover, used map[[2]any]bool) {
 			if gap == nil || gap.Duration <= 0 || used[[2]any{g.Name, c.ID}] {
 				continue
 			}
-			if gap.To <= f.At || gap.From >= f.Until || gap.From > leader+ackTimeout+width {
+			wait := ackTimeout
+			if wait == 0 && c.Events.Timeouts > 0 {
+				wait = f.Until // publishes timed out, after a wait not known here (a run without --fault)
+			}
+			if gap.To <= f.At || gap.From >= f.Until || gap.From > leader+wait+width {
 				continue
 			}
-			if gap.From >= leader && hostStall(res, gap.From, gap.To) >= gap.Duration/2 {
+			if gap.From >= min(leader, f.At+width) && HostStall(res, gap.From, gap.To) >= gap.Duration/2 {
 				continue
 			}
 			used[[2]any{g.Name, c.ID}] = true
@@ -292,14 +317,18 @@ func clients(res *result.Result, f *result.Failover, used map[[2]any]bool) {
 	}
 }
 
-// hostStall is the worst stall of natsperf's own process from from to to.
-func hostStall(res *result.Result, from, to time.Duration) time.Duration {
+// HostStall is the worst stall of natsperf's own process from from to to.
+func HostStall(res *result.Result, from, to time.Duration) time.Duration {
 	if res.Telemetry == nil {
 		return 0
 	}
+	iv := res.Telemetry.Interval
+	if iv <= 0 {
+		iv = time.Second
+	}
 	var worst time.Duration
 	for _, s := range res.Telemetry.Stalls {
-		if s.Offset >= from-time.Second && s.Offset < to {
+		if s.Offset < to && s.Offset+iv > from {
 			worst = max(worst, s.Max, s.RunQueue)
 		}
 	}

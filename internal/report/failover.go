@@ -30,7 +30,7 @@ func (p *printer) failovers(r *result.Result) {
 func failoverLines(r *result.Result, f result.Failover) []string {
 	head := fmt.Sprintf("%s at %s, leader %s", f.Cause, seconds(f.At), f.Node)
 	if f.Cause == "server_silent" {
-		head = fmt.Sprintf("leader %s stopped answering at %s (no fault of natsperf's)", f.Node, seconds(f.At))
+		head = fmt.Sprintf("leader %s stopped answering after %s (missed by the telemetry's reading at %s; no fault of natsperf's)", f.Node, seconds(f.At), seconds(f.Silent))
 	}
 	out := []string{head}
 	for _, l := range f.Leaders {
@@ -42,7 +42,11 @@ func failoverLines(r *result.Result, f result.Failover) []string {
 			out = append(out, fmt.Sprintf("new leader%s: none by the end of the run", stream))
 			continue
 		}
-		out = append(out, fmt.Sprintf("new leader%s: %s, %s after the fault (%s at %s)", stream, l.Leader, seconds(l.After), l.Source, seconds(l.At)))
+		since := "the fault"
+		if f.Cause == "server_silent" {
+			since = "its last answer"
+		}
+		out = append(out, fmt.Sprintf("new leader%s: %s, %s after %s (%s at %s)", stream, l.Leader, seconds(l.After), since, l.Source, seconds(l.At)))
 	}
 	if f.Silent > 0 && f.Cause != "server_silent" {
 		out = append(out, fmt.Sprintf("%s stopped answering the telemetry at %s", f.Node, seconds(f.Silent)))
@@ -100,8 +104,12 @@ func clientOutage(r *result.Result, c result.ClientOutage, leader time.Duration)
 		if leader > 0 && c.TimedOutFrom < leader {
 			before = ", before the new leader,"
 		}
-		s += fmt.Sprintf(": %s publishes sent from %s%s were never answered and it waited out its ack timeout (%s) on them",
-			units.Comma(c.TimedOut), seconds(c.TimedOutFrom), before, seconds(c.AckTimeout))
+		n := units.Comma(c.TimedOut) + " publishes"
+		if c.TimedOut == 1 {
+			n = "1 publish"
+		}
+		s += fmt.Sprintf(": %s sent from %s%s never answered, it waited out its ack timeout (%s)",
+			n, seconds(c.TimedOutFrom), before, seconds(c.AckTimeout))
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/failover"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/units"
@@ -138,7 +139,11 @@ func (p *printer) faults(r *result.Result) {
 	case u.Open:
 		p.line("  unavailable %s: from %s, NOT RECOVERED by the end of the run at %s (%s %d: no success after %s)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client, seconds(u.From))
 	case u.Duration > 0 && len(r.Failovers) > 0:
-		p.line("  longest time without success, in no failover: %s from %s to %s (%s %d)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client)
+		why := ""
+		if st := failover.HostStall(r, u.From, u.To); st >= u.Duration/2 {
+			why = fmt.Sprintf(": natsperf's own process stalled %s then", Duration(int64(st)))
+		}
+		p.line("  longest time without success, in no failover: %s from %s to %s (%s %d)%s", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client, why)
 	case u.Duration > 0:
 		p.line("  unavailable %s: from %s to %s (%s %d)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client)
 	}
@@ -153,7 +158,7 @@ func (p *printer) faults(r *result.Result) {
 		p.line("  longest gap per group: %s", strings.Join(parts, " · "))
 	}
 	for _, o := range f.Publishers {
-		if outageTold(r, o.Group, o.Client, o.LastAckBefore) {
+		if len(r.Failovers) > 0 { // told in a failover's block, or in no failover (above)
 			continue
 		}
 		if o.NotRecovered {
