@@ -47,7 +47,7 @@ func Tell(res *result.Result) []result.Failover {
 		f := &out[i]
 		newLeaders(res, f)
 		clients(res, f, used)
-		f.Peak = peak(res, f)
+		f.Peaks = peaks(res, f)
 	}
 	return out
 }
@@ -335,15 +335,15 @@ func HostStall(res *result.Result, from, to time.Duration) time.Duration {
 	return worst
 }
 
-// peak is the highest interval P99 of any group from an interval before the failover to an
-// interval after it settled (its last new leader or client back), within its window: a
-// leader elected in 20 ms may leave no rise at all, and a later restart's is not its.
-func peak(res *result.Result, f *result.Failover) *result.LatencyPeak {
+// peaks are each group's highest interval P99 from an interval before the failover to an
+// interval after it settled (its last new leader or client back), within its window: a leader
+// elected in 20 ms may leave no rise at all, and a later restart's is not its.
+func peaks(res *result.Result, f *result.Failover) []result.LatencyPeak {
 	end := settled(f)
 	for _, c := range f.Clients {
 		end = max(end, c.To)
 	}
-	var best *result.LatencyPeak
+	var out []result.LatencyPeak
 	for _, g := range res.Groups {
 		var p99s []int64
 		for _, iv := range g.Series {
@@ -355,17 +355,20 @@ func peak(res *result.Result, f *result.Failover) *result.LatencyPeak {
 			continue
 		}
 		width := spike.Interval(g.Series)
-		med := spike.Median(p99s)
+		var best *result.LatencyPeak
 		for _, iv := range g.Series {
-			if iv.Offset+width <= f.At || iv.Offset > min(end+width, f.Until) || iv.Offset >= f.Until {
+			if iv.Offset+width <= f.At || iv.Offset > end+width || iv.Offset >= f.Until {
 				continue
 			}
 			if best == nil || iv.P99 > best.P99 {
-				best = &result.LatencyPeak{Group: g.Name, From: iv.Offset, To: iv.Offset + width, P99: iv.P99, Max: iv.Max, Median: med}
+				best = &result.LatencyPeak{Group: g.Name, From: iv.Offset, To: iv.Offset + width, P99: iv.P99, Max: iv.Max, Median: spike.Median(p99s)}
 			}
 		}
+		if best != nil {
+			out = append(out, *best)
+		}
 	}
-	return best
+	return out
 }
 
 // Spike reports whether a peak is a spike by rule (spike.Default: the text report's).

@@ -61,10 +61,10 @@ func failoverLines(r *result.Result, f result.Failover) []string {
 	if len(f.Clients) == 0 {
 		out = append(out, "no client's longest time without success was in it"+elsewhere(r))
 	}
-	if pk := f.Peak; pk != nil {
+	for _, pk := range f.Peaks {
 		line := fmt.Sprintf("latency peak: %s P99 %s at %s-%s (median interval P99 %s)", pk.Group, Duration(pk.P99),
 			seconds(pk.From), seconds(pk.To), Duration(pk.Median))
-		if !failover.Spike(pk, spike.Default) {
+		if !failover.Spike(&pk, spike.Default) {
 			line += ": no spike"
 		}
 		out = append(out, line)
@@ -114,11 +114,19 @@ func clientOutage(r *result.Result, c result.ClientOutage, leader time.Duration)
 	return s
 }
 
-// toldInFailover reports whether a spike of from-to is a failover's peak, told in its block.
-func toldInFailover(r *result.Result, group string, from, to time.Duration) bool {
+// toldInFailover reports whether a spike of from-to is told in a failover's block: a group's
+// peak, or (silent: no message at all) a stretch of its clients without success.
+func toldInFailover(r *result.Result, group string, from, to time.Duration, silent bool) bool {
 	for _, f := range r.Failovers {
-		if pk := f.Peak; pk != nil && pk.Group == group && from < pk.To && to > pk.From {
-			return true
+		for _, c := range f.Clients {
+			if silent && c.Group == group && from < c.To && to > c.From {
+				return true
+			}
+		}
+		for _, pk := range f.Peaks {
+			if pk.Group == group && from < pk.To && to > pk.From {
+				return true
+			}
 		}
 	}
 	return false
@@ -154,4 +162,23 @@ func failoverItems(label string, r *result.Result) []string {
 		out = append(out, fmt.Sprintf("%sfailover %d: %s; %s", label, i+1, lines[0], strings.Join(lines[1:], "; ")))
 	}
 	return out
+}
+
+// failoverSection lists every run's failovers, one item each, as the text tells them.
+func failoverSection(s *Set) *Section {
+	var items []string
+	for _, c := range s.Cells {
+		for _, r := range c.Runs {
+			if r.Result == nil {
+				continue
+			}
+			label := fmt.Sprintf("%s, repetition %d, ", c.Name, r.Repetition)
+			items = append(items, failoverItems(label, r.Result)...)
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return &Section{Title: "Failovers", List: list("", items),
+		Intro: []Para{{Text: "Each failover once: what began it, the stream's new leader (from its leader-elected advisory), each client's longest time without success in it and why, the latency peak."}}}
 }

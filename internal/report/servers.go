@@ -31,8 +31,8 @@ func (p *printer) servers(r *result.Result) {
 		}
 	}
 	for _, s := range spike.Find(r, spike.Default) {
-		if !s.Silent && toldInFailover(r, s.Group, s.From, s.To) {
-			continue // its failover's block has it as the latency peak
+		if toldInFailover(r, s.Group, s.From, s.To, s.Silent) {
+			continue // its failover's block has it
 		}
 		prefix := ""
 		if len(r.Groups) > 1 {

@@ -19,8 +19,9 @@ type Failover struct {
 	Leaders []NewLeader `json:"leaders,omitempty"`
 	// Clients are the clients whose longest time without success fell in this failover.
 	Clients []ClientOutage `json:"clients,omitempty"`
-	// Peak is the highest interval P99 of the window, with the run's median for scale.
-	Peak *LatencyPeak `json:"peak,omitempty"`
+	// Peaks are each group's highest interval P99 in the failover, with the run's median
+	// for scale.
+	Peaks []LatencyPeak `json:"peaks,omitempty"`
 }
 
 // NewLeader is one stream's leader after a failover.
