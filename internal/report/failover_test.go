@@ -28,6 +28,7 @@ func storyResult() *result.Result {
 			Clients: []result.ClientOutage{{Group: "pub", Client: 1, Duration: 680 * ms, From: 2330 * ms, To: 3010 * ms,
 				TimedOut: 23, TimedOutFrom: 2 * s, TimedOutWait: 600 * ms, AckTimeout: s}},
 			Peaks: []result.LatencyPeak{{Group: "pub", From: 2250 * ms, To: 2500 * ms, P99: int64(257 * ms), Median: int64(ms)}}}},
+		Verify: &result.Verify{Stream: "S", Sent: 12000, Acked: 11977, Stored: 11977, Failed: 23, Unavailable: 680 * ms},
 	}
 }
 
@@ -50,7 +51,10 @@ func TestFailoverText(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
 	}
-	for _, not := range []string{"after 1.01s", "unavailable 0.68s", "last ack 2.33s", "Failover 2"} {
+	if !strings.Contains(out, "unavailable 0.68s (pub 1 in failover 1)") {
+		t.Errorf("the verify line does not point at the failover:\n%s", out)
+	}
+	for _, not := range []string{"after 1.01s", "  unavailable 0.68s:", "last ack 2.33s", "Failover 2"} {
 		if strings.Contains(out, not) {
 			t.Errorf("%q told again in:\n%s", not, out)
 		}

@@ -22,17 +22,17 @@ func (p *printer) verify(r *result.Result) {
 	if v.Stream == "" {
 		p.line("verify: sent %s · delivered %s · lost %s · duplicates %s · out of order %s · unavailable %s",
 			units.Comma(v.Sent), units.Comma(v.Delivered), units.Comma(v.Lost), units.Comma(v.Duplicated),
-			units.Comma(v.OutOfOrder), unavailable(v))
+			units.Comma(v.OutOfOrder), unavailable(r, v))
 		return
 	}
 	if v.Error != "" {
 		p.line("verify: sent %s · acked %s · stored unknown · acked-but-missing unknown · duplicates unknown · unavailable %s",
-			units.Comma(v.Sent), units.Comma(v.Acked), unavailable(v))
+			units.Comma(v.Sent), units.Comma(v.Acked), unavailable(r, v))
 		p.line("verify: NOT VERIFIED: %s; none of the %s acknowledged messages could be checked", v.Error, units.Comma(v.Acked))
 	} else {
 		p.line("verify: sent %s · acked %s · failed %s · stored %s · acked-but-missing %s · duplicates %s · unavailable %s",
 			units.Comma(v.Sent), units.Comma(v.Acked), units.Comma(v.Failed), units.Comma(v.Stored), units.Comma(v.AckedButMissing),
-			units.Comma(v.Duplicates), unavailable(v))
+			units.Comma(v.Duplicates), unavailable(r, v))
 		if v.Failed > 0 {
 			p.line("verify: failed %s: publishes never acknowledged and not in the stream (timed out, refused or not sent; the publisher was told): not data loss", units.Comma(v.Failed))
 		}
@@ -74,9 +74,19 @@ func (p *printer) verify(r *result.Result) {
 
 // unavailable prints the longest time without success, and whether it was still going on
 // when the run ended.
-func unavailable(v *result.Verify) string {
+func unavailable(r *result.Result, v *result.Verify) string {
 	if v.NotRecovered {
 		return seconds(v.Unavailable) + " (NOT RECOVERED by the end of the run)"
+	}
+	if r.Faults != nil && r.Faults.Unavailable.Duration == v.Unavailable {
+		u := r.Faults.Unavailable
+		for i, f := range r.Failovers {
+			for _, c := range f.Clients {
+				if c.Group == u.Group && c.Client == u.Client && c.From == u.From {
+					return fmt.Sprintf("%s (%s %d in failover %d)", seconds(v.Unavailable), u.Group, u.Client, i+1)
+				}
+			}
+		}
 	}
 	return seconds(v.Unavailable)
 }
