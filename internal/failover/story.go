@@ -46,6 +46,7 @@ func Tell(res *result.Result) []result.Failover {
 	for i := range out {
 		f := &out[i]
 		newLeaders(res, f)
+		kept(res, f)
 		clients(res, f, used)
 		f.Peaks = peaks(res, f)
 	}
@@ -254,6 +255,29 @@ func newLeaders(res *result.Result, f *result.Failover) {
 		if l := &f.Leaders[0]; l.Leader == "" {
 			l.Leader, l.At, l.After, l.Source = ev.NewLeader, ev.Started+ev.NewLeaderAfter, ev.NewLeaderAfter, "stream info"
 		}
+	}
+}
+
+// kept marks the streams that had no new leader because the failed one led them again: it
+// answered the telemetry after the failover began, and the last samples of the window name
+// it (a paused leader back before an election).
+func kept(res *result.Result, f *result.Failover) {
+	if res.Telemetry == nil || f.Node == "" {
+		return
+	}
+	back := false
+	for _, s := range res.Telemetry.Servers {
+		for _, smp := range s.Samples {
+			back = back || (s.Name == f.Node && smp.Offset > max(f.At, f.Silent) && smp.Offset <= f.Until)
+		}
+	}
+	if !back {
+		return
+	}
+	end := leadersAt(res, f.Until)
+	for i := range f.Leaders {
+		l := &f.Leaders[i]
+		l.Kept = l.Leader == "" && end[l.Stream] == f.Node
 	}
 }
 

@@ -118,6 +118,13 @@ func TestTell(t *testing.T) {
 			want: []result.Failover{{Cause: "2s:kill-leader", At: 2 * s, Node: "n2",
 				Leaders: []result.NewLeader{{Stream: "S", Leader: "n1", At: 2020 * ms, After: 20 * ms, Source: "advisory"}}}},
 		},
+		{
+			// n2 paused 3 s and back before any election: no new leader, n2 led it again.
+			name: "paused and back",
+			res:  paused(),
+			want: []result.Failover{{Cause: "2s:pause:3s", At: 2 * s, Node: "n2",
+				Leaders: []result.NewLeader{{Stream: "S", Kept: true}}}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := failover.Tell(tc.res)
@@ -135,10 +142,21 @@ func TestTell(t *testing.T) {
 				if len(g.Clients) != len(w.Clients) || (len(w.Clients) > 0 && g.Clients[0] != w.Clients[0]) {
 					t.Errorf("clients %+v, want %+v", g.Clients, w.Clients)
 				}
-				if w.Cause == "2s:kill-leader" && (len(g.Peaks) != 1 || g.Peaks[0].P99 != int64(300*ms) || g.Peaks[0].From != 2250*ms || g.Peaks[0].Median != int64(ms)) {
+				if w.Cause != "2s:pause:3s" && w.Cause != "server_silent" && (len(g.Peaks) != 1 || g.Peaks[0].P99 != int64(300*ms) || g.Peaks[0].From != 2250*ms || g.Peaks[0].Median != int64(ms)) {
 					t.Errorf("peaks %+v, want the 300 ms interval at 2.25 s over a median of 1 ms", g.Peaks)
 				}
 			}
 		})
 	}
+}
+
+// paused is a run whose leader n2 is paused at 2 s for 3 s and answers the telemetry on, still
+// the leader.
+func paused() *result.Result {
+	res := run([]result.FaultEvent{{Spec: "2s:pause:3s", Kind: "pause", At: 2 * s, Started: 2 * s, Node: "n2"}}, nil, nil, nil)
+	n2 := &res.Telemetry.Servers[1]
+	for at := 2250 * ms; at < 6*s; at += 250 * ms {
+		n2.Samples = append(n2.Samples, result.ServerSample{Offset: at, Streams: []result.StreamSample{{Name: "S", Leader: "n2"}}})
+	}
+	return res
 }

@@ -38,7 +38,11 @@ func failoverLines(r *result.Result, f result.Failover) []string {
 		if l.Stream != "" {
 			stream = " of stream " + l.Stream
 		}
-		if l.Leader == "" {
+		switch {
+		case l.Kept:
+			out = append(out, fmt.Sprintf("new leader%s: none, %s led it again", stream, f.Node))
+			continue
+		case l.Leader == "":
 			out = append(out, fmt.Sprintf("new leader%s: none by the end of the run", stream))
 			continue
 		}

@@ -30,6 +30,9 @@ type NewLeader struct {
 	Leader string        `json:"leader,omitempty"` // "" when none was elected within the run
 	At     time.Duration `json:"at_ns,omitempty"`  // from the run's start
 	After  time.Duration `json:"after_ns,omitempty"`
+	// Kept: no other leader was elected and the failed one led the stream again by the end of
+	// the failover's window (a paused leader that came back before an election).
+	Kept bool `json:"kept,omitempty"`
 	// Source is what said so: "advisory" (its leader-elected advisory), "jsz" (the first
 	// sample that showed it) or "stream info" (the fault timeline's own polling).
 	Source string `json:"source,omitempty"`
