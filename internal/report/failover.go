@@ -176,8 +176,14 @@ func failoverSection(s *Set) *Section {
 			if r.Result == nil {
 				continue
 			}
+			res := r.Result
+			if res.Failovers == nil && res.Faults != nil { // a Result from before the story
+				one := *res
+				one.Failovers = failover.Tell(res)
+				res = &one
+			}
 			label := fmt.Sprintf("%s, repetition %d, ", c.Name, r.Repetition)
-			items = append(items, failoverItems(label, r.Result)...)
+			items = append(items, failoverItems(label, res)...)
 		}
 	}
 	if len(items) == 0 {
