@@ -111,10 +111,36 @@ func openers(res *result.Result, sample time.Duration) []result.Failover {
 		// It failed after its last answer: the failover is timed from there (the new leader
 		// may well be elected before the reading that missed it).
 		f := result.Failover{Cause: "server_silent", At: lastAnswer(res, e.Server, e.At), Node: e.Server, Silent: e.At}
+		if hiccup(res, f, e.Stream, sample) {
+			continue
+		}
 		addStreams(&f, e.Stream)
 		out = append(out, f)
 	}
 	return out
+}
+
+// hiccup reports whether a silent leader was only slow to answer (a loaded host): it answered
+// again within two readings and no stream it led elected another leader meanwhile.
+func hiccup(res *result.Result, f result.Failover, streams string, sample time.Duration) bool {
+	back := false
+	if res.Telemetry != nil {
+		for _, s := range res.Telemetry.Servers {
+			for _, smp := range s.Samples {
+				back = back || (s.Name == f.Node && smp.Offset > f.Silent && smp.Offset <= f.Silent+2*sample)
+			}
+		}
+	}
+	if !back {
+		return false
+	}
+	for _, e := range res.Events {
+		if (e.Kind == "leader_elected" || e.Kind == "leader_change") && e.At >= f.At && e.Server != f.Node &&
+			strings.Contains(","+streams+",", ","+e.Stream+",") {
+			return false
+		}
+	}
+	return true
 }
 
 // lastAnswer is the offset of server's last sample before at (at itself when none).

@@ -119,6 +119,13 @@ func TestTell(t *testing.T) {
 				Leaders: []result.NewLeader{{Stream: "S", Leader: "n1", At: 2020 * ms, After: 20 * ms, Source: "advisory"}}}},
 		},
 		{
+			// n2 missed one reading and answered the next, no election: a slow answer on a
+			// loaded host, no failover.
+			name: "slow answer",
+			res:  slowAnswer(),
+			want: nil,
+		},
+		{
 			// n2 paused 3 s and back before any election: no new leader, n2 led it again.
 			name: "paused and back",
 			res:  paused(),
@@ -158,5 +165,19 @@ func paused() *result.Result {
 	for at := 2250 * ms; at < 6*s; at += 250 * ms {
 		n2.Samples = append(n2.Samples, result.ServerSample{Offset: at, Streams: []result.StreamSample{{Name: "S", Leader: "n2"}}})
 	}
+	return res
+}
+
+// slowAnswer is a run whose leader n2 missed the reading at 1 s and answered the next.
+func slowAnswer() *result.Result {
+	res := run(nil, []result.Event{{At: s, Kind: "server_silent", Source: "telemetry", Server: "n2", Stream: "S"}}, nil, nil)
+	n2 := &res.Telemetry.Servers[1]
+	var keep []result.ServerSample
+	for _, smp := range n2.Samples {
+		if smp.Offset != s {
+			keep = append(keep, smp)
+		}
+	}
+	n2.Samples = keep
 	return res
 }
