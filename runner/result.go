@@ -11,7 +11,8 @@ import (
 // (schema/result.schema.json). They are natsperf's own types under names a Go program can
 // use: a run's Groups (publishers, subscribers...), each with its Clients, its Aggregate (rates,
 // Latency with percentiles and Latency.At, delivery Correctness) and its interval Series; the
-// Stop reason; the Verify read-back; the agents of a run across agents (Distributed).
+// Stop reason; the Verify read-back; the Failovers told once each; the agents of a run across
+// agents (Distributed).
 type (
 	Result          = result.Result
 	Group           = result.Group
@@ -54,6 +55,10 @@ type (
 	Stall           = result.Stall
 	Event           = result.Event
 	Counters        = result.Counters
+	Failover        = result.Failover
+	NewLeader       = result.NewLeader
+	ClientOutage    = result.ClientOutage
+	LatencyPeak     = result.LatencyPeak
 )
 
 // Why a run ended (Result.Stop.Reason).

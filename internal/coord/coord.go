@@ -25,6 +25,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/failover"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
@@ -610,6 +611,9 @@ func (c *coordinator) run(ctx context.Context, s *spec.Spec, agents []Agent) (*r
 	stopBars()
 	res, err := c.merge(s, states, at, reason)
 	finishTelemetry(res)
+	if res != nil { // the story reads the coordinator's telemetry, which came after the merge
+		res.Failovers = failover.Tell(res)
+	}
 	return res, err
 }
 

@@ -136,10 +136,11 @@ func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent
 			if spec == "" {
 				continue // before any fault
 			}
+			n, first := f.Waits.TimedOut(c.ID, c.Gap.From, c.Gap.To)
 			out = append(out, result.PublisherOutage{
 				Group: g.Name, Client: c.ID, Fault: spec, LastAckBefore: c.Gap.From, FirstAckAfter: c.Gap.To,
 				WithoutAcks: c.Gap.Duration, TimedOutWait: f.Waits.Within(c.ID, c.Gap.From, c.Gap.To), AckTimeout: f.AckTimeout,
-				NotRecovered: c.Gap.Open,
+				NotRecovered: c.Gap.Open, TimedOut: n, TimedOutFrom: first,
 			})
 		}
 	}

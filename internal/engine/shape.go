@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/failover"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/slo"
 
@@ -76,9 +77,10 @@ func loadSteps(s *spec.Spec, interval time.Duration) []result.LoadStep {
 	return nil
 }
 
-// Conclude adds what a run's Spec asks of its whole Result: the load steps of a shaped run and
-// the verdicts of its thresholds. The engine calls it on its Result, a coordinator on the
-// Result merged from its agents (whose parts each judged only themselves).
+// Conclude adds what a run's Spec asks of its whole Result: the load steps of a shaped run,
+// the verdicts of its thresholds and the story of its failovers. The engine calls it on its
+// Result, a coordinator on the Result merged from its agents (whose parts each judged only
+// themselves).
 func Conclude(s *spec.Spec, res *result.Result) {
 	s = shaped(s)
 	res.LoadSteps = loadSteps(s, SeriesInterval(s))
@@ -87,4 +89,5 @@ func Conclude(s *spec.Spec, res *result.Result) {
 	if ts, err := slo.ParseAll(s.SLO); err == nil && len(ts) > 0 { // checked by Validate
 		res.SLO = slo.Judge(res, ts)
 	}
+	res.Failovers = failover.Tell(res)
 }

@@ -1,4 +1,4 @@
-package failover
+package failover_test
 
 import (
 	"context"

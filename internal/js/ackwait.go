@@ -23,6 +23,7 @@ type Span struct{ From, To time.Duration }
 type ackWait struct {
 	mu    sync.Mutex
 	spans []Span
+	each  []Span // every publish that timed out: sent, given up
 }
 
 // publisher returns client id's record; nil on a nil registry.
@@ -48,6 +49,7 @@ func (w *ackWait) add(from, to time.Duration) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.each = append(w.each, Span{from, to})
 	// Timeouts come about in the order of their publishes: merge with the last span.
 	if n := len(w.spans); n > 0 && from <= w.spans[n-1].To {
 		w.spans[n-1].To = max(w.spans[n-1].To, to)
@@ -72,4 +74,25 @@ func (a *AckWaits) Within(id int, from, to time.Duration) time.Duration {
 		}
 	}
 	return d
+}
+
+// TimedOut is how many of publisher id's publishes were given up (timed out) within from..to,
+// and when the first of them was sent: the publishes whose wait made that stretch longer.
+func (a *AckWaits) TimedOut(id int, from, to time.Duration) (n int64, firstSent time.Duration) {
+	w := a.publisher(id)
+	if w == nil {
+		return 0, 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.each {
+		if s.To < from || s.To > to {
+			continue
+		}
+		if n == 0 || s.From < firstSent {
+			firstSent = s.From
+		}
+		n++
+	}
+	return n, firstSent
 }

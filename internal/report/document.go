@@ -69,7 +69,7 @@ func Build(s *Set, title string) (*Document, error) {
 	}
 	metrics := Metrics(s)
 	add(inadequacySection(s), failedSection(s), effectsSection(s), cellsSection(s, metrics), storageSection(s),
-		comparedSection(s, metrics), throughputSection(s), spectrumSection(s))
+		comparedSection(s, metrics), throughputSection(s), spectrumSection(s), failoverSection(s))
 	for _, st := range stab {
 		add(stabilitySection(st))
 	}

@@ -31,6 +31,9 @@ func (p *printer) servers(r *result.Result) {
 		}
 	}
 	for _, s := range spike.Find(r, spike.Default) {
+		if toldInFailover(r, s.Group, s.From, s.To, s.Silent) {
+			continue // its failover's block has it
+		}
 		prefix := ""
 		if len(r.Groups) > 1 {
 			prefix = s.Group + ": "

@@ -29,6 +29,7 @@ func Text(w io.Writer, r *result.Result) error {
 		p.stream(st)
 	}
 	p.faults(r)
+	p.failovers(r)
 	p.verify(r)
 	p.distributed(r)
 	p.servers(r)

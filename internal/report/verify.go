@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/failover"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/units"
@@ -21,17 +22,17 @@ func (p *printer) verify(r *result.Result) {
 	if v.Stream == "" {
 		p.line("verify: sent %s · delivered %s · lost %s · duplicates %s · out of order %s · unavailable %s",
 			units.Comma(v.Sent), units.Comma(v.Delivered), units.Comma(v.Lost), units.Comma(v.Duplicated),
-			units.Comma(v.OutOfOrder), unavailable(v))
+			units.Comma(v.OutOfOrder), unavailable(r, v))
 		return
 	}
 	if v.Error != "" {
 		p.line("verify: sent %s · acked %s · stored unknown · acked-but-missing unknown · duplicates unknown · unavailable %s",
-			units.Comma(v.Sent), units.Comma(v.Acked), unavailable(v))
+			units.Comma(v.Sent), units.Comma(v.Acked), unavailable(r, v))
 		p.line("verify: NOT VERIFIED: %s; none of the %s acknowledged messages could be checked", v.Error, units.Comma(v.Acked))
 	} else {
 		p.line("verify: sent %s · acked %s · failed %s · stored %s · acked-but-missing %s · duplicates %s · unavailable %s",
 			units.Comma(v.Sent), units.Comma(v.Acked), units.Comma(v.Failed), units.Comma(v.Stored), units.Comma(v.AckedButMissing),
-			units.Comma(v.Duplicates), unavailable(v))
+			units.Comma(v.Duplicates), unavailable(r, v))
 		if v.Failed > 0 {
 			p.line("verify: failed %s: publishes never acknowledged and not in the stream (timed out, refused or not sent; the publisher was told): not data loss", units.Comma(v.Failed))
 		}
@@ -73,9 +74,19 @@ func (p *printer) verify(r *result.Result) {
 
 // unavailable prints the longest time without success, and whether it was still going on
 // when the run ended.
-func unavailable(v *result.Verify) string {
+func unavailable(r *result.Result, v *result.Verify) string {
 	if v.NotRecovered {
 		return seconds(v.Unavailable) + " (NOT RECOVERED by the end of the run)"
+	}
+	if r.Faults != nil && r.Faults.Unavailable.Duration == v.Unavailable {
+		u := r.Faults.Unavailable
+		for i, f := range r.Failovers {
+			for _, c := range f.Clients {
+				if c.Group == u.Group && c.Client == u.Client && c.From == u.From {
+					return fmt.Sprintf("%s (%s %d in failover %d)", seconds(v.Unavailable), u.Group, u.Client, i+1)
+				}
+			}
+		}
 	}
 	return seconds(v.Unavailable)
 }
@@ -121,7 +132,7 @@ func (p *printer) faults(r *result.Result) {
 		if ev.Node != "" {
 			line += " · " + ev.Node
 		}
-		if ev.NewLeader != "" {
+		if ev.NewLeader != "" && !failoverTold(r, ev) { // else its failover's block tells it
 			line += fmt.Sprintf(" · new leader %s after %s", ev.NewLeader, seconds(ev.NewLeaderAfter))
 		}
 		if ev.Detail != "" {
@@ -134,15 +145,22 @@ func (p *printer) faults(r *result.Result) {
 	}
 	u := f.Unavailable
 	switch {
+	case outageTold(r, u.Group, u.Client, u.From): // in its failover's block
 	case u.Open:
 		p.line("  unavailable %s: from %s, NOT RECOVERED by the end of the run at %s (%s %d: no success after %s)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client, seconds(u.From))
+	case u.Duration > 0 && len(r.Failovers) > 0:
+		why := ""
+		if st := failover.HostStall(r, u.From, u.To); st >= u.Duration/2 {
+			why = fmt.Sprintf(": natsperf's own process stalled %s then", Duration(int64(st)))
+		}
+		p.line("  longest time without success, in no failover: %s from %s to %s (%s %d)%s", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client, why)
 	case u.Duration > 0:
 		p.line("  unavailable %s: from %s to %s (%s %d)", seconds(u.Duration), seconds(u.From), seconds(u.To), u.Group, u.Client)
 	}
 	if n := f.NotRecovered; n != nil && !u.Open {
 		p.line("  NOT RECOVERED by the end of the run: %s %d had no success from %s to its end at %s", n.Group, n.Client, seconds(n.From), seconds(n.To))
 	}
-	if len(f.ByGroup) > 1 {
+	if len(f.ByGroup) > 1 && len(r.Failovers) == 0 {
 		var parts []string
 		for _, g := range f.ByGroup {
 			parts = append(parts, fmt.Sprintf("%s %s from %s", g.Group, seconds(g.Duration), seconds(g.From)))
@@ -150,6 +168,9 @@ func (p *printer) faults(r *result.Result) {
 		p.line("  longest gap per group: %s", strings.Join(parts, " · "))
 	}
 	for _, o := range f.Publishers {
+		if len(r.Failovers) > 0 { // told in a failover's block, or in no failover (above)
+			continue
+		}
 		if o.NotRecovered {
 			p.line("  %s %d after %s: last ack %s, none after it to its end at %s: %s without acks, of it %s waiting on acks that timed out (ack timeout %s), %s otherwise",
 				o.Group, o.Client, o.Fault, seconds(o.LastAckBefore), seconds(o.FirstAckAfter), seconds(o.WithoutAcks),

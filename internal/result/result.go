@@ -46,6 +46,9 @@ type Result struct {
 	Verify  *Verify  `json:"verify,omitempty"`
 	Faults  *Faults  `json:"faults,omitempty"`
 	Windows []Window `json:"windows,omitempty"`
+	// Failovers tell each failover once (internal/failover): the new leader, each client's
+	// time without success and why, and the latency peak.
+	Failovers []Failover `json:"failovers,omitempty"`
 	// Parts are the processes whose Results Merge joined into this one (merge.go).
 	Parts []Part `json:"parts,omitempty"`
 	// CPU is what the natsperf process spent while its clients ran (getrusage).

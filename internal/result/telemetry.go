@@ -118,10 +118,12 @@ type Event struct {
 	At time.Duration `json:"at_ns"` // from the run's start
 	// Kind: leader_elected, quorum_lost, consumer_leader_elected, consumer_quorum_lost,
 	// max_deliveries, nak, terminated, slow_consumer, leader_change, disconnect, reconnect,
-	// fault.
+	// fault, server_silent (a server that answered the telemetry stopped answering: Stream
+	// names the streams it led at its last answer).
 	Kind string `json:"kind"`
 	// Source: advisory ($JS.EVENT.ADVISORY.>), jsz or varz (seen between two samples: At is
-	// the sample that showed it), client, fault.
+	// the sample that showed it), client, fault, telemetry (server_silent: At is when the
+	// reading it did not answer was asked for).
 	Source   string `json:"source"`
 	Server   string `json:"server,omitempty"`
 	Stream   string `json:"stream,omitempty"`

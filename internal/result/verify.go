@@ -102,6 +102,9 @@ type PublisherOutage struct {
 	WithoutAcks   time.Duration `json:"without_acks_ns"`   // FirstAckAfter - LastAckBefore
 	TimedOutWait  time.Duration `json:"timed_out_wait_ns"` // of it, waiting on acks that timed out
 	AckTimeout    time.Duration `json:"ack_timeout_ns"`    // the publishers' --ack-timeout
+	// TimedOut publishes were given up within it, the first of them sent at TimedOutFrom.
+	TimedOut     int64         `json:"timed_out,omitempty"`
+	TimedOutFrom time.Duration `json:"timed_out_from_ns,omitempty"`
 	// NotRecovered: no ack came after LastAckBefore; FirstAckAfter is then the publisher's end.
 	NotRecovered bool `json:"not_recovered,omitempty"`
 }

@@ -87,8 +87,8 @@ func find(g result.Group, events []result.Event, stalls []result.Stall, rule Rul
 	if len(p99s) < max(rule.MinIntervals, 1) {
 		return nil
 	}
-	width := interval(g.Series)
-	med := median(p99s)
+	width := Interval(g.Series)
+	med := Median(p99s)
 	limit := max(int64(rule.Multiple*float64(med)), med+int64(rule.MinExcess))
 	var out []Spike
 	for i := 0; i < len(g.Series); i++ {
@@ -148,9 +148,9 @@ func silences(g result.Group, width, runEnd time.Duration) []Spike {
 	return out
 }
 
-// interval is the series' width: the smallest step between two offsets (intervals without
-// messages are left out of a series).
-func interval(series []result.Interval) time.Duration {
+// Interval is the series' width: the smallest step between two offsets (intervals without
+// messages are left out of a series); a second when it cannot tell.
+func Interval(series []result.Interval) time.Duration {
 	w := time.Duration(0)
 	for i := 1; i < len(series); i++ {
 		if d := series[i].Offset - series[i-1].Offset; d > 0 && (w == 0 || d < w) {
@@ -163,7 +163,11 @@ func interval(series []result.Interval) time.Duration {
 	return w
 }
 
-func median(v []int64) int64 {
+// Median is v's median (0 for none); v is left as it is.
+func Median(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
 	s := append([]int64(nil), v...)
 	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
 	n := len(s)
@@ -237,6 +241,8 @@ func Describe(e result.Event) string {
 		return e.Client + " reconnected"
 	case "fault":
 		return fmt.Sprintf("fault %s at %s", e.Detail, at)
+	case "server_silent":
+		return fmt.Sprintf("server %s stopped answering (telemetry at %s)", e.Server, at)
 	}
 	return fmt.Sprintf("%s %s at %s", e.Kind, e.Detail, at)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,9 @@ type Sampler struct {
 	slow     map[string]int64  // server -> slow consumers at its last sample
 	events   []result.Event
 	stalls   []result.Stall
+	// answered is when each server last answered a reading; a server missing from a reading
+	// is dropped from it and told once as server_silent until it answers again.
+	answered map[string]time.Duration
 }
 
 // Baseline takes the first reading, at offset 0: call it just before the run starts, so
@@ -84,12 +88,21 @@ func (s *Sampler) Run(ctx context.Context, start time.Time) {
 
 // sample takes one reading of every server.
 func (s *Sampler) sample(ctx context.Context) {
+	s.mu.Lock()
+	var began time.Duration // when the reading was asked for: a server silent then did not answer it
+	if !s.start.IsZero() {
+		began = time.Since(s.start)
+	}
+	s.mu.Unlock()
 	readings, err := s.Source.Read(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var at time.Duration // a Baseline's reading, before the start, is at 0
 	if !s.start.IsZero() {
 		at = time.Since(s.start)
+	}
+	if ctx.Err() == nil { // a reading cut short by the run's end misses servers that did not stop
+		s.silent(began, at, readings)
 	}
 	if err != nil && ctx.Err() == nil {
 		s.noteErr(err.Error())
@@ -127,6 +140,47 @@ func (s *Sampler) sample(ctx context.Context) {
 			s.events = append(s.events, result.Event{At: at, Kind: "leader_change", Source: "jsz", Stream: stream,
 				Server: l, Detail: prev + " -> " + l})
 		}
+	}
+}
+
+// silent tells each server that answered a reading before and did not answer this one
+// (asked at began, over at at) as a server_silent event at began, with the streams it led at
+// its last answer: a node killed from outside is named when it stopped answering, not only
+// by its successor's advisory seconds later.
+func (s *Sampler) silent(began, at time.Duration, readings []Reading) {
+	if s.answered == nil {
+		s.answered = map[string]time.Duration{}
+	}
+	now := map[string]bool{}
+	for _, r := range readings {
+		now[r.Name] = true
+		s.answered[r.Name] = at
+	}
+	var gone []string
+	for name := range s.answered {
+		if !now[name] {
+			gone = append(gone, name)
+		}
+	}
+	sort.Strings(gone)
+	for _, name := range gone {
+		last := s.answered[name]
+		delete(s.answered, name)
+		ev := result.Event{At: began, Kind: "server_silent", Source: "telemetry", Server: name,
+			Detail: fmt.Sprintf("no answer to the reading at %.2f-%.2f s; last answer at %.2f s", began.Seconds(), at.Seconds(), last.Seconds())}
+		if ss := s.series[name]; ss != nil && len(ss.Samples) > 0 {
+			var led []string
+			for _, st := range ss.Samples[len(ss.Samples)-1].Streams {
+				if st.Leader == name {
+					led = append(led, st.Name)
+				}
+			}
+			if len(led) > 0 {
+				ev.Stream = strings.Join(led, ",")
+				ev.Detail += "; it led stream " + ev.Stream
+			}
+		}
+		s.events = append(s.events, ev)
 	}
 }
 
