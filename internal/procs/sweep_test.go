@@ -89,7 +89,7 @@ func TestSweepEndsLeftProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	left := exec.Command("sh", "-c", "sleep 60", filepath.Join(dir, "n1.conf")) // names the store
-	other := exec.Command("sleep", "60")                                          // does not
+	other := exec.Command("sleep", "60")                                        // does not
 	for _, c := range []*exec.Cmd{left, other} {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
