@@ -98,7 +98,15 @@ type Embedded struct {
 	// (nats-server's ciphers); empty or none: off. The key comes from $NATSPERF_JS_KEY, else
 	// one is generated for the run; a spec never holds it.
 	Encryption string `json:"encryption,omitempty"`
+	// ServerBin runs this nats-server executable as child processes (one per node) instead of
+	// the in-process server (--server-bin); ServerVersion runs that release (v2.12.15), built
+	// with go install into natsperf's cache unless it is there (--server-version). One at most.
+	ServerBin     string `json:"server_bin,omitempty"`
+	ServerVersion string `json:"server_version,omitempty"`
 }
+
+// Processes reports whether e runs nats-server processes rather than the in-process server.
+func (e *Embedded) Processes() bool { return e != nil && (e.ServerBin != "" || e.ServerVersion != "") }
 
 // Setup is what is created before the workloads start.
 type Setup struct {

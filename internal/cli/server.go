@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/procs"
 )
 
 func (a *app) serverCmd() *cobra.Command {
@@ -23,7 +24,9 @@ func (a *app) serverCmd() *cobra.Command {
   natsperf server --port 4333 --store-dir /tmp/js
   natsperf server --addr 127.0.0.2 --http-port 8333   # listen on 127.0.0.2, /varz at http://127.0.0.2:8333/varz
   natsperf server --cluster 3           # a 3-node JetStream cluster on loopback
-  natsperf server --js-encryption aes   # the store encrypted at rest (key: $NATSPERF_JS_KEY, else generated)`,
+  natsperf server --js-encryption aes   # the store encrypted at rest (key: $NATSPERF_JS_KEY, else generated)
+  natsperf server --server-version v2.12.15 --cluster 3 --port 0   # three nats-server 2.12.15 processes (built once with go install)
+  natsperf server --server-bin "$(command -v nats-server)" --port 0 # the nats-server on your PATH, as a process`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if port < 0 || port > 65535 {
@@ -41,6 +44,9 @@ func (a *app) serverCmd() *cobra.Command {
 			ctx := runCtx(cmd)
 			if ready < 0 {
 				return usagef("--ready-timeout must not be negative")
+			}
+			if sf := a.conn.servers; sf.bin != "" || sf.version != "" {
+				return a.serveProcs(ctx, procs.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready})
 			}
 			enc, err := embedded.ParseEncryption(a.conn.jsEncryption)
 			if err != nil {
