@@ -36,7 +36,8 @@ func (a *app) jsPubCmd() *cobra.Command {
   natsperf js pub async jsfoo --create --storage memory --msgs 10000
   natsperf js pub async jsfoo --compression s2 --payload-fill zeros --size 1kb --msgs 20000   # the Result gives the bytes on disk
   natsperf js pub async jsfoo --js-encryption aes --msgs 10000                               # the embedded server's store encrypted at rest
-  natsperf js pub fast jsfast --create --storage memory --msgs 10000 --batch 100`,
+  natsperf js pub fast jsfast --create --storage memory --msgs 10000 --batch 100
+  natsperf js pub async jsfoo --replicas 3 --server-version v2.15.3 --cluster 3 --msgs 10000 # three nats-server 2.15.3 processes (built once with go install)`,
 	}
 	for _, mode := range []string{js.Sync, js.Async, js.Batch, js.Fast} {
 		cmd.AddCommand(a.jsPubModeCmd(mode))

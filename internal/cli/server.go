@@ -26,7 +26,7 @@ func (a *app) serverCmd() *cobra.Command {
   natsperf server --cluster 3           # a 3-node JetStream cluster on loopback
   natsperf server --js-encryption aes   # the store encrypted at rest (key: $NATSPERF_JS_KEY, else generated)
   natsperf server --server-version v2.12.15 --cluster 3 --port 0   # three nats-server 2.12.15 processes (built once with go install)
-  natsperf server --server-bin "$(command -v nats-server)" --port 0 # the nats-server on your PATH, as a process`,
+  natsperf server --server-version v2.15.3 --port 0 --http-port 0   # one 2.15.3 process (--server-bin PATH: any nats-server)`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if port < 0 || port > 65535 {
