@@ -46,6 +46,8 @@ func TestSIGKILLedParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
+	hang := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() }) // a child that never says
+	defer hang.Stop()
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatalf("child: %v", err)
