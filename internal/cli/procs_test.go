@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
+	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/procs"
 )
 
@@ -106,5 +110,45 @@ func TestServerProcessFlagsRefused(t *testing.T) {
 		if r.code != exitUsage || !strings.Contains(r.err, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, r.code, r.err, exitUsage, tc.want)
 		}
+	}
+}
+
+// TestServerCommandProcess: natsperf server --server-bin runs that binary until Ctrl-C, and a
+// client meets that release; nothing runs after it stops.
+func TestServerCommandProcess(t *testing.T) {
+	bin, version := releaseBin(t, "v2.12.15", "v2.15.3", "v2.14.10")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"server", "--server-bin", bin, "--port", "0"}, Streams{Out: &out, Err: &errb,
+			Env: connect.Env{Getenv: func(string) string { return "" }, Home: t.TempDir()}})
+	}()
+	connectWith := regexp.MustCompile(`Connect with: -s (\S+)`)
+	natstest.WaitFor(t, time.Minute, "the server to run", func() bool { return connectWith.MatchString(out.String()) })
+	nc, err := nats.Connect(connectWith.FindStringSubmatch(out.String())[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := "v" + nc.ConnectedServerVersion(); got != version {
+		t.Errorf("connected to %s, want %s", got, version)
+	}
+	nc.Close()
+	store := storeOf.FindStringSubmatch(out.String())
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 || !strings.Contains(out.String(), "Stopping") {
+			t.Fatalf("exit %d, out %q, err %q", code, out.String(), errb.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("natsperf server did not stop")
+	}
+	if store == nil {
+		t.Fatalf("no store named in %q", out.String())
+	}
+	if pids := processesNaming(strings.TrimSuffix(store[1], ",")); len(pids) > 0 {
+		t.Errorf("processes %v still run", pids)
 	}
 }
