@@ -69,13 +69,24 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	Sweep("")
-	c := &Cluster{opts: opts, closing: make(chan struct{})}
-	if err := c.start(ctx); err != nil {
+	for attempt := 1; ; attempt++ {
+		c := &Cluster{opts: opts, closing: make(chan struct{})}
+		err := c.start(ctx)
+		if err == nil {
+			return c, nil
+		}
 		c.Shutdown()
+		// A free port picked for a node can be taken by another process between its
+		// reservation and the server's bind: pick again.
+		if attempt < 3 && errors.Is(err, errPortTaken) && opts.Port == 0 && opts.HTTPPort == 0 && ctx.Err() == nil {
+			continue
+		}
 		return nil, fmt.Errorf("procs: start %s: %w", c.kind(), err)
 	}
-	return c, nil
 }
+
+// errPortTaken marks a server that exited because a port it was given was taken.
+var errPortTaken = errors.New("port taken")
 
 func (c *Cluster) start(ctx context.Context) error {
 	c.opMu.Lock()

@@ -89,7 +89,11 @@ func (c *Cluster) alive(n *node) error {
 	}
 	select {
 	case <-p.done:
-		return fmt.Errorf("%s exited (%v): %s", n.name, p.err, logTail(n.logPath))
+		tail := logTail(n.logPath)
+		if strings.Contains(tail, "address already in use") {
+			return fmt.Errorf("%s exited (%v): %s: %w", n.name, p.err, tail, errPortTaken)
+		}
+		return fmt.Errorf("%s exited (%v): %s", n.name, p.err, tail)
 	default:
 		return nil
 	}
