@@ -112,7 +112,15 @@ type Embedded struct {
 	// conditions; the clients connect to the leaves and use the hub's JetStream as domain
 	// "hub" (--leafnodes).
 	Leafnodes int `json:"leafnodes,omitempty"`
+	// ServerBin runs this nats-server executable as child processes (one per node) instead of
+	// the in-process server (--server-bin); ServerVersion runs that release (v2.12.15), built
+	// with go install into natsperf's cache unless it is there (--server-version). One at most.
+	ServerBin     string `json:"server_bin,omitempty"`
+	ServerVersion string `json:"server_version,omitempty"`
 }
+
+// Processes reports whether e runs nats-server processes rather than the in-process server.
+func (e *Embedded) Processes() bool { return e != nil && (e.ServerBin != "" || e.ServerVersion != "") }
 
 // Setup is what is created before the workloads start.
 type Setup struct {

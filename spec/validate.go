@@ -106,6 +106,7 @@ func (t *Target) check(c *checker) {
 			c.failf("target.embedded.encryption", "must be none, aes or chacha, got %q", t.Embedded.Encryption)
 		}
 		t.Embedded.checkNetwork(c)
+		t.Embedded.checkProcesses(c)
 	}
 	for i, u := range t.Monitor {
 		if u == "sys" && len(t.Monitor) == 1 {

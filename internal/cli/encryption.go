@@ -21,7 +21,7 @@ func (c *connFlags) checkEncryption() error {
 	if enc != "" && (c.s.Servers != "" || c.s.Context != "") {
 		return usagef("--js-encryption configures natsperf's embedded server; a server given with -s or --context encrypts at rest as its own configuration says (jetstream { cipher, key })")
 	}
-	return nil
+	return c.checkProcesses()
 }
 
 // target is the connection flags and --js-encryption as a spec target.
@@ -30,6 +30,7 @@ func (c *connFlags) target() spec.Target {
 	t.SysCreds, t.SysUser, t.SysPassword = c.sysCreds, c.sysUser, spec.Secret(c.sysPassword)
 	c.withEncryption(&t)
 	c.withLinks(&t)
+	c.withProcesses(&t)
 	return t
 }
 

@@ -37,6 +37,9 @@ func (f *faultFlags) parse(a *app, stream bool, nodes int) error {
 		return usagef("--fault-exec-timeout must be positive")
 	}
 	if len(p) > 0 {
+		if a.conn.servers.cluster > 0 {
+			nodes = a.conn.servers.cluster
+		}
 		if _, specified, err := connect.Resolve(a.conn.s, a.streams.Env); err == nil && specified {
 			nodes = 0
 		}

@@ -26,6 +26,8 @@ type connFlags struct {
 	// sysPasswordFlag is set when --sys-password was given, which is refused (its value is
 	// never kept).
 	sysPasswordFlag bool
+	// servers are --server-bin, --server-version and --cluster (procs.go).
+	servers serverFlags
 }
 
 func (c *connFlags) register(cmd *cobra.Command) {
@@ -45,6 +47,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.DurationVar(&c.s.ConnectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "how long to wait for a server to answer")
 	f.StringVar(&c.jsEncryption, "js-encryption", "none", jsEncryptionHelp)
 	c.links.register(f)
+	c.servers.register(f)
 	f.StringVar(&c.s.JWT, "jwt", "", "file holding a user JWT, with --seed (files only: natsperf keeps credentials out of the process list)")
 	f.StringVar(&c.s.Seed, "seed", "", "file holding the nkey seed that signs for --jwt")
 	f.StringVar(&c.s.ConnectionName, "connection-name", "", "name every connection this (server /connz); default: natsperf-GROUP-N per client")

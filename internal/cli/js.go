@@ -39,7 +39,8 @@ func (a *app) jsPubCmd() *cobra.Command {
   natsperf js pub fast jsfast --create --storage memory --msgs 10000 --batch 100
   natsperf js pub sync jsr3 --create --replicas 3 --link-delay 5ms --msgs 200                 # 5 ms one way on every route: P50 >= 10 ms
   natsperf js pub sync jsz --create --replicas 3 --zones 3 --zone-delay 1ms --msgs 200         # zones 1 ms apart
-  natsperf js pub async jscut --create --replicas 3 --rate 500 --duration 6s --verify --fault 2s:partition --fault 4s:heal`,
+  natsperf js pub async jscut --create --replicas 3 --rate 500 --duration 6s --verify --fault 2s:partition --fault 4s:heal
+  natsperf js pub async jsfoo --replicas 3 --server-version v2.15.3 --cluster 3 --msgs 10000 # three nats-server 2.15.3 processes (built once with go install)`,
 	}
 	for _, mode := range []string{js.Sync, js.Async, js.Batch, js.Fast} {
 		cmd.AddCommand(a.jsPubModeCmd(mode))

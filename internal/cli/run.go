@@ -214,6 +214,7 @@ func (a *app) runScenario(ctx context.Context, sc *scenario.Scenario, set map[st
 		fmt.Fprintf(a.streams.Err, "natsperf: interrupted; the finished runs are in %s, continue with --resume\n", dir)
 		return exitCode(exitInterrupted)
 	}
+	printEffects(a.streams.Out, dir)
 	fmt.Fprintf(a.streams.Out, "\nDone in %s. Report: natsperf report %s\n", time.Since(started).Round(time.Second), dir)
 	if failed > 0 {
 		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) failed; see their stop reasons in %s\n", failed, dir)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/procs"
 )
 
 func (a *app) serverCmd() *cobra.Command {
@@ -25,7 +26,9 @@ func (a *app) serverCmd() *cobra.Command {
   natsperf server --cluster 3           # a 3-node JetStream cluster on loopback
   natsperf server --cluster 3 --zones 3 --zone-delay 1ms   # its nodes in 3 zones, 1 ms apart one way
   natsperf server --port 0 --leafnodes 2 --link-delay 2ms  # a hub and 2 leaf nodes 2 ms away; connect to the leaves, --js-domain hub
-  natsperf server --js-encryption aes   # the store encrypted at rest (key: $NATSPERF_JS_KEY, else generated)`,
+  natsperf server --js-encryption aes   # the store encrypted at rest (key: $NATSPERF_JS_KEY, else generated)
+  natsperf server --server-version v2.12.15 --cluster 3 --port 0   # three nats-server 2.12.15 processes (built once with go install)
+  natsperf server --server-version v2.15.3 --port 0 --http-port 0   # one 2.15.3 process (--server-bin PATH: any nats-server)`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if port < 0 || port > 65535 {
@@ -47,6 +50,9 @@ func (a *app) serverCmd() *cobra.Command {
 			ctx := runCtx(cmd)
 			if ready < 0 {
 				return usagef("--ready-timeout must not be negative")
+			}
+			if sf := a.conn.servers; sf.bin != "" || sf.version != "" {
+				return a.serveProcs(ctx, procs.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready})
 			}
 			enc, err := embedded.ParseEncryption(a.conn.jsEncryption)
 			if err != nil {

@@ -80,9 +80,7 @@ func (f *Faults) Attach(plan *bench.Plan, t *Target, s *StreamRef, logf func(str
 		return
 	}
 	env := fault.Env{ExecTimeout: f.ExecTimeout, Logf: logf}
-	if t.Embedded != nil {
-		env.Cluster = t.Embedded
-	}
+	env.Cluster = t.cluster()
 	if s != nil {
 		env.Leader, env.Stepdown = s.Leader, s.Stepdown
 	}

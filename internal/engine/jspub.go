@@ -90,7 +90,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	fromSeq, err := s.pubStream(ctx, st, cfg, b.Target.Embedded != nil)
+	fromSeq, err := s.pubStream(ctx, st, cfg, b.Target.own())
 	if err != nil {
 		s.close()
 		return nil, err

@@ -72,7 +72,7 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 	}
 	sb := b.Target.Settings
 	if c.ServerB != "" {
-		if b.Target.Embedded != nil {
+		if b.Target.own() {
 			return nil, InputError{errors.New("--server-b needs --server (server A) too: an embedded server cannot exchange messages with another server")}
 		}
 		sb.Servers = c.ServerB

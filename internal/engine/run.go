@@ -185,9 +185,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	if len(fp) > 0 {
 		nodes := 0 // the user's servers: what they run is not known here
-		if r.Target.Embedded != nil {
-			nodes = r.Target.Embedded.Size()
-		}
+		nodes = r.Target.nodes()
 		if err := fp.Validate(nodes, stream, true); err != nil {
 			r.Close()
 			return nil, InputError{err}
@@ -245,7 +243,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 				built.Groups = o.Part.Split(built.Groups)
 			}
 			echo := settingsEcho{
-				Connection: r.Target.Settings.Redacted(), Embedded: r.Target.Embedded != nil,
+				Connection: r.Target.Settings.Redacted(), Embedded: r.Target.own(),
 				Bench: benchOf(b, built, interval, o.Hist), Workload: built.Settings,
 			}
 			plan.Corrected = plan.Corrected || built.Corrected
@@ -280,7 +278,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	}
 	if !single {
 		plan.Params = Params(map[string]string{"instances": strconv.Itoa(len(workloads))})
-		settings := map[string]any{"connection": r.Target.Settings.Redacted(), "embedded": r.Target.Embedded != nil, "workloads": workloads}
+		settings := map[string]any{"connection": r.Target.Settings.Redacted(), "embedded": r.Target.own(), "workloads": workloads}
 		for k, v := range o.Settings {
 			settings[k] = v
 		}
@@ -387,7 +385,7 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 		settings = *o.Connection
 	}
 	return OpenTarget(ctx, settings, TargetOptions{
-		Env: o.Env, Embedded: eo, Warn: o.Warn, ForceEmbedded: s.Target.Embedded != nil,
+		Env: o.Env, Embedded: eo, Processes: s.Target.Embedded, Warn: o.Warn, ForceEmbedded: s.Target.Embedded != nil,
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/procs"
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -21,6 +22,8 @@ import (
 type Target struct {
 	Settings connect.Settings // resolved; holds secrets, print only Redacted()
 	Embedded *embedded.Cluster
+	// Procs are the nats-server processes natsperf runs instead (--server-bin, --server-version).
+	Procs *procs.Cluster
 	// Shared marks a target several runs use (a scenario's): its owner closes it, Close does not.
 	Shared bool
 	reach  *reach
@@ -63,6 +66,9 @@ type TargetOptions struct {
 	Embedded embedded.Options
 	// Warn receives one-line notices (the embedded server started, retries); nil: discarded.
 	Warn io.Writer
+	// Processes runs a nats-server binary as processes in place of the embedded server, sized
+	// as Embedded says (nil: the in-process server).
+	Processes *spec.Embedded
 	// ForceEmbedded starts the embedded server even when NATS_URL or a context names one.
 	ForceEmbedded bool
 }
@@ -85,6 +91,14 @@ func OpenTarget(ctx context.Context, settings connect.Settings, o TargetOptions)
 	t := &Target{Settings: resolved}
 	if specified {
 		t.reach = &reach{warn: warn}
+	} else if o.Processes.Processes() {
+		c, err := startProcs(ctx, o, warn)
+		if err != nil {
+			return nil, err
+		}
+		t.Procs = c
+		t.Settings.Servers = c.URL()
+		fmt.Fprintf(warn, "No server given (--server, NATS_URL or --context): using %s\n", c.Describe())
 	} else {
 		c, err := embedded.Start(ctx, o.Embedded)
 		if err != nil {
@@ -146,6 +160,10 @@ func (t *Target) describeServers(res *result.Result) {
 	if t.Embedded != nil {
 		res.Network = networkOf(t.Embedded)
 	}
+	if t.Procs != nil {
+		describeProcs(t.Procs, res)
+		return
+	}
 	for i := range res.Servers {
 		if t.Embedded != nil {
 			res.Servers[i].Embedded = true
@@ -160,6 +178,9 @@ func (t *Target) describeServers(res *result.Result) {
 func (t *Target) Close() {
 	if t.Embedded != nil && !t.Shared {
 		t.Embedded.Shutdown()
+	}
+	if t.Procs != nil && !t.Shared {
+		t.Procs.Shutdown()
 	}
 }
 

@@ -30,6 +30,8 @@ func TelemetrySource(s *spec.Spec, t *Target) telemetry.Source {
 		return telemetry.Monitor{URLs: s.Target.Monitor}
 	case t != nil && t.Embedded != nil:
 		return telemetry.Embedded{Cluster: t.Embedded}
+	case t != nil && t.Procs != nil:
+		return telemetry.Monitor{URLs: t.Procs.MonitorURLs()}
 	}
 	return nil
 }

@@ -52,6 +52,7 @@ func Load(paths []string) (*Set, error) {
 	s := &Set{}
 	at := map[string]*Cell{}
 	add := func(r Run, index int) {
+		r = apartByServer(r, at)
 		c := at[r.Cell]
 		if c == nil {
 			c = &Cell{Name: r.Cell, Index: index, Values: r.Values}

@@ -192,6 +192,11 @@ type Server struct {
 	// (nats-server's ciphers), "none", or "unknown" for a server natsperf did not start (no
 	// monitoring endpoint or $SYS reply of nats-server says). Absent in older Results.
 	Encryption string `json:"encryption,omitempty"`
+	// Process is set for a nats-server process natsperf ran (--server-bin, --server-version),
+	// with its executable and what natsperf set in its config beyond names and ports.
+	Process bool           `json:"process,omitempty"`
+	Binary  string         `json:"binary,omitempty"`
+	Options map[string]any `json:"options,omitempty"`
 }
 
 // EncryptionUnknown is Server.Encryption for a server that does not say.
