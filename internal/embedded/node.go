@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 // node is one server slot of a Cluster. The slot (name, ports, store)
@@ -19,8 +21,9 @@ type node struct {
 	clientPort  int // public client port; RANDOM_PORT until a direct server picked one (then guarded by Cluster.mu)
 	clusterPort int // public cluster port; 0 = not clustered
 	gate        *gate
-	clientProxy *proxy // nil unless Options.Pausable
-	routeProxy  *proxy // nil unless Pausable and clustered
+	clientProxy *proxy      // nil unless Options.Pausable
+	routeProxy  *proxy      // nil unless Pausable and clustered
+	disk        *powerfs.FS // the store's mount; nil unless Options.PowerFail
 
 	id atomic.Pointer[string] // server ID of the running server, for route proxies
 
@@ -57,6 +60,7 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 		JetStreamMaxMemory: c.opts.JetStreamMaxMemory,
 		JetStreamMaxStore:  c.opts.JetStreamMaxStore,
 	}
+	o.SyncAlways, o.SyncInterval = c.opts.syncSettings()
 	if c.opts.Encryption != "" {
 		o.JetStreamKey, o.JetStreamCipher = c.opts.EncryptionKey, cipher(c.opts.Encryption)
 	}
