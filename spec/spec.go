@@ -98,6 +98,9 @@ type Embedded struct {
 	// (nats-server's ciphers); empty or none: off. The key comes from $NATSPERF_JS_KEY, else
 	// one is generated for the run; a spec never holds it.
 	Encryption string `json:"encryption,omitempty"`
+	// SyncInterval is nats-server's sync_interval (--sync-interval): always (fsync every
+	// write) or a duration; empty: its default, 2 minutes.
+	SyncInterval string `json:"sync_interval,omitempty"`
 }
 
 // Setup is what is created before the workloads start.

@@ -81,6 +81,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 		conn = cli
 	case s.Target.Embedded != nil:
 		a.conn.withEncryption(&s.Target)
+		a.conn.withSync(&s.Target)
 		a.withTelemetry(&s.Target, file)
 		return s, nil, nil
 	case len(s.Target.Servers) > 0 || s.Target.Context != "":
@@ -93,6 +94,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	}
 	s.Target = connect.SpecTarget(conn)
 	a.conn.withEncryption(&s.Target)
+	a.conn.withSync(&s.Target)
 	a.withTelemetry(&s.Target, file)
 	return s, &conn, nil
 }

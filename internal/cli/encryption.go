@@ -21,7 +21,7 @@ func (c *connFlags) checkEncryption() error {
 	if enc != "" && (c.s.Servers != "" || c.s.Context != "") {
 		return usagef("--js-encryption configures natsperf's embedded server; a server given with -s or --context encrypts at rest as its own configuration says (jetstream { cipher, key })")
 	}
-	return nil
+	return c.checkSync()
 }
 
 // target is the connection flags and --js-encryption as a spec target.
@@ -29,6 +29,7 @@ func (c *connFlags) target() spec.Target {
 	t := connect.SpecTarget(c.s)
 	t.SysCreds, t.SysUser, t.SysPassword = c.sysCreds, c.sysUser, spec.Secret(c.sysPassword)
 	c.withEncryption(&t)
+	c.withSync(&t)
 	return t
 }
 

@@ -18,6 +18,8 @@ type connFlags struct {
 	s connect.Settings
 	// jsEncryption is --js-encryption: the embedded server's encryption at rest (encryption.go).
 	jsEncryption string
+	// syncInterval is --sync-interval: the embedded server's sync_interval (sync.go).
+	syncInterval string
 	// sys is the system account user of --sys-creds or --sys-user and $NATSPERF_SYS_PASSWORD:
 	// server telemetry through $SYS.REQ.SERVER.PING. Kept apart from s, which a Result echoes.
 	sysCreds, sysUser, sysPassword string
@@ -42,6 +44,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&c.s.TLSInsecure, "tls-insecure", false, "skip verification of the server's certificate")
 	f.DurationVar(&c.s.ConnectTimeout, "connect-timeout", connect.DefaultConnectTimeout, "how long to wait for a server to answer")
 	f.StringVar(&c.jsEncryption, "js-encryption", "none", jsEncryptionHelp)
+	f.StringVar(&c.syncInterval, "sync-interval", "", syncIntervalHelp)
 	f.StringVar(&c.s.JWT, "jwt", "", "file holding a user JWT, with --seed (files only: natsperf keeps credentials out of the process list)")
 	f.StringVar(&c.s.Seed, "seed", "", "file holding the nkey seed that signs for --jwt")
 	f.StringVar(&c.s.ConnectionName, "connection-name", "", "name every connection this (server /connz); default: natsperf-GROUP-N per client")

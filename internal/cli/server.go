@@ -51,7 +51,7 @@ func (a *app) serverCmd() *cobra.Command {
 				fmt.Fprintf(a.streams.Err, "natsperf: the JetStream key is generated for this run and not kept: a later server cannot read %s; set $%s to keep one\n", storeDir, embedded.KeyEnv)
 			}
 			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready,
-				Encryption: enc, EncryptionKey: key})
+				Encryption: enc, EncryptionKey: key, Sync: a.conn.syncInterval})
 			if err != nil {
 				return fmt.Errorf("start embedded server: %w", err)
 			}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 // Kinds of fault.
@@ -19,6 +21,15 @@ const (
 	Pause      = "pause"       // stall a node (the stream leader's, or node N) for a while
 	Stepdown   = "stepdown"    // ask the stream leader to step down (JetStream API)
 	Exec       = "exec"        // run a user command
+	PowerFail  = "power-fail"  // stop nodes at one instant and drop what they had not fsynced
+	Corrupt    = "corrupt"     // flip a bit in a down node's newest message block
+)
+
+// Targets of a power failure besides a node number.
+const (
+	All      = "all"      // every node
+	Leader   = "leader"   // the stream leader's node
+	Minority = "minority" // the stream leader's node and the next ones, fewer than half
 )
 
 // MaxAt bounds a fault's time: anything later is a typo, not a plan.
@@ -31,6 +42,7 @@ type Action struct {
 	Node int           `json:"node,omitempty"` // 1-based; 0: the stream leader's node (or all killed, for restart)
 	For  time.Duration `json:"for_ns,omitempty"`
 	Cmd  string        `json:"cmd,omitempty"`
+	Who  string        `json:"who,omitempty"` // power-fail: all, leader or minority (else Node)
 }
 
 // Parse reads a --fault spec: AT:kill-leader, AT:kill:N, AT:restart[:N], AT:pause:D[:N],
@@ -81,8 +93,27 @@ func Parse(spec string) (Action, error) {
 				return Action{}, fmt.Errorf("fault %q: %w", spec, err)
 			}
 		}
+	case PowerFail:
+		if len(args) != 1 {
+			return Action{}, fmt.Errorf("fault %q: want AT:power-fail:all|leader|minority|NODE, e.g. 4s:power-fail:all", spec)
+		}
+		switch args[0] {
+		case All, Leader, Minority:
+			a.Who = args[0]
+		default:
+			if a.Node, err = parseNode(args[0]); err != nil {
+				return Action{}, fmt.Errorf("fault %q: %w, or all, leader or minority", spec, err)
+			}
+		}
+	case Corrupt:
+		if len(args) != 1 {
+			return Action{}, fmt.Errorf("fault %q: want AT:corrupt:NODE (a node that is down), e.g. 4s:corrupt:2", spec)
+		}
+		if a.Node, err = parseNode(args[0]); err != nil {
+			return Action{}, fmt.Errorf("fault %q: %w", spec, err)
+		}
 	default:
-		return Action{}, fmt.Errorf("fault %q: unknown action %q (kill-leader, kill:N, restart, pause:D, stepdown)", spec, a.Kind)
+		return Action{}, fmt.Errorf("fault %q: unknown action %q (kill-leader, kill:N, restart, pause:D, stepdown, power-fail:all|leader|minority|N, corrupt:N)", spec, a.Kind)
 	}
 	return a, nil
 }
@@ -136,6 +167,13 @@ func (a Action) String() string {
 		return fmt.Sprintf("%s:pause:%s", at, a.For)
 	case Exec:
 		return at + ":" + a.Cmd
+	case PowerFail:
+		if a.Who != "" {
+			return at + ":power-fail:" + a.Who
+		}
+		return fmt.Sprintf("%s:power-fail:%d", at, a.Node)
+	case Corrupt:
+		return fmt.Sprintf("%s:corrupt:%d", at, a.Node)
 	}
 	return at + ":" + a.Kind
 }
@@ -143,7 +181,7 @@ func (a Action) String() string {
 // NeedsCluster reports whether the action acts on embedded nodes.
 func (a Action) NeedsCluster() bool {
 	switch a.Kind {
-	case KillLeader, Kill, Restart, Pause:
+	case KillLeader, Kill, Restart, Pause, PowerFail, Corrupt:
 		return true
 	}
 	return false
@@ -151,7 +189,8 @@ func (a Action) NeedsCluster() bool {
 
 // NeedsStream reports whether the action finds its target through the stream's leader.
 func (a Action) NeedsStream() bool {
-	return a.Kind == KillLeader || a.Kind == Stepdown || (a.Kind == Pause && a.Node == 0)
+	return a.Kind == KillLeader || a.Kind == Stepdown || (a.Kind == Pause && a.Node == 0) ||
+		(a.Kind == PowerFail && (a.Who == Leader || a.Who == Minority))
 }
 
 // Plan is the actions of one run, in time order.
@@ -198,6 +237,10 @@ func (p Plan) Validate(nodes int, stream, pausable bool) error {
 			return fmt.Errorf("fault %s: node %d does not exist (the embedded cluster has %d)", a, a.Node, nodes)
 		case a.Kind == Pause && !pausable:
 			return fmt.Errorf("fault %s: the embedded cluster was not started pausable", a)
+		case a.Kind == PowerFail:
+			if err := powerfs.Check(); err != nil {
+				return fmt.Errorf("fault %s: %w", a, err)
+			}
 		}
 	}
 	return nil
@@ -212,6 +255,9 @@ func (p Plan) Has(kind string) bool {
 	}
 	return false
 }
+
+// NeedsPower reports whether the plan has a power failure: the nodes' stores go on powerfs.
+func (p Plan) NeedsPower() bool { return p.Has(PowerFail) }
 
 // NeedsCluster reports whether any action acts on embedded nodes.
 func (p Plan) NeedsCluster() bool {

@@ -188,6 +188,9 @@ type Server struct {
 	// (nats-server's ciphers), "none", or "unknown" for a server natsperf did not start (no
 	// monitoring endpoint or $SYS reply of nats-server says). Absent in older Results.
 	Encryption string `json:"encryption,omitempty"`
+	// SyncInterval is how natsperf's embedded server fsyncs its JetStream store: "always" or a
+	// duration ("2m0s", nats-server's default). Absent for other servers and older Results.
+	SyncInterval string `json:"sync_interval,omitempty"`
 }
 
 // EncryptionUnknown is Server.Encryption for a server that does not say.

@@ -22,7 +22,7 @@ func (c Cell) Spec(build WorkloadSpec, keep bool) (*spec.Spec, error) {
 	f := c.File
 	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target, NoLatency: true, SLO: slices.Clone(f.SLO)}
 	if e := f.Target.Embedded; e != nil {
-		s.Target.Embedded = &spec.Embedded{Nodes: max(e.Nodes, 1), Encryption: e.Encryption} // the file's stays as it is
+		s.Target.Embedded = &spec.Embedded{Nodes: max(e.Nodes, 1), Encryption: e.Encryption, SyncInterval: e.SyncInterval} // the file's stays as it is
 	}
 	s.Target.Servers, s.Target.Monitor = slices.Clone(f.Target.Servers), slices.Clone(f.Target.Monitor)
 	s.Setup = f.Setup.Setup.Clone()
