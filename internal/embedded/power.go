@@ -183,15 +183,25 @@ func (c *Cluster) Corrupt(i int) (string, error) {
 	return fmt.Sprintf("flipped bit 4 of byte %d of %s (%d bytes)", off, rel, size), nil
 }
 
-// newestBlock is the most recently written non-empty message block under a store: a
-// stream's own blocks, or its raft log's (with sync_interval always a replicated stream's
-// data is synced in its raft log first).
+// newestBlock is the most recently written non-empty message block of a stream under a
+// store, else of any raft log there (a power failure under sync_interval always can leave a
+// replicated stream's data only in its raft log, which is synced first).
 func newestBlock(store string) (string, int64, error) {
+	for _, under := range []string{"streams", ""} {
+		if p, size := newestUnder(filepath.Join(store, "jetstream"), under); p != "" {
+			return p, size, nil
+		}
+	}
+	return "", 0, errors.New("no message block with data in the store")
+}
+
+// newestUnder walks root for the newest non-empty .blk whose path holds /dir/ ("": any).
+func newestUnder(root, dir string) (string, int64) {
 	var path string
 	var size int64
 	var mod time.Time
-	_ = filepath.WalkDir(filepath.Join(store, "jetstream"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".blk") {
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".blk") || (dir != "" && !strings.Contains(p, "/"+dir+"/")) {
 			return nil
 		}
 		if fi, err := d.Info(); err == nil && fi.Size() > 0 && fi.ModTime().After(mod) {
@@ -199,8 +209,5 @@ func newestBlock(store string) (string, int64, error) {
 		}
 		return nil
 	})
-	if path == "" {
-		return "", 0, errors.New("no message block with data in the store")
-	}
-	return path, size, nil
+	return path, size
 }
