@@ -36,6 +36,7 @@ func (a *app) jsPubCmd() *cobra.Command {
   natsperf js pub async jsfoo --create --storage memory --msgs 10000
   natsperf js pub async jsfoo --compression s2 --payload-fill zeros --size 1kb --msgs 20000   # the Result gives the bytes on disk
   natsperf js pub async jsfoo --js-encryption aes --msgs 10000                               # the embedded server's store encrypted at rest
+  natsperf js pub async jsfoo --sync-interval always --msgs 5000                             # the embedded server fsyncs every write (docs/durability.md)
   natsperf js pub fast jsfast --create --storage memory --msgs 10000 --batch 100`,
 	}
 	for _, mode := range []string{js.Sync, js.Async, js.Batch, js.Fast} {

@@ -57,14 +57,14 @@ func TestPowerFailVerdict(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, ev := range res.Faults.Timeline {
+				if ev.Error != "" || ev.Skipped {
+					t.Fatalf("fault %s: %s", ev.Spec, ev.Error)
+				}
+			}
 			v := res.Verify
 			if v == nil || v.Error != "" || v.Acked == 0 || len(v.Unreadable) > 0 {
 				t.Fatalf("verify %+v", v)
-			}
-			for _, ev := range res.Faults.Timeline {
-				if ev.Error != "" {
-					t.Fatalf("fault %s: %s", ev.Spec, ev.Error)
-				}
 			}
 			if tc.loss && v.AckedButMissing == 0 {
 				t.Errorf("default sync: 0 of %d acknowledged messages lost by a power failure, want some", v.Acked)
