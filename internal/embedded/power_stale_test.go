@@ -62,4 +62,3 @@ func mounted(dir string) bool {
 	b, _ := os.ReadFile("/proc/self/mountinfo")
 	return strings.Contains(string(b), " "+dir+" ")
 }
-
