@@ -12,8 +12,16 @@ import (
 // node is a loopback node whose file handles track unsynced contents and whose namespace
 // changes fail once the FS is cut.
 type node struct {
-	gofs.LoopbackNode
+	*gofs.LoopbackNode
 	fs *FS
+}
+
+// WrapChild makes every node the loopback creates one of ours.
+func (n *node) WrapChild(_ context.Context, ops gofs.InodeEmbedder) gofs.InodeEmbedder {
+	if lb, ok := ops.(*gofs.LoopbackNode); ok {
+		return &node{LoopbackNode: lb, fs: n.fs}
+	}
+	return ops
 }
 
 func (n *node) path() string {

@@ -69,10 +69,7 @@ func (f *FS) Remount() error {
 		return fmt.Errorf("powerfs: %s: %w", f.backing, err)
 	}
 	root.Dev = uint64(st.Dev)
-	root.NewNode = func(r *gofs.LoopbackRoot, _ *gofs.Inode, _ string, _ *syscall.Stat_t) gofs.InodeEmbedder {
-		return &node{LoopbackNode: gofs.LoopbackNode{RootData: r}, fs: f}
-	}
-	rn := root.NewNode(root, nil, "", &st)
+	rn := &node{LoopbackNode: &gofs.LoopbackNode{RootData: root}, fs: f}
 	root.RootNode = rn
 	zero := time.Duration(0)
 	srv, err := gofs.Mount(f.mountpoint, rn, &gofs.Options{

@@ -69,7 +69,17 @@ func TestLosePower(t *testing.T) {
 		t.Fatalf("remove of a missing file: %v", err)
 	}
 
+	if err := os.MkdirAll(filepath.Join(mp, "d1", "d2"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mp, "d1", "d2", "deep"), []byte("unsynced, deep down"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	f.Cut()
+	if err := os.WriteFile(filepath.Join(mp, "d1", "late"), []byte("after the instant"), 0o600); err == nil {
+		t.Fatal("a create in a directory after the cut succeeded")
+	}
 	if err := os.WriteFile(filepath.Join(mp, "late"), []byte("after the instant"), 0o600); err == nil {
 		t.Fatal("a create after the cut succeeded")
 	}
@@ -77,10 +87,13 @@ func TestLosePower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lost.Files != 3 || lost.Bytes < 3000+12 {
-		t.Errorf("lost %+v, want 3 files and at least 3012 bytes", lost)
+	if lost.Files != 4 || lost.Bytes < 3000+12+19 {
+		t.Errorf("lost %+v, want 4 files and at least 3031 bytes", lost)
 	}
 	back := f.Backing()
+	if got := read(t, filepath.Join(back, "d1", "d2", "deep")); len(got) != 0 {
+		t.Errorf("d1/d2/deep (never synced) = %q, want empty", got)
+	}
 	if got := read(t, filepath.Join(back, "a.blk")); !bytes.Equal(got, synced) {
 		t.Errorf("a.blk: %d bytes, %q at 5000; want the 10000 synced bytes", len(got), got[5000:min(5004, len(got))])
 	}
