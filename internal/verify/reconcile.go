@@ -133,7 +133,7 @@ type reader struct {
 // error only when the stream cannot be found or answers nothing at all.
 func (r *reader) read(ctx context.Context) (uint64, error) {
 	info, err := streamInfo(ctx, r.src.JS, r.src.Stream, r.wait())
-	for deadline := time.Now().Add(goneWait); errors.Is(err, jetstream.ErrStreamNotFound) && time.Now().Before(deadline) && ctx.Err() == nil; {
+	for deadline := time.Now().Add(min(goneWait, r.wait())); errors.Is(err, jetstream.ErrStreamNotFound) && time.Now().Before(deadline) && ctx.Err() == nil; {
 		// Just after a recovery the meta leader may not know the stream yet: ask again.
 		time.Sleep(500 * time.Millisecond)
 		info, err = streamInfo(ctx, r.src.JS, r.src.Stream, r.wait())
