@@ -19,6 +19,8 @@ func TestPowerFailRefusedWithoutFUSE(t *testing.T) {
 		{[]string{"js", "pub", "async", "x", "--replicas", "3", "--fault", "1s:power-fail:all"}, "/nonexistent/fuse does not exist"},
 		{[]string{"js", "pub", "async", "x", "--sync-interval", "sometimes"}, "--sync-interval"},
 		{[]string{"js", "pub", "async", "x", "--fault", "1s:power-fail:most"}, "all, leader or minority"},
+		{[]string{"server", "--sync-interval", "never"}, "--sync-interval"},
+		{[]string{"js", "pub", "async", "x", "-s", "nats://127.0.0.1:1", "--sync-interval", "always"}, "fsyncs as its own configuration says"},
 	} {
 		r := run(context.Background(), t, nil, tc.args...)
 		if r.code != exitUsage || !strings.Contains(r.err, tc.want) || strings.Count(strings.TrimSpace(r.err), "\n") > 0 {

@@ -46,6 +46,9 @@ func (a *app) serverCmd() *cobra.Command {
 			if err != nil {
 				return usagef("--js-encryption: %v", err)
 			}
+			if _, err := embedded.ParseSync(a.conn.syncInterval); err != nil {
+				return usagef("--sync-interval: %v", err)
+			}
 			key := embedded.KeyFromEnv(a.streams.Env.Getenv, enc)
 			if enc != "" && key == "" && storeDir != "" {
 				fmt.Fprintf(a.streams.Err, "natsperf: the JetStream key is generated for this run and not kept: a later server cannot read %s; set $%s to keep one\n", storeDir, embedded.KeyEnv)
