@@ -11,8 +11,7 @@ import (
 
 // TestCorruptFollower: a bit flipped in a down follower's newest block is named; once the
 // follower is back, the cluster answers with every acknowledged message and the follower's own
-// copy is read from it (nats-server cuts the damaged block and catches it up, so the copies
-// agree again).
+// copy, read from it, agrees with the others again once nats-server has caught it up.
 func TestCorruptFollower(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts a cluster node")
