@@ -246,7 +246,7 @@ func (t *Timeline) restart(node int) (string, error) {
 		}
 		names += t.env.Cluster.ServerName(n)
 	}
-	if pc, ok := t.env.Cluster.(PowerCluster); ok {
+	if pc, ok := t.env.Cluster.(PowerCluster); ok && node == 0 {
 		return names, pc.RestartAll(nodes) // together: nodes that all went down need each other's votes
 	}
 	for _, n := range nodes {
