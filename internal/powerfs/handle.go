@@ -85,14 +85,18 @@ func (h *handle) truncate(size int64) syscall.Errno {
 	return gofs.ToErrno(syscall.Ftruncate(h.fd, size))
 }
 
+// Fsync holds the FS while it syncs, so no write can land between the sync and forgetting
+// what it made durable.
 func (h *handle) Fsync(_ context.Context, _ uint32) syscall.Errno {
-	if errno := h.fs.refuse(); errno != 0 {
-		return errno // after the instant nothing reaches the disk
+	h.fs.mu.Lock()
+	defer h.fs.mu.Unlock()
+	if h.fs.cut || h.fs.files == nil {
+		return syscall.EIO // after the instant nothing reaches the disk
 	}
 	if err := syscall.Fsync(h.fd); err != nil {
 		return gofs.ToErrno(err)
 	}
-	h.fs.synced(h.key)
+	delete(h.fs.files, h.key)
 	return 0
 }
 

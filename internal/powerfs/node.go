@@ -64,8 +64,17 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if errno != 0 {
 		return ch, lf, ff, errno
 	}
-	// Reopen as a tracked handle; the loopback's handle is released.
-	fd, err := syscall.Open(filepath.Join(n.path(), name), int(flags&^(syscall.O_CREAT|syscall.O_EXCL|syscall.O_TRUNC|syscall.O_APPEND))|syscall.O_CLOEXEC, 0)
+	// Keep the loopback's open file (a dup: its handle is released) as a tracked handle; a
+	// file created read-only could not be opened for writing again.
+	fd, err := -1, error(syscall.EBADF)
+	if pf, ok := lf.(interface{ PassthroughFd() (int, bool) }); ok {
+		if lfd, ok := pf.PassthroughFd(); ok {
+			fd, err = syscall.Dup(lfd)
+		}
+	}
+	if err != nil {
+		fd, err = syscall.Open(filepath.Join(n.path(), name), int(flags&^(syscall.O_CREAT|syscall.O_EXCL|syscall.O_TRUNC|syscall.O_APPEND))|syscall.O_CLOEXEC, 0)
+	}
 	if rel, ok := lf.(gofs.FileReleaser); ok {
 		rel.Release(ctx)
 	}

@@ -216,15 +216,6 @@ func (f *FS) beforeChange(fd int, k fileKey, off, end int64) syscall.Errno {
 	return 0
 }
 
-// synced forgets what file k changed: an fsync put it on disk.
-func (f *FS) synced(k fileKey) {
-	f.mu.Lock()
-	if !f.cut && f.files != nil {
-		delete(f.files, k)
-	}
-	f.mu.Unlock()
-}
-
 // refuse is EIO once the FS is cut.
 func (f *FS) refuse() syscall.Errno {
 	f.mu.Lock()
