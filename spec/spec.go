@@ -117,6 +117,9 @@ type Embedded struct {
 	// with go install into natsperf's cache unless it is there (--server-version). One at most.
 	ServerBin     string `json:"server_bin,omitempty"`
 	ServerVersion string `json:"server_version,omitempty"`
+	// SyncInterval is nats-server's sync_interval (--sync-interval): always (fsync every
+	// write) or a duration; empty: its default, 2 minutes.
+	SyncInterval string `json:"sync_interval,omitempty"`
 }
 
 // Processes reports whether e runs nats-server processes rather than the in-process server.

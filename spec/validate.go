@@ -107,6 +107,11 @@ func (t *Target) check(c *checker) {
 		}
 		t.Embedded.checkNetwork(c)
 		t.Embedded.checkProcesses(c)
+		if si := t.Embedded.SyncInterval; si != "" && si != "always" {
+			if d, err := time.ParseDuration(si); err != nil || d <= 0 {
+				c.failf("target.embedded.sync_interval", "must be always or a positive duration such as 10s, got %q", si)
+			}
+		}
 	}
 	for i, u := range t.Monitor {
 		if u == "sys" && len(t.Monitor) == 1 {

@@ -82,6 +82,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	case s.Target.Embedded != nil:
 		a.conn.withEncryption(&s.Target)
 		a.conn.withProcesses(&s.Target)
+		a.conn.withSync(&s.Target)
 		a.withTelemetry(&s.Target, file)
 		return s, nil, nil
 	case len(s.Target.Servers) > 0 || s.Target.Context != "":
@@ -94,6 +95,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	}
 	s.Target = connect.SpecTarget(conn)
 	a.conn.withEncryption(&s.Target)
+	a.conn.withSync(&s.Target)
 	a.withTelemetry(&s.Target, file)
 	return s, &conn, nil
 }

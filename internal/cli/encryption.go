@@ -22,6 +22,7 @@ func (c *connFlags) checkEncryption() error {
 		return usagef("--js-encryption configures natsperf's embedded server; a server given with -s or --context encrypts at rest as its own configuration says (jetstream { cipher, key })")
 	}
 	return c.checkProcesses()
+	return c.checkSync()
 }
 
 // target is the connection flags and --js-encryption as a spec target.
@@ -31,6 +32,7 @@ func (c *connFlags) target() spec.Target {
 	c.withEncryption(&t)
 	c.withLinks(&t)
 	c.withProcesses(&t)
+	c.withSync(&t)
 	return t
 }
 

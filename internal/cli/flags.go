@@ -20,6 +20,8 @@ type connFlags struct {
 	jsEncryption string
 	// links are the network flags (links.go).
 	links linkFlags
+	// syncInterval is --sync-interval: the embedded server's sync_interval (sync.go).
+	syncInterval string
 	// sys is the system account user of --sys-creds or --sys-user and $NATSPERF_SYS_PASSWORD:
 	// server telemetry through $SYS.REQ.SERVER.PING. Kept apart from s, which a Result echoes.
 	sysCreds, sysUser, sysPassword string
@@ -48,6 +50,7 @@ func (c *connFlags) register(cmd *cobra.Command) {
 	f.StringVar(&c.jsEncryption, "js-encryption", "none", jsEncryptionHelp)
 	c.links.register(f)
 	c.servers.register(f)
+	f.StringVar(&c.syncInterval, "sync-interval", "", syncIntervalHelp)
 	f.StringVar(&c.s.JWT, "jwt", "", "file holding a user JWT, with --seed (files only: natsperf keeps credentials out of the process list)")
 	f.StringVar(&c.s.Seed, "seed", "", "file holding the nkey seed that signs for --jwt")
 	f.StringVar(&c.s.ConnectionName, "connection-name", "", "name every connection this (server /connz); default: natsperf-GROUP-N per client")

@@ -36,6 +36,7 @@ func (a *app) jsPubCmd() *cobra.Command {
   natsperf js pub async jsfoo --create --storage memory --msgs 10000
   natsperf js pub async jsfoo --compression s2 --payload-fill zeros --size 1kb --msgs 20000   # the Result gives the bytes on disk
   natsperf js pub async jsfoo --js-encryption aes --msgs 10000                               # the embedded server's store encrypted at rest
+  natsperf js pub async jsfoo --sync-interval always --msgs 5000                             # the embedded server fsyncs every write (docs/durability.md)
   natsperf js pub fast jsfast --create --storage memory --msgs 10000 --batch 100
   natsperf js pub sync jsr3 --create --replicas 3 --link-delay 5ms --msgs 200                 # 5 ms one way on every route: P50 >= 10 ms
   natsperf js pub sync jsz --create --replicas 3 --zones 3 --zone-delay 1ms --msgs 200         # zones 1 ms apart

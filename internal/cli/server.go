@@ -58,12 +58,15 @@ func (a *app) serverCmd() *cobra.Command {
 			if err != nil {
 				return usagef("--js-encryption: %v", err)
 			}
+			if _, err := embedded.ParseSync(a.conn.syncInterval); err != nil {
+				return usagef("--sync-interval: %v", err)
+			}
 			key := embedded.KeyFromEnv(a.streams.Env.Getenv, enc)
 			if enc != "" && key == "" && storeDir != "" {
 				fmt.Fprintf(a.streams.Err, "natsperf: the JetStream key is generated for this run and not kept: a later server cannot read %s; set $%s to keep one\n", storeDir, embedded.KeyEnv)
 			}
 			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready,
-				Encryption: enc, EncryptionKey: key, Network: nw, Leafnodes: a.conn.links.leafnodes})
+				Encryption: enc, EncryptionKey: key, Network: nw, Leafnodes: a.conn.links.leafnodes, Sync: a.conn.syncInterval})
 			if err != nil {
 				return fmt.Errorf("start embedded server: %w", err)
 			}

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 // Cluster is a set of embedded servers started by Start: a single server
@@ -42,6 +44,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if opts.PowerFail {
+		if err := powerfs.Check(); err != nil {
+			return nil, err
+		}
 	}
 	c := &Cluster{opts: opts, closing: make(chan struct{})}
 	if err := c.start(ctx); err != nil {
@@ -107,6 +114,11 @@ func (c *Cluster) makeStore() error {
 			return fmt.Errorf("create store dir: %w", err)
 		}
 		c.nodes = append(c.nodes, n)
+		if c.opts.PowerFail {
+			if err := c.mountStore(n); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -215,6 +227,7 @@ func (c *Cluster) Shutdown() {
 		wg.Go(func() { c.stopNode(n) })
 	}
 	wg.Wait()
+	c.unmountStores()
 	for _, n := range c.nodes {
 		for _, p := range []*proxy{n.clientProxy, n.routeProxy} {
 			if p != nil {

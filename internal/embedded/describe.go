@@ -13,6 +13,12 @@ func (c *Cluster) Describe() string {
 	if c.opts.clustered() {
 		what = fmt.Sprintf("%d nodes, cluster %q", c.opts.Nodes, ClusterName)
 	}
+	if c.opts.Sync != "" {
+		what += ", sync_interval " + c.opts.Sync
+	}
+	if c.opts.PowerFail {
+		what += ", stores on powerfs"
+	}
 	if c.opts.Pausable {
 		what += ", pausable via proxies"
 	}

@@ -87,6 +87,21 @@ func (c *Cluster) Restart(i int) error {
 }
 
 func (c *Cluster) restart(n *node) error {
+	if err := c.startAgain(n); err != nil {
+		return err
+	}
+	ctx, cancel := c.withReadyTimeout(context.Background())
+	defer cancel()
+	return c.poll(ctx, func() (string, error) { return c.readiness([]*node{n}, true) })
+}
+
+// startAgain reopens a down node's ports and store and starts its server without waiting.
+func (c *Cluster) startAgain(n *node) error {
+	if n.disk != nil {
+		if err := n.disk.Remount(); err != nil {
+			return err
+		}
+	}
 	if n.proxied() {
 		if err := n.clientProxy.start(); err != nil {
 			return err
@@ -97,12 +112,7 @@ func (c *Cluster) restart(n *node) error {
 			}
 		}
 	}
-	if err := c.startNode(n); err != nil {
-		return err
-	}
-	ctx, cancel := c.withReadyTimeout(context.Background())
-	defer cancel()
-	return c.poll(ctx, func() (string, error) { return c.readiness([]*node{n}, true) })
+	return c.startNode(n)
 }
 
 // Pause stalls node i for d, a stand-in for SIGSTOP followed by SIGCONT:

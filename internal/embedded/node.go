@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 // node is one server slot of a Cluster. The slot (name, ports, store)
@@ -20,8 +22,9 @@ type node struct {
 	clusterPort int // public cluster port; 0 = not clustered
 	leafPort    int // leaf node port of a hub node; 0 without Options.Leafnodes
 	gate        *gate
-	clientProxy *proxy // nil unless Options.Pausable
-	routeProxy  *proxy // nil unless Pausable and clustered
+	clientProxy *proxy      // nil unless Options.Pausable
+	routeProxy  *proxy      // nil unless Pausable and clustered
+	disk        *powerfs.FS // the store's mount; nil unless Options.PowerFail
 
 	id atomic.Pointer[string] // server ID of the running server, for route proxies
 
@@ -58,6 +61,7 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 		JetStreamMaxMemory: c.opts.JetStreamMaxMemory,
 		JetStreamMaxStore:  c.opts.JetStreamMaxStore,
 	}
+	o.SyncAlways, o.SyncInterval = c.opts.syncSettings()
 	if c.opts.Encryption != "" {
 		o.JetStreamKey, o.JetStreamCipher = c.opts.EncryptionKey, cipher(c.opts.Encryption)
 	}

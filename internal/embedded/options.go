@@ -72,6 +72,13 @@ type Options struct {
 	// Network is set. ClientURLs are then the leaves': clients use the hub's JetStream across
 	// the leaf connections.
 	Leafnodes int
+	// Sync is nats-server's sync_interval: "always" (fsync every write), a duration, or
+	// empty for its default of 2 minutes (ParseSync).
+	Sync string
+	// PowerFail puts every node's store on its own powerfs mount, so that PowerFail can drop
+	// what the node has not fsynced. It needs FUSE (Start refuses without it) and implies
+	// Pausable: at the instant of a failure the nodes' ports are stalled.
+	PowerFail bool
 }
 
 // withDefaults validates o and fills in the defaults.
@@ -122,6 +129,12 @@ func (o Options) withDefaults() (Options, error) {
 		if !o.clustered() && o.Leafnodes == 0 && (!nw.Route.Zero() || nw.Zones > 1) {
 			return o, fmt.Errorf("embedded: route links need 2 or more nodes")
 		}
+	}
+	if o.Sync, err = ParseSync(o.Sync); err != nil {
+		return o, fmt.Errorf("embedded: %w", err)
+	}
+	if o.PowerFail {
+		o.Pausable = true
 	}
 	if o.ReadyTimeout < 0 {
 		return o, fmt.Errorf("embedded: ReadyTimeout must be >= 0, got %s", o.ReadyTimeout)

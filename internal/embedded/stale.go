@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 // A temporary store is removed by Shutdown, but a natsperf killed with SIGKILL (or a crash)
@@ -93,6 +95,7 @@ func SweepStaleStores(tmp string) []string {
 		if !ok || o.pid == os.Getpid() || !o.gone() {
 			continue
 		}
+		powerfs.UnmountUnder(dir) // a store on powerfs mounts: dead ones block the removal
 		if os.RemoveAll(dir) == nil {
 			removed = append(removed, dir)
 		}

@@ -21,7 +21,9 @@ const storeHelperEnv = "NATSPERF_STORE_HELPER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(storeHelperEnv) != "" {
-		c, err := Start(context.Background(), testOptions(1))
+		o := testOptions(1)
+		o.PowerFail = os.Getenv(storeHelperEnv) == "power" // its store on a powerfs mount
+		c, err := Start(context.Background(), o)
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)

@@ -23,6 +23,8 @@ type StreamRef struct {
 	NC   *nats.Conn
 	JS   jetstream.JetStream
 	Name string
+	// Replicas reads every node's own copy of the stream (nil: not natsperf's cluster).
+	Replicas func() []result.Replica
 }
 
 // Leader returns the stream leader's server name.

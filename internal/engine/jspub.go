@@ -109,7 +109,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	if st.Compression != "" {
 		kv["compression"] = st.Compression
 	}
-	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name}
+	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name, Replicas: replicasOf(b.Target, st.Name)}
 	built := s.built(&Built{
 		Title: pubKinds[mode] + " benchmark", Params: kv, Size: size, Corrected: p.Rate > 0,
 		Settings: map[string]any{"stream": echoStream(st, spec.Duration(b.ackTimeout(c.AckTimeout))), "publisher": cfg, "faults": b.faultEcho()},
@@ -233,6 +233,9 @@ func jsVerify(acks *verify.Acks, ref *StreamRef, subjects []string, fromSeq uint
 			settleReceivers(res, &v)
 		}
 		v.Unavailable = rv.Unavailable
+		if ref.Replicas != nil {
+			v.Replicas, v.Diverged = settledReplicas(ctx, ref.Replicas)
+		}
 		res.Verify = &v
 	}
 }

@@ -114,7 +114,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	kv["batch"] = units.Comma(int64(batch))
 	echo := echoStream(st, spec.Duration(b.ackTimeout(j.AckTimeout)))
 	echo.MaxBytes = ss.MaxBytes
-	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name}
+	ref := &StreamRef{NC: s.nc, JS: s.js, Name: st.Name, Replicas: replicasOf(b.Target, st.Name)}
 	built := s.built(&Built{
 		Title: "JetStream pub/sub benchmark", Params: kv, Size: size, Receivers: true, Corrected: p.Rate > 0,
 		Settings: map[string]any{"pub": pcfg, "sub": ccfg, "pubs": pubs, "subs": subs, "stream": echo, "faults": b.faultEcho()},

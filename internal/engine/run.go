@@ -360,7 +360,7 @@ func OpenSpecTarget(ctx context.Context, s *spec.Spec, o Options) (*Target, erro
 // server) NATS_URL or the nats context, else an embedded server or cluster sized for the
 // faults.
 func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*Target, error) {
-	eo := embedded.Options{Nodes: 1, Pausable: f.Plan.Has(fault.Pause)}
+	eo := embedded.Options{Nodes: 1, Pausable: f.Plan.Has(fault.Pause), PowerFail: f.Plan.NeedsPower()}
 	if f.Plan.NeedsCluster() {
 		eo.Nodes = 3
 	}
@@ -373,6 +373,7 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	}
 	if e := s.Target.Embedded; e != nil {
 		eo.Encryption, eo.EncryptionKey = e.Encryption, embedded.KeyFromEnv(o.Env.Getenv, e.Encryption)
+		eo.Sync = e.SyncInterval
 	}
 	if e := s.Target.Embedded; e != nil {
 		eo.Leafnodes = e.Leafnodes

@@ -168,6 +168,7 @@ func (t *Target) describeServers(res *result.Result) {
 		if t.Embedded != nil {
 			res.Servers[i].Embedded = true
 			res.Servers[i].Encryption = t.Embedded.Encryption()
+			res.Servers[i].SyncInterval = t.Embedded.SyncInterval()
 		} else {
 			res.Servers[i].Encryption = result.EncryptionUnknown
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 // Kinds of fault.
@@ -22,6 +24,15 @@ const (
 	Partition  = "partition"   // cut a node (the stream leader's, node N or zone zN) off the others' routes
 	Heal       = "heal"        // end every partition and slow node
 	Delay      = "delay"       // add a one-way delay to every route of node N
+	PowerFail  = "power-fail"  // stop nodes at one instant and drop what they had not fsynced
+	Corrupt    = "corrupt"     // flip a bit in a down node's newest message block
+)
+
+// Targets of a power failure besides a node number.
+const (
+	All      = "all"      // every node
+	Leader   = "leader"   // the stream leader's node
+	Minority = "minority" // the stream leader's node and the next ones, fewer than half
 )
 
 // MaxAt bounds a fault's time: anything later is a typo, not a plan.
@@ -35,6 +46,7 @@ type Action struct {
 	For  time.Duration `json:"for_ns,omitempty"`
 	Cmd  string        `json:"cmd,omitempty"`
 	Zone int           `json:"zone,omitempty"` // partition: 1-based zone, instead of a node
+	Who  string        `json:"who,omitempty"`  // power-fail: all, leader or minority (else Node)
 }
 
 // Parse reads a --fault spec: AT:kill-leader, AT:kill:N, AT:restart[:N], AT:pause:D[:N],
@@ -89,8 +101,27 @@ func Parse(spec string) (Action, error) {
 		if err := parseLink(&a, args); err != nil {
 			return Action{}, fmt.Errorf("fault %q: %w", spec, err)
 		}
+	case PowerFail:
+		if len(args) != 1 {
+			return Action{}, fmt.Errorf("fault %q: want AT:power-fail:all|leader|minority|NODE, e.g. 4s:power-fail:all", spec)
+		}
+		switch args[0] {
+		case All, Leader, Minority:
+			a.Who = args[0]
+		default:
+			if a.Node, err = parseNode(args[0]); err != nil {
+				return Action{}, fmt.Errorf("fault %q: %w, or all, leader or minority", spec, err)
+			}
+		}
+	case Corrupt:
+		if len(args) != 1 {
+			return Action{}, fmt.Errorf("fault %q: want AT:corrupt:NODE (a node that is down), e.g. 4s:corrupt:2", spec)
+		}
+		if a.Node, err = parseNode(args[0]); err != nil {
+			return Action{}, fmt.Errorf("fault %q: %w", spec, err)
+		}
 	default:
-		return Action{}, fmt.Errorf("fault %q: unknown action %q (kill-leader, kill:N, restart, pause:D, stepdown, partition[:N|:zN], heal, delay:N:D)", spec, a.Kind)
+		return Action{}, fmt.Errorf("fault %q: unknown action %q (kill-leader, kill:N, restart, pause:D, stepdown, partition[:N|:zN], heal, delay:N:D, power-fail:all|leader|minority|N, corrupt:N)", spec, a.Kind)
 	}
 	return a, nil
 }
@@ -153,6 +184,13 @@ func (a Action) String() string {
 		}
 	case Delay:
 		return fmt.Sprintf("%s:delay:%d:%s", at, a.Node, a.For)
+	case PowerFail:
+		if a.Who != "" {
+			return at + ":power-fail:" + a.Who
+		}
+		return fmt.Sprintf("%s:power-fail:%d", at, a.Node)
+	case Corrupt:
+		return fmt.Sprintf("%s:corrupt:%d", at, a.Node)
 	}
 	return at + ":" + a.Kind
 }
@@ -160,7 +198,7 @@ func (a Action) String() string {
 // NeedsCluster reports whether the action acts on embedded nodes.
 func (a Action) NeedsCluster() bool {
 	switch a.Kind {
-	case KillLeader, Kill, Restart, Pause, Partition, Heal, Delay:
+	case KillLeader, Kill, Restart, Pause, Partition, Heal, Delay, PowerFail, Corrupt:
 		return true
 	}
 	return false
@@ -174,7 +212,8 @@ func (a Action) NeedsLinks() bool {
 // NeedsStream reports whether the action finds its target through the stream's leader.
 func (a Action) NeedsStream() bool {
 	return a.Kind == KillLeader || a.Kind == Stepdown || (a.Kind == Pause && a.Node == 0) ||
-		(a.Kind == Partition && a.Node == 0 && a.Zone == 0)
+		(a.Kind == Partition && a.Node == 0 && a.Zone == 0) ||
+		(a.Kind == PowerFail && (a.Who == Leader || a.Who == Minority))
 }
 
 // Plan is the actions of one run, in time order.
@@ -221,6 +260,10 @@ func (p Plan) Validate(nodes int, stream, pausable bool) error {
 			return fmt.Errorf("fault %s: node %d does not exist (the embedded cluster has %d)", a, a.Node, nodes)
 		case a.Kind == Pause && !pausable:
 			return fmt.Errorf("fault %s: the embedded cluster was not started pausable", a)
+		case a.Kind == PowerFail:
+			if err := powerfs.Check(); err != nil {
+				return fmt.Errorf("fault %s: %w", a, err)
+			}
 		}
 	}
 	return nil
@@ -235,6 +278,9 @@ func (p Plan) Has(kind string) bool {
 	}
 	return false
 }
+
+// NeedsPower reports whether the plan has a power failure: the nodes' stores go on powerfs.
+func (p Plan) NeedsPower() bool { return p.Has(PowerFail) }
 
 // NeedsCluster reports whether any action acts on embedded nodes.
 func (p Plan) NeedsCluster() bool {

@@ -30,6 +30,14 @@ func TestParse(t *testing.T) {
 		{"4s:pause:0s", Action{}, "positive duration"},
 		{"4s:stepdown:1", Action{}, "no argument"},
 		{"48h:stepdown", Action{}, "between 0"},
+		{"4s:power-fail:all", Action{At: 4 * time.Second, Kind: PowerFail, Who: All}, ""},
+		{"4s:power-fail:leader", Action{At: 4 * time.Second, Kind: PowerFail, Who: Leader}, ""},
+		{"4s:power-fail:minority", Action{At: 4 * time.Second, Kind: PowerFail, Who: Minority}, ""},
+		{"4s:power-fail:2", Action{At: 4 * time.Second, Kind: PowerFail, Node: 2}, ""},
+		{"4s:power-fail", Action{}, "AT:power-fail:all|leader|minority|NODE"},
+		{"4s:power-fail:most", Action{}, "all, leader or minority"},
+		{"5s:corrupt:3", Action{At: 5 * time.Second, Kind: Corrupt, Node: 3}, ""},
+		{"5s:corrupt", Action{}, "AT:corrupt:NODE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
@@ -107,7 +115,7 @@ func TestParseAllSortsAndValidates(t *testing.T) {
 
 // FuzzParse: any input either fails cleanly or parses to an action that prints back to itself.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"4s:kill-leader", "4s:kill:2", "8s:restart", "5s:pause:2s", "5s:pause:2s:3", "1s:stepdown", "::", "1h:kill:99"} {
+	for _, s := range []string{"4s:kill-leader", "4s:kill:2", "8s:restart", "5s:pause:2s", "5s:pause:2s:3", "1s:stepdown", "::", "1h:kill:99", "4s:power-fail:all", "4s:power-fail:3", "5s:corrupt:2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {

@@ -19,6 +19,19 @@ type Cluster interface {
 	ServerName(i int) string
 }
 
+// PowerCluster is what power failures and corruption need of a cluster besides Cluster
+// (embedded.Cluster has it).
+type PowerCluster interface {
+	Size() int
+	// PowerFail stops the nodes at one instant, dropping what they had not fsynced, and
+	// says what was dropped.
+	PowerFail(nodes []int) (string, error)
+	// RestartAll brings down nodes back together.
+	RestartAll(nodes []int) error
+	// Corrupt damages a down node's newest message block and says how.
+	Corrupt(node int) (string, error)
+}
+
 // Env is what a timeline acts on.
 type Env struct {
 	Cluster Cluster // nil against external servers
@@ -132,6 +145,15 @@ func (t *Timeline) do(ctx context.Context, start time.Time, a Action) {
 		ev.Node, ev.Detail, watch, err = t.link(ctx, a)
 	case Exec:
 		ev.Detail, err = runCommand(ctx, a.Cmd, t.env.ExecTimeout)
+	case PowerFail:
+		ev.Node, ev.Detail, watch, err = t.powerFail(ctx, a)
+	case Corrupt:
+		ev.Node = t.env.Cluster.ServerName(a.Node)
+		if pc, ok := t.env.Cluster.(PowerCluster); ok {
+			ev.Detail, err = pc.Corrupt(a.Node)
+		} else {
+			err = errors.New("this cluster cannot corrupt a store")
+		}
 	default:
 		err = fmt.Errorf("unknown fault %q", a.Kind)
 	}
@@ -225,11 +247,65 @@ func (t *Timeline) restart(node int) (string, error) {
 			names += ","
 		}
 		names += t.env.Cluster.ServerName(n)
+	}
+	if pc, ok := t.env.Cluster.(PowerCluster); ok && node == 0 {
+		return names, pc.RestartAll(nodes) // together: nodes that all went down need each other's votes
+	}
+	for _, n := range nodes {
 		if err := t.env.Cluster.Restart(n); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return names, errors.Join(errs...)
+}
+
+// powerFail picks the nodes of a power failure and fails them; watch is the stream leader
+// when it went down with them.
+func (t *Timeline) powerFail(ctx context.Context, a Action) (names, detail, watch string, err error) {
+	pc, ok := t.env.Cluster.(PowerCluster)
+	if !ok {
+		return "", "", "", errors.New("this cluster cannot lose power")
+	}
+	var nodes []int
+	leader := ""
+	if t.env.Leader != nil {
+		leader, _ = t.env.Leader(ctx)
+	}
+	switch a.Who {
+	case All:
+		for i := 1; i <= pc.Size(); i++ {
+			nodes = append(nodes, i)
+		}
+	case Leader, Minority:
+		l, name, lerr := t.leaderNode(ctx)
+		if lerr != nil {
+			return name, "", "", lerr
+		}
+		nodes = append(nodes, l)
+		for i := 1; a.Who == Minority && len(nodes) < (pc.Size()-1)/2 && i <= pc.Size(); i++ {
+			if i != l {
+				nodes = append(nodes, i)
+			}
+		}
+	default:
+		nodes = []int{a.Node}
+	}
+	for _, n := range nodes {
+		if names != "" {
+			names += ","
+		}
+		names += t.env.Cluster.ServerName(n)
+		if t.env.Cluster.ServerName(n) == leader && leader != "" {
+			watch = leader
+		}
+	}
+	detail, err = pc.PowerFail(nodes)
+	if err == nil {
+		t.mu.Lock()
+		t.killed = append(t.killed, nodes...)
+		t.mu.Unlock()
+	}
+	return names, detail, watch, err
 }
 
 // watchLeader records how long after the fault the stream had a new leader.

@@ -68,7 +68,7 @@ func Build(s *Set, title string) (*Document, error) {
 		}
 	}
 	metrics := Metrics(s)
-	add(inadequacySection(s), failedSection(s), effectsSection(s), cellsSection(s, metrics), storageSection(s),
+	add(inadequacySection(s), failedSection(s), effectsSection(s), cellsSection(s, metrics), durabilitySection(s), storageSection(s),
 		comparedSection(s, metrics), throughputSection(s), spectrumSection(s), failoverSection(s))
 	for _, st := range stab {
 		add(stabilitySection(st))

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +57,9 @@ func (p *printer) verify(r *result.Result) {
 		}
 		if v.AckedButMissing > 0 {
 			p.line("verify: LOST: %s acknowledged messages are not in stream %s", units.Comma(v.AckedButMissing), v.Stream)
+		}
+		if len(v.Diverged) > 0 {
+			p.line("verify: DIVERGED: %s", diverged(v))
 		}
 		if v.StoredNotAcked > 0 {
 			p.line("verify: stored but never acknowledged %s (their acks were lost or timed out)", units.Comma(v.StoredNotAcked))
@@ -206,4 +210,25 @@ func (p *printer) faults(r *result.Result) {
 		}
 		p.line("  %-30s %6s-%-6s %s", w.Label, seconds(w.From), seconds(w.To), strings.Join(parts, " | "))
 	}
+}
+
+// diverged describes the replicas that disagree: each node's copy, the diverged marked.
+func diverged(v *result.Verify) string {
+	var parts []string
+	for _, r := range v.Replicas {
+		s := r.Node + " "
+		switch {
+		case r.Down:
+			s += "down"
+		case !r.Present:
+			s += "has no copy"
+		default:
+			s += fmt.Sprintf("%s msgs (seq %d-%d)", units.Comma(int64(r.Msgs)), r.FirstSeq, r.LastSeq)
+		}
+		if slices.Contains(v.Diverged, r.Node) {
+			s += " *"
+		}
+		parts = append(parts, s)
+	}
+	return "the nodes' copies of stream " + v.Stream + " disagree: " + strings.Join(parts, ", ") + " (* differs from the others)"
 }

@@ -78,3 +78,20 @@ func TestFaultsNotRecovered(t *testing.T) {
 		t.Errorf("failed publishes called lost:\n%s", out)
 	}
 }
+
+// TestVerifyDiverged: nodes whose own copies disagree are printed in one DIVERGED line, with
+// every node's copy and the diverged ones marked.
+func TestVerifyDiverged(t *testing.T) {
+	r := &result.Result{Start: time.Now(), Verify: &result.Verify{Stream: "s", Acked: 10, Stored: 10,
+		Replicas: []result.Replica{{Node: "n1", Present: true, Msgs: 10, FirstSeq: 1, LastSeq: 10},
+			{Node: "n2", Present: true, Msgs: 7, FirstSeq: 1, LastSeq: 7}, {Node: "n3", Down: true}},
+		Diverged: []string{"n2"}}}
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "verify: DIVERGED: the nodes' copies of stream s disagree: n1 10 msgs (seq 1-10), n2 7 msgs (seq 1-7) *, n3 down"
+	if !strings.Contains(b.String(), want) {
+		t.Fatalf("want %q in:\n%s", want, b.String())
+	}
+}

@@ -197,6 +197,9 @@ type Server struct {
 	Process bool           `json:"process,omitempty"`
 	Binary  string         `json:"binary,omitempty"`
 	Options map[string]any `json:"options,omitempty"`
+	// SyncInterval is how natsperf's embedded server fsyncs its JetStream store: "always" or a
+	// duration ("2m0s", nats-server's default). Absent for other servers and older Results.
+	SyncInterval string `json:"sync_interval,omitempty"`
 }
 
 // EncryptionUnknown is Server.Encryption for a server that does not say.

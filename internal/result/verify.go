@@ -51,9 +51,24 @@ type Verify struct {
 	// read one by one with gets by sequence.
 	ReadRetries int   `json:"read_retries,omitempty"`
 	ReadByGet   int64 `json:"read_by_get,omitempty"`
+	// Replicas are each node's own copy of the stream after recovery (natsperf's embedded
+	// cluster), and Diverged the nodes whose copy disagrees with the most common one (split
+	// brain: messages present on some nodes, not on others).
+	Replicas []Replica `json:"replicas,omitempty"`
+	Diverged []string  `json:"diverged,omitempty"`
 	// Note qualifies the figures, e.g. when the stream's own limits removed messages of the run.
 	Note       string            `json:"note,omitempty"`
 	Publishers []PublisherVerify `json:"publishers,omitempty"`
+}
+
+// Replica is one node's own copy of a stream, read from that node.
+type Replica struct {
+	Node     string `json:"node"`
+	Present  bool   `json:"present"` // the node holds the stream
+	Down     bool   `json:"down,omitempty"`
+	Msgs     uint64 `json:"messages"`
+	FirstSeq uint64 `json:"first_seq"`
+	LastSeq  uint64 `json:"last_seq"`
 }
 
 // SeqRange is the stream sequences First to Last, both included.

@@ -197,6 +197,11 @@ func checkTarget(f *File, at func(field, format string, args ...any)) {
 		if enc, err := embedded.ParseEncryption(t.Embedded.Encryption); err == nil {
 			t.Embedded.Encryption = enc
 		}
+		if sync, err := embedded.ParseSync(t.Embedded.SyncInterval); err == nil {
+			t.Embedded.SyncInterval = sync
+		} else {
+			at("target.embedded.sync_interval", "%v", err)
+		}
 	}
 	for i, u := range t.Servers {
 		t.Servers[i] = connect.MoveUserinfo(u, t)

@@ -35,6 +35,9 @@ const readIdle = 3 * time.Second
 // read-back falls back to reading the rest one sequence at a time.
 const consumerTries = 3
 
+// goneWait is how long a stream not found is asked for again before it is taken as gone.
+const goneWait = 5 * time.Second
+
 // getTimeout bounds one get by sequence.
 const getTimeout = 2 * time.Second
 
@@ -59,13 +62,18 @@ func Reconcile(ctx context.Context, src Source, acks *Acks) result.Verify {
 		v.Sent += max(acks.get(id).Sent(), acks.get(id).Count())
 	}
 	first, err := rd.read(ctx)
-	if err != nil {
+	gone := errors.Is(err, jetstream.ErrStreamNotFound) && acks.Total() > 0
+	if err != nil && !gone {
 		v.Error = err.Error()
 		return v
 	}
 	v.Sent = 0 // counted again per publisher below
 	v.Unreadable, v.ReadRetries, v.ReadByGet = rd.unreadable, rd.retries, rd.byGet
-	if src.FromSeq > 0 && first > src.FromSeq {
+	if gone {
+		// Acknowledged, then gone (a power failure can take the stream's own metadata): every
+		// acknowledged message is lost, which is what a reader of the stream now finds.
+		v.Note = fmt.Sprintf("stream %s no longer exists after the run: every acknowledged message is lost", src.Stream)
+	} else if src.FromSeq > 0 && first > src.FromSeq {
 		v.Note = fmt.Sprintf("stream %s now starts at sequence %d, after the run's first (%d): its own limits (max messages, bytes or age) removed messages, which count as acked-but-missing without having been lost by a failure", src.Stream, first, src.FromSeq)
 	}
 	for _, id := range ids {
@@ -125,6 +133,11 @@ type reader struct {
 // error only when the stream cannot be found or answers nothing at all.
 func (r *reader) read(ctx context.Context) (uint64, error) {
 	info, err := streamInfo(ctx, r.src.JS, r.src.Stream, r.wait())
+	for deadline := time.Now().Add(min(goneWait, r.wait())); errors.Is(err, jetstream.ErrStreamNotFound) && time.Now().Before(deadline) && ctx.Err() == nil; {
+		// Just after a recovery the meta leader may not know the stream yet: ask again.
+		time.Sleep(500 * time.Millisecond)
+		info, err = streamInfo(ctx, r.src.JS, r.src.Stream, r.wait())
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,45 @@
+package embedded
+
+import (
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Replica is one node's own copy of a stream, from that node's JetStream state.
+type Replica struct {
+	Node     string
+	Present  bool // the node holds the stream
+	Down     bool // the node is not running
+	Msgs     uint64
+	FirstSeq uint64
+	LastSeq  uint64
+}
+
+// StreamReplicas reads every node's own copy of stream (in the default account, natsperf's
+// embedded servers have no other) from the node itself, not through the stream leader.
+func (c *Cluster) StreamReplicas(stream string) []Replica {
+	c.mu.RLock()
+	type ns struct {
+		name string
+		srv  *server.Server
+	}
+	var nodes []ns
+	for _, n := range c.nodes {
+		nodes = append(nodes, ns{n.name, n.srv})
+	}
+	c.mu.RUnlock()
+	out := make([]Replica, 0, len(nodes))
+	for _, n := range nodes {
+		r := Replica{Node: n.name, Down: n.srv == nil}
+		if n.srv != nil {
+			if ad, err := n.srv.JszAccount(&server.JSzOptions{Account: server.DEFAULT_GLOBAL_ACCOUNT, Streams: true}); err == nil {
+				for _, sd := range ad.Streams {
+					if sd.Name == stream {
+						r.Present, r.Msgs, r.FirstSeq, r.LastSeq = true, sd.State.Msgs, sd.State.FirstSeq, sd.State.LastSeq
+					}
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
