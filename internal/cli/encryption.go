@@ -21,7 +21,9 @@ func (c *connFlags) checkEncryption() error {
 	if enc != "" && (c.s.Servers != "" || c.s.Context != "") {
 		return usagef("--js-encryption configures natsperf's embedded server; a server given with -s or --context encrypts at rest as its own configuration says (jetstream { cipher, key })")
 	}
-	return c.checkProcesses()
+	if err := c.checkProcesses(); err != nil {
+		return err
+	}
 	return c.checkSync()
 }
 

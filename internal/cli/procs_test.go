@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -105,6 +107,9 @@ func TestServerProcessFlagsRefused(t *testing.T) {
 		{[]string{"pub", "x", "--server-version", "2.12"}, "release tag"},
 		{[]string{"pub", "x", "--cluster", "12"}, "1..9"},
 		{[]string{"pub", "x", "--server-version", "v2.12.15", "--js-encryption", "aes"}, "not yet"},
+		{[]string{"js", "pub", "async", "x", "--replicas", "3", "--server-bin", "/bin/true", "--link-delay", "1ms"}, "not yet on nats-server processes"},
+		{[]string{"js", "pub", "async", "x", "--replicas", "3", "--server-bin", "/bin/true", "--rate", "10", "--duration", "2s", "--fault", "1s:corrupt:2"}, "not yet on nats-server processes"},
+		{[]string{"server", "--server-bin", "/bin/true", "--cluster", "3", "--zones", "3", "--zone-delay", "1ms"}, "not yet on nats-server processes"},
 	} {
 		r := run(ctx, t, nil, tc.args...)
 		if r.code != exitUsage || !strings.Contains(r.err, tc.want) {
@@ -122,7 +127,7 @@ func TestServerCommandProcess(t *testing.T) {
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"server", "--server-bin", bin, "--port", "0"}, Streams{Out: &out, Err: &errb,
+		done <- Run(ctx, []string{"server", "--server-bin", bin, "--port", "0", "--sync-interval", "always"}, Streams{Out: &out, Err: &errb,
 			Env: connect.Env{Getenv: func(string) string { return "" }, Home: t.TempDir()}})
 	}()
 	connectWith := regexp.MustCompile(`Connect with: -s (\S+)`)
@@ -135,6 +140,27 @@ func TestServerCommandProcess(t *testing.T) {
 		t.Errorf("connected to %s, want %s", got, version)
 	}
 	nc.Close()
+	// --sync-interval reached the process's config: the server's own /varz says so.
+	if m := regexp.MustCompile(`Monitoring: (\S+)`).FindStringSubmatch(out.String()); m == nil {
+		t.Errorf("no monitoring URL in %q", out.String())
+	} else {
+		var varz struct {
+			JetStream struct {
+				Config struct {
+					SyncAlways bool `json:"sync_always"`
+				} `json:"config"`
+			} `json:"jetstream"`
+		}
+		resp, err := http.Get(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&varz)
+		resp.Body.Close()
+		if err != nil || !varz.JetStream.Config.SyncAlways {
+			t.Errorf("/varz: sync_always %v (err %v), want true for --sync-interval always", varz.JetStream.Config.SyncAlways, err)
+		}
+	}
 	store := storeOf.FindStringSubmatch(out.String())
 	cancel()
 	select {

@@ -52,7 +52,18 @@ func (a *app) serverCmd() *cobra.Command {
 				return usagef("--ready-timeout must not be negative")
 			}
 			if sf := a.conn.servers; sf.bin != "" || sf.version != "" {
-				return a.serveProcs(ctx, procs.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready})
+				if nw != nil || a.conn.links.leafnodes > 0 {
+					return usagef("links, zones and leaf nodes are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")
+				}
+				si, err := embedded.ParseSync(a.conn.syncInterval)
+				if err != nil {
+					return usagef("--sync-interval: %v", err)
+				}
+				var js map[string]any
+				if si != "" {
+					js = map[string]any{"sync_interval": si}
+				}
+				return a.serveProcs(ctx, procs.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready, JetStream: js})
 			}
 			enc, err := embedded.ParseEncryption(a.conn.jsEncryption)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/fault"
 	"github.com/natsperf/natsperf/internal/procs"
 	"github.com/natsperf/natsperf/internal/result"
@@ -26,9 +27,18 @@ func startProcs(ctx context.Context, o TargetOptions, warn io.Writer) (*procs.Cl
 		}
 	}
 	e := o.Embedded
+	sync, err := embedded.ParseSync(e.Sync)
+	if err != nil {
+		return nil, InputError{err}
+	}
+	var js map[string]any
+	if sync != "" { // nats-server's own default otherwise, as in-process
+		js = map[string]any{"sync_interval": sync}
+	}
 	c, err := procs.Start(ctx, procs.Options{
 		Binary: bin, Nodes: e.Nodes, Host: e.Host, Port: e.Port, StoreDir: e.StoreDir,
 		JetStreamMaxMemory: e.JetStreamMaxMemory, JetStreamMaxStore: e.JetStreamMaxStore, ReadyTimeout: e.ReadyTimeout,
+		JetStream: js,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -52,6 +62,10 @@ func describeProcs(c *procs.Cluster, res *result.Result) {
 		s := &res.Servers[i]
 		s.Embedded, s.Process, s.Binary, s.Options = true, true, n.Binary, n.Options
 		s.Encryption = "none"
+		s.SyncInterval = embedded.DefaultSyncInterval.String()
+		if v, ok := n.Options["jetstream.sync_interval"].(string); ok {
+			s.SyncInterval = v
+		}
 	}
 }
 
