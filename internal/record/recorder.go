@@ -405,4 +405,8 @@ type Events struct {
 	SlowConsumers atomic.Int64
 	Dropped       atomic.Int64
 	NotSent       atomic.Int64 // fixed-rate sends that could not go out at their time
+	// MaxInflight is an open-model sender's bound on operations awaiting answers
+	// (internal/inflight); InflightFull counts its sends that waited for one to be answered.
+	MaxInflight  atomic.Int64
+	InflightFull atomic.Int64
 }

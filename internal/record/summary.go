@@ -186,6 +186,8 @@ func (e *Events) snapshot() result.Events {
 		SlowConsumers: e.SlowConsumers.Load(),
 		Dropped:       e.Dropped.Load(),
 		NotSent:       e.NotSent.Load(),
+		MaxInflight:   e.MaxInflight.Load(),
+		InflightFull:  e.InflightFull.Load(),
 	}
 }
 
