@@ -91,20 +91,20 @@ type slot struct {
 
 // loopState is one run of the loop.
 type loopState struct {
-	cfg    Config
-	h      Handler
-	clk    record.Clock
-	rec    *record.Recorder
-	slots  []slot
-	next   int          // where the sender looks for a free slot first
-	busy   atomic.Int64 // slots taken
-	wait   atomic.Bool  // the sender waits for a slot to be freed
-	wake   chan struct{}
-	fail   atomic.Bool
-	once   sync.Once
-	err    error
-	buf    []byte // the reply subject: prefix, slot, ".", operation
-	cut    int    // len(prefix)
+	cfg   Config
+	h     Handler
+	clk   record.Clock
+	rec   *record.Recorder
+	slots []slot
+	next  int          // where the sender looks for a free slot first
+	busy  atomic.Int64 // slots taken
+	wait  atomic.Bool  // the sender waits for a slot to be freed
+	wake  chan struct{}
+	fail  atomic.Bool
+	once  sync.Once
+	err   error
+	buf   []byte // the reply subject: prefix, slot, ".", operation
+	cut   int    // len(prefix)
 }
 
 // Run sends sched's operations through h on conn with up to cfg.Max awaiting answers, then
