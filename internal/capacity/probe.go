@@ -124,11 +124,7 @@ func inflight(res *result.Result) (limit, full int64) {
 // senders were idle (never at the bound). Otherwise the response time rose with the load:
 // the system saturated, and the thresholds decide.
 func (p *Probe) judgeOpen(res *result.Result, offered float64, saturated, short, late bool, limit, full int64) {
-	window := 0.0 // how long an operation may await its answer before the bound is reached
-	if offered > 0 {
-		window = float64(limit) / offered * 1e9
-	}
-	held := heldFromSends(res, window)
+	held := heldFromSends(res)
 	switch {
 	case p.Pass:
 	case saturated && (short || late || full > 0):
@@ -144,10 +140,12 @@ func (p *Probe) judgeOpen(res *result.Result, offered float64, saturated, short,
 	}
 }
 
-// heldFromSends reports whether the response time from the actual sends held: every failed
-// latency threshold holds on it, and with none failed, its P99 is within window (ns), the time
-// the in-flight bound leaves an operation at the offered rate.
-func heldFromSends(res *result.Result, window float64) bool {
+// heldFromSends reports whether the response time from the actual sends held every failed
+// latency threshold. Without one it cannot say: at the bound, an operation awaits its answer
+// about bound / rate whether the system queued it or the bound was too small for the
+// system's own response time (Little's law), so the system is not cleared on rate or loss
+// thresholds alone.
+func heldFromSends(res *result.Result) bool {
 	failedP := false
 	for _, v := range res.SLO {
 		t, err := slo.Parse(v.SLO)
@@ -159,11 +157,7 @@ func heldFromSends(res *result.Result, window float64) bool {
 			return false
 		}
 	}
-	if failedP {
-		return true
-	}
-	u, ok := slo.Uncorrected(res, slo.Threshold{Metric: "p", P: 99})
-	return ok && u < window
+	return failedP
 }
 
 // sendsP99 is the P99 from the actual sends in words ("P99 from the sends 4.10ms"), or from

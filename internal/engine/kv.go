@@ -79,6 +79,7 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 	if put {
 		p := b.Workload.Pacing
 		cfg.Rate, cfg.Shape, cfg.Duration, shares = p.Rate, shapeOf(p), p.Duration.D(), b.SenderShares(n)
+		cfg.MaxInflight = maxInflight(b)
 	}
 	rep := streamReport{name: "KV_" + bk.Name}
 	if put {
