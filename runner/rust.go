@@ -65,6 +65,9 @@ func checkClient(s *spec.Spec) error {
 		if p := w.Pacing; p.RateTo > 0 || len(p.Steps) > 0 || p.Arrivals == "poisson" {
 			return InputError{fmt.Errorf("natsperf-rust paces at a constant rate: --ramp, --steps and --arrivals poisson run with --client go")}
 		}
+		if w.Pacing.MaxInflight > 0 {
+			return InputError{fmt.Errorf("natsperf-rust waits for each answer before its next send: --max-inflight runs with --client go")}
+		}
 		if flag := rustLacksPayload(w.Config); flag != "" {
 			return InputError{fmt.Errorf("%s does not apply to --client rust (natsperf-rust sends --size bytes with the stamp in the payload): use --client go", flag)}
 		}

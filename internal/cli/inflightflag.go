@@ -7,7 +7,7 @@ import (
 )
 
 // maxInflightHelp is --max-inflight's help, the same on service request, js pub sync and kv put.
-const maxInflightHelp = "with --rate: at most this many operations awaiting answers across the clients; each is sent at its time whether or not earlier ones were answered (the open model; default rate x twice the tightest --slo latency threshold, else rate x 1s)"
+const maxInflightHelp = "with --rate: at most this many operations awaiting answers across the clients; each is sent at its time whether or not earlier ones were answered (the open model; default rate x twice the tightest --slo latency threshold, else rate x 1s, at most 100,000)"
 
 // registerMaxInflight adds --max-inflight to a command whose operations await answers.
 func registerMaxInflight(f *pflag.FlagSet, n *int) {

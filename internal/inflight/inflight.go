@@ -16,6 +16,7 @@ package inflight
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -50,9 +51,14 @@ type Config struct {
 	Op      string        // what an error says failed: "request", "publish", "kv"
 }
 
+// MaxDefault caps DefaultBound: a few words of memory per slot, and more operations than this
+// awaiting answers is a flood rather than a schedule (--max-inflight may ask for more).
+const MaxDefault = 100_000
+
 // DefaultBound is the total bound on operations awaiting answers for a run at rate with the
 // thresholds slos, when --max-inflight does not give one: rate x twice the tightest latency
-// threshold (room for a queue that breaks it to form and show), else rate x 1s; at least 1.
+// threshold (room for a queue that breaks it to form and show), else rate x 1s; at least 1,
+// at most MaxDefault.
 func DefaultBound(rate float64, slos []string) int {
 	window := time.Second
 	ts, _ := slo.ParseAll(slos)
@@ -68,7 +74,7 @@ func DefaultBound(rate float64, slos []string) int {
 	if tightest > 0 {
 		window = 2 * tightest
 	}
-	return max(1, int(rate*window.Seconds()+0.999))
+	return int(max(1, min(MaxDefault, math.Ceil(rate*window.Seconds()))))
 }
 
 // Share is one client's part of a total bound split over clients, at least 1.

@@ -95,6 +95,7 @@ func TestDefaultBound(t *testing.T) {
 		{1000, []string{"p99<50ms", "p50<5ms"}, 10},
 		{1500, []string{"p99<=20ms"}, 60},
 		{0.5, nil, 1},
+		{1e6, nil, MaxDefault},
 	} {
 		if got := DefaultBound(c.rate, c.slos); got != c.want {
 			t.Errorf("DefaultBound(%v, %v) = %d, want %d", c.rate, c.slos, got, c.want)
