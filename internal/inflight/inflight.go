@@ -146,7 +146,8 @@ func Run(ctx context.Context, env *bench.Env, conn *bench.Conn, sched *loop.Sche
 		return conn.Explain(cfg.Op, err)
 	}
 	timer := loop.NewTimer()
-	s.rec.Begin(sched.Begin())
+	s.rec.Answers() // the rate is the answers': from the first to the last
+
 	for {
 		if s.fail.Load() {
 			stop()
