@@ -20,7 +20,8 @@ import (
 // (what the closed loop said, exit 6). Past R by 3% the queue of a 1.8s probe holds 54ms of
 // work at its end, so a capacity above R+3% is wrong on any machine; within 10% below R is
 // required where the test's own 1ms sleeper woke within a quarter of the threshold (12.5ms at
-// P99) meanwhile. 50ms, not the 20ms, as 20ms failed at every rate on a busy machine.
+// P99) meanwhile and no probe at 90% of R or less failed (see disturbed). No probe may blame
+// senders waiting for replies. 50ms, not the 20ms, as 20ms failed at every rate on a busy machine.
 func TestCapacityOfASaturatedService(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two capacity searches of about 6 probes each")
@@ -50,8 +51,22 @@ func TestCapacityOfASaturatedService(t *testing.T) {
 			if served.Load() == 0 {
 				t.Fatalf("the responder served nothing: exit %d\n%s", r.code, r.err)
 			}
-			quiet := wake < 12500*time.Microsecond
 			R := float64(rate)
+			// At 90% of R or less, a deterministic server fed at even intervals queues nothing:
+			// a probe there fails only when the host held natsperf, the server or the responder
+			// back (at load 12-20: the senders 42.8ms late at P99 at 900/s with the sleeper's
+			// P99 6.6ms over the search; P99 from the sends 94ms at 2,700/s). Such a search is
+			// judged as on a noisy machine.
+			disturbed := false
+			for _, p := range o.Probes {
+				if !p.Pass && p.Offered <= 0.9*R {
+					disturbed = true
+				}
+				if p.Bound == capacity.BoundBusy || p.Bound == capacity.BoundShort {
+					t.Errorf("probe %d blames senders waiting for replies (%s): the open model does not wait", p.N, p.Bound)
+				}
+			}
+			quiet := wake < 12500*time.Microsecond && !disturbed
 			switch {
 			case o.Verdict == capacity.AboveMax || o.Capacity > 1.03*R:
 				t.Fatalf("exit %d: %s, capacity %v: a service of %v/s cannot pass above %v", r.code, o.Verdict, o.Capacity, R, 1.03*R)
