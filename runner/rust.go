@@ -16,6 +16,7 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/inflight"
 	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/version"
 	"github.com/natsperf/natsperf/spec"
@@ -64,6 +65,9 @@ func checkClient(s *spec.Spec) error {
 		}
 		if p := w.Pacing; p.RateTo > 0 || len(p.Steps) > 0 || p.Arrivals == "poisson" {
 			return InputError{fmt.Errorf("natsperf-rust paces at a constant rate: --ramp, --steps and --arrivals poisson run with --client go")}
+		}
+		if w.Pacing.MaxInflight > 0 && w.Kind() != "service request" {
+			return InputError{fmt.Errorf("natsperf-rust's %s waits for each ack before its next send: --max-inflight runs with --client go", w.Kind())}
 		}
 		if flag := rustLacksPayload(w.Config); flag != "" {
 			return InputError{fmt.Errorf("%s does not apply to --client rust (natsperf-rust sends --size bytes with the stamp in the payload): use --client go", flag)}
@@ -147,6 +151,7 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
 	}
+	s = withInflight(s)
 	c := cliOf(o)
 	var t *engine.Target
 	if o.Targets != nil {
@@ -209,4 +214,19 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
 		return nil, inputError(err)
 	}
 	return finish(res, warnings, c), nil
+}
+
+// withInflight is s with the open model's default bound filled in for natsperf-rust's fixed-rate
+// requesters (which compute none themselves): rate x twice the tightest latency threshold, else
+// rate x 1s, as natsperf's engine does. s itself is not changed.
+func withInflight(s *spec.Spec) *spec.Spec {
+	out := *s
+	out.Workloads = slices.Clone(s.Workloads)
+	for i := range out.Workloads {
+		p := &out.Workloads[i].Pacing
+		if out.Workloads[i].Kind() == "service request" && p.Rate > 0 && p.MaxInflight == 0 {
+			p.MaxInflight = inflight.DefaultBound(p.Rate, s.SLO)
+		}
+	}
+	return &out
 }

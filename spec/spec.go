@@ -246,4 +246,9 @@ type Pacing struct {
 	// the Result's settings, so a run can be repeated).
 	Arrivals string `json:"arrivals,omitempty"`
 	Seed     uint64 `json:"seed,omitempty"`
+	// MaxInflight bounds the operations awaiting answers, across the clients, of a
+	// service request, js pub sync or kv put workload at a fixed rate (--max-inflight): each
+	// is sent at its time whether or not earlier ones were answered (the open model). 0:
+	// rate x twice the tightest latency threshold, else rate x 1s.
+	MaxInflight int `json:"max_inflight,omitempty"`
 }

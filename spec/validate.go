@@ -18,7 +18,13 @@ const (
 	stampSize   = 16       // a natsperf stamp: publisher, sequence, send time
 	minInterval = 10 * time.Millisecond
 	maxBatch    = 1000 // atomic batch limit of the server
+	// maxInflight bounds pacing.max_inflight: each place is a slot of a few words per client.
+	maxInflight = 10_000_000
 )
+
+// openModel are the kinds that keep a fixed rate with operations awaiting answers
+// (pacing.max_inflight).
+var openModel = map[string]bool{"service request": true, "js pub sync": true, "kv put": true}
 
 // The range of PacePrecision (--pace-precision): finer than 50us is a sleep per message at any
 // rate that matters (a spinning core's worth of wake-ups); coarser than 100ms is no schedule.
@@ -75,11 +81,42 @@ func (s *Spec) Validate() error {
 	}
 	s.checkFaults(c)
 	for i, t := range s.SLO {
-		if _, err := slo.Parse(t); err != nil {
+		th, err := slo.Parse(t)
+		if err != nil {
 			c.failf(fmt.Sprintf("slo[%d]", i), "%v", err)
+			continue
+		}
+		if why := s.unrecorded(th); why != "" {
+			c.failf(fmt.Sprintf("slo[%d]", i), "%q: %s", t, why)
 		}
 	}
 	return c.err
+}
+
+// unrecorded says why the run records nothing th can judge ("" when it does): a latency
+// percentile on a run without latency would fail every time, for no fault of the system.
+func (s *Spec) unrecorded(th slo.Threshold) string {
+	if th.Metric != "p" {
+		return ""
+	}
+	if s.NoLatency {
+		return "no_latency (--no-latency) records no latency to judge"
+	}
+	kinds := make([]string, 0, len(s.Workloads))
+	for _, w := range s.Workloads {
+		if w.Config == nil {
+			return ""
+		}
+		k := w.Config.Kind()
+		if k != "pub" {
+			return ""
+		}
+		kinds = append(kinds, k)
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	return "core pub records no latency (nothing answers a core publish): judge loss or rate, or measure latency with pubsub"
 }
 
 // Validate checks the target alone, as Spec.Validate does (a scenario file's target).
@@ -261,6 +298,10 @@ func (w *Workload) check(c *checker, p string, warmup Duration) {
 		c.failf(p+".pacing.rate", "must not be negative")
 	case pc.Duration < 0, pc.Sleep < 0:
 		c.failf(p+".pacing", "durations must not be negative")
+	case pc.MaxInflight < 0 || pc.MaxInflight > maxInflight:
+		c.failf(p+".pacing.max_inflight", "must be 0 (rate x twice the tightest latency threshold) to %d, got %d", maxInflight, pc.MaxInflight)
+	case pc.MaxInflight > 0 && !openModel[k]:
+		c.failf(p+".pacing.max_inflight", "is for service request, js pub sync and kv put (operations that await answers)")
 	}
 	if !kinds[k].sender && (pc.Rate != 0 || pc.Duration != 0 || pc.RateTo != 0 || len(pc.Steps) > 0 || pc.Arrivals != "") {
 		c.failf(p+".pacing", "rate and duration are for senders; %s receives (bound it with msgs)", k)

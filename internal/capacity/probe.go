@@ -93,11 +93,122 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 	// so theirs counts only when natsperf's own CPU was the limit.
 	short := offered > 0 && p.Achieved < 0.98*offered
 	saturated := res.CPU != nil && res.CPU.CoreShare >= 0.9
+	if limit, full := inflight(res); limit > 0 && !openLoop {
+		p.judgeOpen(res, offered, saturated, short, late, limit, full)
+		return p
+	}
 	p.GeneratorBound = !p.Pass && ((short && saturated) || (openLoop && (short || rateFailed)) || late)
 	if p.GeneratorBound {
 		p.Bound = bound(res, saturated, short || (openLoop && rateFailed), openLoop)
 	}
+	p.Evidence = p.evidence(res, offered, 0)
 	return p
+}
+
+// inflight sums the open model's bound and the sends that waited at it over the fixed-rate
+// groups (0, 0: the senders waited for each answer, or never wait for any).
+func inflight(res *result.Result) (limit, full int64) {
+	for _, g := range res.Groups {
+		if g.TargetRate > 0 {
+			limit += g.Aggregate.Events.MaxInflight
+			full += g.Aggregate.Events.InflightFull
+		}
+	}
+	return limit, full
+}
+
+// judgeOpen decides a failed probe of open-model senders (service request, js pub sync, kv
+// put at a fixed rate) on evidence. natsperf is the limit only when its own resources were:
+// its CPU; its in-flight bound, reached while the response time from the actual sends held
+// (the bound, not the system, kept the rate from being offered); or its timer, late while the
+// senders were idle (never at the bound). Otherwise the response time rose with the load:
+// the system saturated, and the thresholds decide.
+func (p *Probe) judgeOpen(res *result.Result, offered float64, saturated, short, late bool, limit, full int64) {
+	held := heldFromSends(res)
+	switch {
+	case p.Pass:
+	case saturated && (short || late || full > 0):
+		p.GeneratorBound, p.Bound = true, BoundCPU
+	case full > 0 && held:
+		p.GeneratorBound, p.Bound = true, BoundInflight
+	case full == 0 && late:
+		p.GeneratorBound, p.Bound = true, BoundTimer
+	}
+	p.Evidence = p.evidence(res, offered, full)
+	if p.Bound == BoundInflight {
+		p.Evidence = fmt.Sprintf("in-flight at its bound (%s) for %s sends while %s held", units.Comma(limit), units.Comma(full), sendsP99(res))
+	}
+}
+
+// heldFromSends reports whether the response time from the actual sends held every failed
+// latency threshold. Without one it cannot say: at the bound, an operation awaits its answer
+// about bound / rate whether the system queued it or the bound was too small for the
+// system's own response time (Little's law), so the system is not cleared on rate or loss
+// thresholds alone.
+func heldFromSends(res *result.Result) bool {
+	failedP := false
+	for _, v := range res.SLO {
+		t, err := slo.Parse(v.SLO)
+		if v.Pass || err != nil || t.Metric != "p" {
+			continue
+		}
+		failedP = true
+		if u, ok := slo.Uncorrected(res, t); !ok || !t.Holds(u) {
+			return false
+		}
+	}
+	return failedP
+}
+
+// sendsP99 is the P99 from the actual sends in words ("P99 from the sends 4.10ms"), or from
+// the intended send times where the run kept no other.
+func sendsP99(res *result.Result) string {
+	if u, ok := slo.Uncorrected(res, slo.Threshold{Metric: "p", P: 99}); ok {
+		return fmt.Sprintf("P99 from the sends %.2fms", u/1e6)
+	}
+	if v, ok, _ := slo.Measure(res, slo.Threshold{Metric: "p", P: 99}); ok {
+		return fmt.Sprintf("P99 %.2fms", v/1e6)
+	}
+	return "no latency"
+}
+
+// evidence says in a few words what decided the probe (Probe.Evidence); full is how many
+// open-model sends waited at the in-flight bound.
+func (p *Probe) evidence(res *result.Result, offered float64, full int64) string {
+	switch {
+	case p.Pass:
+		return "held: " + sendsP99(res)
+	case p.Bound == BoundCPU:
+		return fmt.Sprintf("natsperf's CPU %.0f%%", 100*p.CPUShare)
+	case p.Bound == BoundShort:
+		return fmt.Sprintf("its senders sent %s of %s msgs/s", units.Comma(int64(math.Round(p.Achieved))), units.Comma(int64(math.Round(offered))))
+	case p.Bound == BoundBusy:
+		return fmt.Sprintf("senders awaiting answers left late (P99 %.2fms)", ms(p.LatenessP99))
+	case p.Bound == BoundTimer:
+		return fmt.Sprintf("timer late while idle (late P99 %.2fms)", ms(p.LatenessP99))
+	}
+	for _, v := range res.SLO {
+		t, err := slo.Parse(v.SLO)
+		if v.Pass || err != nil {
+			continue
+		}
+		switch t.Metric {
+		case "p":
+			s := sendsP99(res) + " rose with the load"
+			if full > 0 {
+				s += fmt.Sprintf("; %s sends waited at the in-flight bound", units.Comma(full))
+			}
+			return s
+		case "rate":
+			return fmt.Sprintf("answered %s of %s msgs/s", units.Comma(int64(math.Round(p.Achieved))), units.Comma(int64(math.Round(offered))))
+		case "loss":
+			return fmt.Sprintf("loss %s", units.Comma(p.Loss))
+		}
+	}
+	if len(p.Failed) > 0 {
+		return p.Failed[0]
+	}
+	return ""
 }
 
 // bound says why a generator-bound probe was natsperf's limit (Probe.Bound): its CPU, its
@@ -147,6 +258,8 @@ func (p Probe) Bottleneck() string {
 		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s (natsperf's CPU %.0f%%): add clients or agents", at, 100*p.CPUShare)
 	case BoundBusy:
 		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s: its senders were still waiting for replies or acks when their next send was due (send lateness P99 %.2fms): add --clients (js pub async: or a wider --batch window)", at, ms(p.LatenessP99))
+	case BoundInflight:
+		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s: its operations awaiting answers were at their bound while the response time from the actual sends held: raise --max-inflight", at)
 	case BoundTimer:
 		return fmt.Sprintf("at %s msgs/s the senders' wake-ups were late (send lateness P99 %.2fms, natsperf's CPU %.0f%%): the threshold is finer than this machine's timer precision", at, ms(p.LatenessP99), 100*max(p.CPUShare, 0))
 	}

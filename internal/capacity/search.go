@@ -27,6 +27,9 @@ const (
 	BoundShort = "short" // its senders fell short of the offered rate
 	BoundBusy  = "busy"  // senders waiting for replies or acks were late for their next send
 	BoundTimer = "timer" // mostly idle senders woke up late: timer precision, not capacity
+	// BoundInflight: the open model's operations awaiting answers were at their bound
+	// (--max-inflight) while the response time from the actual sends held.
+	BoundInflight = "inflight"
 )
 
 // Probe is one run at a fixed offered rate.
@@ -63,6 +66,11 @@ type Probe struct {
 	// Bound says why a generator-bound probe was natsperf's limit (BoundCPU, BoundShort,
 	// BoundBusy, BoundTimer); Bottleneck puts it in words.
 	Bound string `json:"bound,omitempty"`
+	// Evidence is what decided the probe's verdict, in a few words: natsperf's CPU, a timer
+	// late while its senders were idle, its in-flight bound reached while the response time
+	// from the actual sends held (natsperf's limit), or the response time from the actual
+	// sends, which rises with the load when the system saturates (the system's).
+	Evidence string `json:"evidence,omitempty"`
 	// Drained is false when the pause after the probe was too short for its backlog; Note
 	// says so, or anything else about the probe.
 	Drained bool    `json:"drained"`

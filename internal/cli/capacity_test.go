@@ -59,9 +59,9 @@ func pacedResponder(t *testing.T, url, subject string, service time.Duration) *a
 
 // TestCapacityOfAKnownService: the capacity of a responder serving one request per 10ms
 // (100/s) is within 10% of 100/s and not above it (beyond the threshold's own 3%). Forty
-// requesters, each one request at a time, fall behind their schedule exactly when the
-// responder's queue grows, so the achieved rate over the offered one (rate>=0.97) marks the
-// service's limit: r passes while 100/r >= 0.97, up to 103/s, and counting a 3s window's edges
+// requesters (the open model: requests go out on schedule, the achieved rate counts the
+// replies) are answered at the offered rate only while the responder keeps up, so the
+// achieved rate over the offered one (rate>=0.97) marks the service's limit: r passes while 100/r >= 0.97, up to 103/s, and counting a 3s window's edges
 // adds about 1%. The 1ms and 'p99<5ms' do not survive this machine: with its two cores
 // shared by a dozen test processes (load average 25), a wake-up was measured up to a second
 // late, which fails any millisecond threshold at every rate and makes a 1ms service's rate a

@@ -251,6 +251,7 @@ or until --msgs requests are served in total when --msgs is given, then print wh
 func (a *app) requestCmd() *cobra.Command {
 	var bf benchFlags
 	var timeout time.Duration
+	var maxInflight int
 	var pf payloadFlags
 	cmd := &cobra.Command{
 		Use:   "request SUBJECT",
@@ -262,7 +263,8 @@ in the percentiles instead of silently lowering the rate.`,
 		Example: `  natsperf service serve foo -s nats://127.0.0.1:4222 &               # responders, until Ctrl-C
   natsperf service request foo -s nats://127.0.0.1:4222 --msgs 10000
   natsperf service request foo --clients 50 --size 16 --msgs 10000 --no-progress -s nats://127.0.0.1:4222
-  natsperf service request foo --rate 2000 --duration 3s -s nats://127.0.0.1:4222`,
+  natsperf service request foo --rate 2000 --duration 3s -s nats://127.0.0.1:4222
+  natsperf service request foo --rate 2000 --duration 3s --max-inflight 200 --slo 'p99<50ms' -s nats://127.0.0.1:4222`,
 		Args: exactArgs(1, "one SUBJECT"),
 		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
 			if err := bf.validate(cmd.Flags()); err != nil {
@@ -281,11 +283,12 @@ in the percentiles instead of silently lowering the rate.`,
 			if timeout != 5*time.Second { // --timeout or --ack-timeout
 				cfg.Timeout = spec.Duration(timeout)
 			}
-			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: withMaxInflight(a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), cmd.Flags(), maxInflight), hist: bf.Hist, conn: &a.conn.s}, nil
 		}),
 	}
 	a.specCommand(cmd)
 	bf.register(cmd.Flags(), true, false)
+	registerMaxInflight(cmd.Flags(), &maxInflight)
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Second, "how long to wait for each reply; a timeout is counted and the requester goes on (also --ack-timeout)")
 	// --ack-timeout (and so nats bench's --jstimeout) is what the JetStream and KV commands call it.
 	cmd.Flags().DurationVar(&timeout, "ack-timeout", 5*time.Second, "the same as --timeout")

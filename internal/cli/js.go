@@ -57,6 +57,7 @@ func (a *app) jsPubModeCmd(mode string) *cobra.Command {
 	var batch int
 	var dedup bool
 	var ff faultFlags
+	var maxInflight int
 	short := map[string]string{
 		js.Sync:  "Publish one message at a time, waiting for each ack (latency)",
 		js.Async: "Publish windows of --batch messages asynchronously, then wait for their acks (throughput)",
@@ -135,7 +136,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 				}
 				cfg = fc
 			}
-			spc := withStream(a.newSpec(bf, f, bf.Clients, cfg), &sf, f)
+			spc := withStream(withMaxInflight(a.newSpec(bf, f, bf.Clients, cfg), f, maxInflight), &sf, f)
 			return &specRun{spec: withFaults(spc, &ff, f), hist: bf.Hist, conn: &a.conn.s}, nil
 		}),
 	}
@@ -160,6 +161,9 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 	registerHist(f, &bf.Hist)
 	f.BoolVar(&dedup, "dedup", false, "set a unique Nats-Msg-Id on every message (server-side deduplication)")
 	ff.register(f)
+	if mode == js.Sync {
+		registerMaxInflight(f, &maxInflight)
+	}
 	return cmd
 }
 

@@ -21,6 +21,7 @@ func (a *app) kvOpCmd(put bool) *cobra.Command {
 	var bf benchFlags
 	var st storeFlags
 	var bucket string
+	var maxInflight int
 	var history int
 	var randomize int64
 	var maxBytes int64
@@ -88,7 +89,7 @@ Result and the text then give each step's rate and percentiles (docs/capacity.md
 			if put {
 				cfg = &spec.KVPut{KV: c}
 			}
-			spc := a.newSpec(bf, f, bf.Clients, cfg)
+			spc := withMaxInflight(a.newSpec(bf, f, bf.Clients, cfg), f, maxInflight)
 			spc.Setup.Buckets = []spec.Bucket{bk}
 			return &specRun{spec: spc, hist: bf.Hist, conn: &a.conn.s}, nil
 		}),
@@ -96,6 +97,9 @@ Result and the text then give each step's rate and percentiles (docs/capacity.md
 	a.specCommand(cmd)
 	f := cmd.Flags()
 	bf.register(f, put, false)
+	if put {
+		registerMaxInflight(f, &maxInflight)
+	}
 	registerHist(f, &bf.Hist)
 	f.StringVar(&bucket, "bucket", "benchbucket", "KV bucket to use")
 	st.register(f)

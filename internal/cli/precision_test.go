@@ -168,7 +168,8 @@ func TestCapacityProbesCarryPrecision(t *testing.T) {
 		{nil, 500 * time.Microsecond},
 		{[]string{"--pace-precision", "2ms"}, 2 * time.Millisecond},
 	} {
-		args := append([]string{"capacity", "pub", "cap.prec", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin, "--size", "16",
+		// js pub sync, not pub: a latency threshold on core pub is refused (it records none).
+		args := append([]string{"capacity", "js", "pub", "sync", "cap.prec", "--stream", "CAPPREC", "--storage", "memory", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin, "--size", "16",
 			"--slo", "p99<10ms", "--min", "100", "--max", "200", "--probe-duration", "500ms", "--warmup", "0s", "--repeats", "1", "--drain", "0s", "--json"}, tt.extra...)
 		r := run(context.Background(), t, nil, args...)
 		var o capacity.Outcome

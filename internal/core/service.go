@@ -9,9 +9,11 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/idle"
+	"github.com/natsperf/natsperf/internal/inflight"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/payload"
+	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
 
@@ -98,6 +100,9 @@ type RequestConfig struct {
 	IDs      stamp.IDs     `json:"-"`
 	// Payload is what the requests carry beyond Size: a file, random bytes, headers.
 	Payload payload.Config `json:"payload,omitzero"`
+	// MaxInflight bounds the requests awaiting replies at a fixed rate, across requesters
+	// (the open model, internal/inflight); 0: one at a time.
+	MaxInflight int `json:"max_inflight,omitempty"`
 }
 
 // Requester sends synchronous requests, one at a time, and records each round trip.
@@ -142,6 +147,10 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 	}
 	sched := loop.NewSchedule(env, q.cfg.Rate, q.cfg.Shape, q.cfg.Duration)
 	defer sched.Close()
+	if sched.Paced() && q.cfg.MaxInflight > 0 && q.cfg.Sleep <= 0 {
+		cfg := inflight.Config{Max: inflight.Share(q.cfg.MaxInflight, env.Count, env.Index), Timeout: timeout, Op: "request"}
+		return inflight.Run(ctx, env, q.conn, sched, cfg, &openRequests{q: q, rec: rec, id: id, stamped: stamped, size: len(m.Data)})
+	}
 	rec.Begin(sched.Begin())
 	for {
 		i, intended, sent, ok, err := sched.Next(ctx)
@@ -179,6 +188,39 @@ func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
 		}
 	}
 }
+
+// openRequests sends requests at their times without waiting for the replies (the open
+// model): each reply is recorded on the reply subscription's goroutine.
+type openRequests struct {
+	q       *Requester
+	rec     *record.Recorder
+	id      uint32
+	stamped bool
+	size    int
+}
+
+func (o *openRequests) Send(i uint64, intended int64, reply string) error {
+	m := o.q.msg
+	if o.stamped {
+		stamp.Put(m.Stamp, o.id, i+1, intended)
+		m.Seal()
+	}
+	if m.Header == nil {
+		return o.q.conn.PublishRequest(o.q.cfg.Subject, reply, m.Data)
+	}
+	m.Subject, m.Reply = o.q.cfg.Subject, reply
+	return o.q.conn.PublishMsg(&m.Msg)
+}
+
+func (o *openRequests) Answer(now int64, m *nats.Msg, _ uint64, intended, sent int64) error {
+	if noResponders(m) {
+		return fmt.Errorf("no responders on %q: start `natsperf service serve %s` first", o.q.cfg.Subject, o.q.cfg.Subject)
+	}
+	o.rec.OpCorrected(now, o.size, now-intended, now-sent)
+	return nil
+}
+
+func (o *openRequests) Expired(int64, uint64, int64, int64) { o.rec.Events.Timeouts.Add(1) }
 
 // noResponders reports the server's answer to a request nobody is subscribed to: an empty
 // message with status 503 (what nats.go's Request turns into ErrNoResponders).

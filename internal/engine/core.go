@@ -191,6 +191,7 @@ func buildRequest(_ context.Context, b *Build) (*Built, error) {
 	cfg := core.RequestConfig{
 		Subject: c.Subject, Size: int(size), Sleep: p.Sleep.D(), Timeout: durOr(c.Timeout, defaultRequestLimit),
 		Rate: p.Rate, Shape: shapeOf(p), Duration: p.Duration.D(), IDs: b.NewIDs(), Payload: payloadConfig(c.Payload),
+		MaxInflight: maxInflight(b),
 	}
 	kv := b.CommonParams(n, size)
 	kv["subject"] = c.Subject

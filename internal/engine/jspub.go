@@ -82,6 +82,9 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
 		Randomize: c.MultiSubjectRandomize, AckTimeout: b.ackTimeout(c.AckTimeout), Fill: b.Fill(), Payload: payloadConfig(c.Payload),
 	})
+	if mode == js.Sync {
+		cfg.MaxInflight = maxInflight(b)
+	}
 	if f, ok := b.Workload.Config.(*spec.JSPubFast); ok {
 		cfg.Outstanding = intOr(f.MaxOutstandingAcks, js.DefaultFastOutstanding)
 	}

@@ -102,6 +102,9 @@ type KVConfig struct {
 	IDs        stamp.IDs     `json:"-"`
 	Acked      *Tally        `json:"-"`
 	Fill       stamp.Fill    `json:"fill,omitempty"` // what follows the stamp (zero: text)
+	// MaxInflight bounds the puts awaiting acks at a fixed rate, across putters (the open
+	// model, open.go); 0: one at a time.
+	MaxInflight int `json:"max_inflight,omitempty"`
 }
 
 // NewKV returns a putter (put) or getter.
@@ -152,6 +155,9 @@ func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
 	stamped := len(k.buf) >= stamp.Size
 	sched := loop.NewSchedule(env, k.cfg.Rate, k.cfg.Shape, k.cfg.Duration)
 	defer sched.Close()
+	if ok, err := k.open(ctx, env, sched); ok {
+		return err
+	}
 	rec.Begin(sched.Begin())
 	for {
 		seq, _, sent, ok, err := sched.Next(ctx)

@@ -66,6 +66,9 @@ type PubConfig struct {
 	Failed *Tally `json:"-"`
 	// Payload is what is sent beyond Size: a file, random bytes, headers, the stamp's place.
 	Payload payload.Config `json:"payload,omitzero"`
+	// MaxInflight bounds a sync publisher's publishes awaiting acks at a fixed rate, across
+	// publishers (the open model, open.go); 0: one at a time.
+	MaxInflight int `json:"max_inflight,omitempty"`
 }
 
 // failed counts k publishes known never stored.
@@ -204,6 +207,9 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 	stamped := len(body.Stamp) >= stamp.Size
 	sched := loop.NewSchedule(env, p.cfg.Rate, p.cfg.Shape, p.cfg.Duration)
 	defer sched.Close()
+	if ok, err := p.open(ctx, env, sched); ok {
+		return err
+	}
 	rec.Begin(sched.Begin())
 	for {
 		i, intended, sent, ok, err := sched.Next(ctx)

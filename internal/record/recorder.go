@@ -93,6 +93,8 @@ type Recorder struct {
 	// measured span starts (start). Written by Late only, which may run on another goroutine
 	// than the one that counts.
 	lateFrom, lateTo, lateLast, lateN int64
+	// answers marks an open-model client (Answers): its measured span is its answers'.
+	answers bool
 
 	Events Events
 }
@@ -140,6 +142,14 @@ func (r *Recorder) Begin(now int64) {
 		r.begin = now
 	}
 }
+
+// Answers marks an open-model client (internal/inflight), which counts answers a response
+// time after their sends: its measured span runs from its first measured answer to its last,
+// so its rate is the answer rate. From its first slot instead, the response time of its last
+// answers would count against the rate (n / (T + L): 10% at 250ms on a 2.5s probe), which a
+// closed loop, whose last answer comes before the slot after it, never paid. Call it before the
+// client's first operation, instead of Begin.
+func (r *Recorder) Answers() { r.answers = true }
 
 // Sent records one message of n payload bytes published at now.
 func (r *Recorder) Sent(now int64, n int) {
@@ -410,4 +420,8 @@ type Events struct {
 	SlowConsumers atomic.Int64
 	Dropped       atomic.Int64
 	NotSent       atomic.Int64 // fixed-rate sends that could not go out at their time
+	// MaxInflight is an open-model sender's bound on operations awaiting answers
+	// (internal/inflight); InflightFull counts its sends that waited for one to be answered.
+	MaxInflight  atomic.Int64
+	InflightFull atomic.Int64
 }

@@ -36,7 +36,7 @@ func (r *Recorder) Counted() int64 { return r.msgs.Load() - r.warmup }
 // last request) leaves the start at the first slot, so the count over the span is never above
 // the rate asked.
 func (r *Recorder) start() int64 {
-	if r.warmupEnd.Load() == 0 || r.lateN == 0 || r.begin == 0 {
+	if r.answers || r.warmupEnd.Load() == 0 || r.lateN == 0 || r.begin == 0 {
 		return r.begin
 	}
 	past := r.last - r.lateTo
@@ -186,6 +186,8 @@ func (e *Events) snapshot() result.Events {
 		SlowConsumers: e.SlowConsumers.Load(),
 		Dropped:       e.Dropped.Load(),
 		NotSent:       e.NotSent.Load(),
+		MaxInflight:   e.MaxInflight.Load(),
+		InflightFull:  e.InflightFull.Load(),
 	}
 }
 

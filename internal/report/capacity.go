@@ -17,10 +17,14 @@ func Capacity(w io.Writer, o *capacity.Outcome) error {
 	fmt.Fprintf(w, "Thresholds: %s · probes of %v after a %v warm-up · %s to %s msgs/s\n\n",
 		strings.Join(o.SLO, ", "), o.ProbeDuration, o.Warmup, perSec(o.Min), perSec(o.Max))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "#\toffered\tachieved\tP50\tP99\tP99.9\tloss\tlate P99\tCPU\tverdict\t")
+	fmt.Fprintln(tw, "#\toffered\tachieved\tP50\tP99\tP99.9\tloss\tlate P99\tCPU\tverdict\tevidence\t")
 	for _, p := range o.Probes {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.N, perSec(p.Offered), perSec(p.Achieved),
-			Duration(p.P50), Duration(p.P99), Duration(p.P999), units.Comma(p.Loss), Duration(p.LatenessP99), cpuShare(p.CPUShare), verdict(p))
+		ev := p.Evidence
+		if ev == "" {
+			ev = "-" // a search saved before probes kept their evidence
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.N, perSec(p.Offered), perSec(p.Achieved),
+			Duration(p.P50), Duration(p.P99), Duration(p.P999), units.Comma(p.Loss), Duration(p.LatenessP99), cpuShare(p.CPUShare), verdict(p), ev)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -465,6 +465,12 @@ type Events struct {
 	// scheduled time because its whole window of publishes was still awaiting acks (the acks
 	// stopped): counted as sent and failed, never stored.
 	NotSent int64 `json:"not_sent,omitempty"`
+	// MaxInflight is the open model's bound on operations awaiting answers (service request,
+	// js pub sync, kv put at a fixed rate), summed over the clients; InflightFull counts the
+	// sends that waited for an answer because the bound was reached: they left late, and the
+	// latency from the intended send time includes the wait.
+	MaxInflight  int64 `json:"max_inflight,omitempty"`
+	InflightFull int64 `json:"inflight_full,omitempty"`
 }
 
 // Add accumulates o into e.
@@ -476,6 +482,8 @@ func (e *Events) Add(o Events) {
 	e.SlowConsumers += o.SlowConsumers
 	e.Dropped += o.Dropped
 	e.NotSent += o.NotSent
+	e.MaxInflight += o.MaxInflight
+	e.InflightFull += o.InflightFull
 }
 
 // Interval is one slice of the per-interval series of a group.

@@ -480,6 +480,7 @@ fn plan_workload(
         } else {
             100_000
         },
+        max_inflight: w.pacing.max_inflight.max(0) as u64,
     };
     let plan = match &w.config {
         Config::Pub(_) => Plan::Bench(Kind::Pub, bench),

@@ -195,6 +195,7 @@ pub async fn run(
         warmup: args.warmup,
         multisubject: false,
         multisubject_max: 100_000,
+        max_inflight: 0,
     };
     let ids = Ids::random();
     if let Some(hold) = hold {

@@ -84,6 +84,10 @@ pub struct Events {
     pub errors: i64,
     pub timeouts: i64,
     pub slow_consumers: i64,
+    /// The open model's bound on requests awaiting replies, and the sends that waited at it
+    /// (Go's `Events.MaxInflight` and `InflightFull`).
+    pub max_inflight: i64,
+    pub inflight_full: i64,
 }
 
 /// One closed interval of a client's series (Go's `record.Slice`): its start (Unix ns, aligned
@@ -117,6 +121,10 @@ pub struct Recorder {
     late_to: i64,
     late_last: i64,
     late_n: i64,
+    /// An open-model client (Go's `Recorder.Answers`): its span is its answers', from the
+    /// first measured to the last, so the response time of its last answers does not count
+    /// against its rate.
+    pub answers: bool,
     /// Every publisher's sequence tracker but the current one's (`cur`) until `finish`.
     pub trackers: HashMap<u32, SeqTracker>,
     /// The tracker of the publisher of the last message, out of the map: no map lookup per
@@ -163,6 +171,7 @@ impl Recorder {
             late_to: 0,
             late_last: 0,
             late_n: 0,
+            answers: false,
             trackers: HashMap::new(),
             cur: None,
             unique: 0,
@@ -239,7 +248,7 @@ impl Recorder {
     /// before reading the histograms and trackers.
     pub fn finish(&mut self) {
         self.close_interval();
-        if self.counted() > 0 && self.late_n > 0 && self.begin != 0 {
+        if !self.answers && self.counted() > 0 && self.late_n > 0 && self.begin != 0 {
             if self.warmup_end == 0 {
                 // A paced sender's span starts at its first slot: a late first send is charged.
                 self.begin = self.begin.min(self.late_from);

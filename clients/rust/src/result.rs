@@ -243,6 +243,10 @@ pub struct Events {
     pub timeouts: i64,
     #[serde(skip_serializing_if = "is_zero")]
     pub slow_consumers: i64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub max_inflight: i64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub inflight_full: i64,
 }
 
 fn is_zero(v: &i64) -> bool {
@@ -251,7 +255,11 @@ fn is_zero(v: &i64) -> bool {
 
 impl Events {
     fn is_empty(&self) -> bool {
-        self.errors == 0 && self.timeouts == 0 && self.slow_consumers == 0
+        self.errors == 0
+            && self.timeouts == 0
+            && self.slow_consumers == 0
+            && self.max_inflight == 0
+            && self.inflight_full == 0
     }
 }
 
@@ -682,6 +690,8 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
         agg_events.errors += r.events.errors;
         agg_events.timeouts += r.events.timeouts;
         agg_events.slow_consumers += r.events.slow_consumers;
+        agg_events.max_inflight += r.events.max_inflight;
+        agg_events.inflight_full += r.events.inflight_full;
         if r.counted() > 0 {
             if begin == 0 || r.begin < begin {
                 begin = r.begin;
@@ -708,6 +718,8 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
                 errors: r.events.errors,
                 timeouts: r.events.timeouts,
                 slow_consumers: r.events.slow_consumers,
+                max_inflight: r.events.max_inflight,
+                inflight_full: r.events.inflight_full,
             },
             gap: (r.gap > 0).then(|| Gap {
                 duration_ns: r.gap,

@@ -262,6 +262,9 @@ pub struct Pacing {
     pub step_duration: GoDuration,
     pub arrivals: String,
     pub seed: u64,
+    /// The open model's bound on requests awaiting replies across the clients (service
+    /// request at a fixed rate; natsperf fills in its default); 0: one at a time.
+    pub max_inflight: i64,
 }
 
 /// A workload's config, typed by its kind.

@@ -487,6 +487,10 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let size = ctx.bench.size;
     let mut payloads = stamp::Payloads::new(size);
     let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
+    if sched.pace.is_some() && ctx.bench.max_inflight > 0 {
+        let bound = share(ctx.bench.max_inflight, ctx.bench.clients, ctx.index).max(1) as usize;
+        return open_requests(ctx, rec, sched, id, bound, subject).await;
+    }
     while let Some((i, intended, sent)) = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec).await {
         if size >= stamp::SIZE {
             stamp::put(payloads.buf(), id, i + 1, intended);
@@ -507,6 +511,88 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     }
     sched.paced_span(&mut rec);
     Ok(rec)
+}
+
+/// The open model of a fixed-rate requester (Go's `internal/inflight`): each request goes out at
+/// its time with up to `bound` awaiting replies, which are recorded as they come, on this task
+/// (the recorder's one writer), from their intended and actual send times.
+async fn open_requests(
+    mut ctx: Ctx,
+    mut rec: Recorder,
+    mut sched: Schedule,
+    id: u32,
+    bound: usize,
+    subject: async_nats::Subject,
+) -> Outcome {
+    rec.answers = true;
+    rec.events.max_inflight = bound as i64;
+    let size = ctx.bench.size;
+    let mut payloads = stamp::Payloads::new(size);
+    let mut inflight = futures::stream::FuturesUnordered::new();
+    loop {
+        if inflight.len() >= bound {
+            rec.events.inflight_full += 1;
+            if let Some(done) = inflight.next().await {
+                if let Err(msg) = answered(&mut rec, &ctx, done) {
+                    return Err((rec, msg));
+                }
+            }
+            continue;
+        }
+        // The next send's turn, taking the replies that come meanwhile (a reply drops the
+        // wait, which the next turn takes up again for the same slot).
+        let next = tokio::select! {
+            biased;
+            Some(done) = inflight.next(), if !inflight.is_empty() => {
+                if let Err(msg) = answered(&mut rec, &ctx, done) {
+                    return Err((rec, msg));
+                }
+                continue;
+            }
+            next = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec) => next,
+        };
+        let Some((i, intended, sent)) = next else {
+            break;
+        };
+        if size >= stamp::SIZE {
+            stamp::put(payloads.buf(), id, i + 1, intended);
+        }
+        let client = ctx.client.clone();
+        let (subject, payload) = (subject.clone(), payloads.take());
+        inflight.push(async move { (client.request(subject, payload).await, intended, sent) });
+    }
+    while let Some(done) = inflight.next().await {
+        if let Err(msg) = answered(&mut rec, &ctx, done) {
+            return Err((rec, msg));
+        }
+    }
+    sched.paced_span(&mut rec);
+    Ok(rec)
+}
+
+/// Records one open-model reply (or its timeout); an error ends the client.
+fn answered(
+    rec: &mut Recorder,
+    ctx: &Ctx,
+    done: (
+        Result<async_nats::Message, async_nats::RequestError>,
+        i64,
+        i64,
+    ),
+) -> Result<(), String> {
+    let (reply, intended, sent) = done;
+    let now = ctx.clock.now();
+    match reply {
+        Ok(_) => rec.op_corrected(now, ctx.bench.size, now - intended, now - sent),
+        Err(e) => match e.kind() {
+            async_nats::client::RequestErrorKind::TimedOut => rec.events.timeouts += 1,
+            async_nats::client::RequestErrorKind::NoResponders => {
+                return Err(format!("no responders on {:?}: start `natsperf-rust service serve {}` (or natsperf's) first", ctx.bench.subject, ctx.bench.subject));
+            }
+            _ => return Err(format!("request: {e}")),
+        },
+    }
+    Ok(())
 }
 
 async fn receive(

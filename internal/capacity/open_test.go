@@ -1,0 +1,63 @@
+package capacity
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/natsperf/natsperf/internal/histo"
+	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/internal/slo"
+)
+
+// TestFiguresOpenModel: open-model senders (a bound on operations awaiting answers) make
+// natsperf the limit only on evidence. A latency that fails from the actual sends too is the
+// system's, however short the senders fell and whether or not they waited at the bound (a
+// saturated service). The bound is natsperf's limit only when it was reached while the
+// latency from the actual sends held; a late timer only while the senders never waited at
+// it; its CPU when saturated. Every probe says which evidence decided.
+func TestFiguresOpenModel(t *testing.T) {
+	probe := func(corrected, uncorrected time.Duration, achieved float64, full int64, late time.Duration, cpu float64) *result.Result {
+		l := latencyOf(corrected)
+		l.Uncorrected = latencyOf(uncorrected)
+		h := histo.New()
+		histo.Record(h, int64(late))
+		res := &result.Result{Stop: result.Stop{Reason: result.StopCompleted}, CPU: &result.CPU{CoreShare: cpu, Cores: 2}, Groups: []result.Group{
+			{Name: "request", TargetRate: 1000, Aggregate: result.Aggregate{MsgsPerSec: achieved, Latency: l,
+				SendLateness: histo.Summary(h, true), Events: result.Events{MaxInflight: 100, InflightFull: full}}},
+		}}
+		ts, _ := slo.ParseAll([]string{"p99<10ms"})
+		res.SLO = slo.Judge(res, ts)
+		return res
+	}
+	ms := time.Millisecond
+	tests := []struct {
+		name     string
+		res      *result.Result
+		gen      bool
+		bound    string
+		evidence string
+	}{
+		{"holds", probe(ms, ms, 1000, 0, 0, 0.1), false, "", "held"},
+		{"a saturated service", probe(300*ms, 120*ms, 700, 500, 200*ms, 0.1), false, "", "rose with the load"},
+		{"a service slower under load", probe(30*ms, 25*ms, 1000, 0, ms, 0.1), false, "", "rose with the load"},
+		{"the bound too small", probe(60*ms, 2*ms, 600, 400, 50*ms, 0.1), true, BoundInflight, "in-flight at its bound"},
+		{"a late timer while idle", probe(60*ms, 2*ms, 1000, 0, 50*ms, 0.1), true, BoundTimer, "timer late while idle"},
+		{"natsperf's CPU", probe(60*ms, 2*ms, 600, 0, 50*ms, 0.95), true, BoundCPU, "CPU 95%"},
+	}
+	for _, tt := range tests {
+		p := Figures(tt.res, 1000, false)
+		if p.GeneratorBound != tt.gen || p.Bound != tt.bound || !strings.Contains(p.Evidence, tt.evidence) {
+			t.Errorf("%s: generator %v bound %q evidence %q, want %v %q %q", tt.name, p.GeneratorBound, p.Bound, p.Evidence, tt.gen, tt.bound, tt.evidence)
+		}
+	}
+	// Without a latency threshold the bound is never cleared: a rate threshold failing at the
+	// bound is a service that answered too slowly (its queue reached the bound).
+	res := probe(900*ms, 880*ms, 97, 42, 8*ms, 0.02)
+	res.Groups[0].TargetRate = 125
+	ts, _ := slo.ParseAll([]string{"rate>=0.97"})
+	res.SLO = slo.Judge(res, ts)
+	if p := Figures(res, 125, false); p.GeneratorBound || !strings.Contains(p.Evidence, "answered 97 of 125") {
+		t.Errorf("a rate threshold at the bound: generator %v (%s), evidence %q", p.GeneratorBound, p.Bound, p.Evidence)
+	}
+}
