@@ -203,13 +203,14 @@ func (k *ticker) sleep(t *time.Timer, d time.Duration) {
 		}
 		return
 	}
+	by := time.Now().Add(d)
 	k.fine.Reset(d)
 	select {
 	case <-k.kick: // added before the timer was armed: its kick re-armed nothing
 		return
 	default:
 	}
-	_ = k.fine.Wait() // a read error (never seen) ends the wait early: the loop re-plans
+	_ = k.fine.Wait(by) // a read error (never seen) ends the wait early: the loop re-plans
 	select {
 	case <-k.kick:
 	default:

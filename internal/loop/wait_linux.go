@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"syscall"
@@ -72,9 +73,18 @@ func (t *fineTimer) Reset(d time.Duration) {
 	_, _, _ = syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, t.fd, 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
 }
 
-// Wait blocks until the timer expires.
-func (t *fineTimer) Wait() error {
+// Wait blocks until the timer expires, or at the latest until the Go runtime's timers say
+// by is past. The netpoller sees the timerfd at once when a Go processor is idle, but a
+// processor kept busy polls the network only every 10ms (the runtime's monitor), while it
+// runs its timers at every scheduling: the read deadline is that Go timer.
+func (t *fineTimer) Wait(by time.Time) error {
+	if err := t.f.SetReadDeadline(by); err != nil {
+		return err
+	}
 	_, err := t.f.Read(t.buf[:])
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil
+	}
 	return err
 }
 

@@ -18,7 +18,7 @@ func (t *fineTimer) Reset(d time.Duration) {
 }
 
 // Wait blocks until the timer expires.
-func (t *fineTimer) Wait() error { <-t.t.C; return nil }
+func (t *fineTimer) Wait(time.Time) error { <-t.t.C; return nil }
 
 // Close stops the timer.
 func (t *fineTimer) Close() error { t.t.Stop(); return nil }
