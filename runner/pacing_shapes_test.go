@@ -34,18 +34,19 @@ type pacingShape struct {
 // sockets waited for the runtime's monitor: P50 4-6 ms where the reference had 0.1 ms,
 // corrected and uncorrected alike).
 //
-// The bounds. The reference times each message from its actual send, as a user's own code
-// would; so does natsperf's uncorrected latency, which must be at most 2 x the reference's
-// P50 + 0.5 ms: the artefact is uniform over the monitor's 0-10 ms (P50 about 5 ms), ten
-// times the margin, and the reference runs in the same process, on the same server, just
-// before, so a host busy enough to slow one slows the other. natsperf's reported latency
-// counts from the planned wake-up (the slot, or the wake-up the precision grouped it into),
-// so a wake-up the host delays counts too (a stall, by design), which the reference cannot
-// see: at load 29 on 2 cores a single sender's P50 was 1.05 ms against the reference's 0.22.
-// So the reported P50 gets 2 ms of margin instead: still less than half the artefact.
+// The bound: natsperf's P50 from the actual sends (uncorrected) is at most 2 x the
+// reference's + 0.5 ms. The reference times each message from its actual send, as a user's
+// own code would, and the artefact inflated natsperf's uncorrected P50 as much as the
+// reported one (10-18 ms against 0.1-0.4 ms, on main before the fix, in this test). It is
+// uniform over the monitor's 0-10 ms, ten times the margin; the reference runs in the same
+// process, on the same server, just before, so a host busy enough to slow one slows the
+// other. natsperf's reported P50 is logged, not bounded: it counts from the planned wake-up,
+// so a wake-up the host delays counts in full (by design: a stall is latency), which the
+// reference cannot see; at load 27 on 2 cores such delays put it at 5-12 ms in a few runs,
+// with the uncorrected P50 at 0.1-1.3 ms.
 func TestPacingShapesAgainstNatsGo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("about 20s: six shapes against their references")
+		t.Skip("about 13s: six shapes against their references")
 	}
 	shapes := []pacingShape{
 		{name: "pubsub --pub 2 --sub 1 --rate 2000", clients: 2, rate: 2000},
@@ -72,9 +73,6 @@ func TestPacingShapesAgainstNatsGo(t *testing.T) {
 				t.Logf("P50 natsperf %v (uncorrected %v), nats.go %v; natsperf's send lateness P50 %v", got, uncorrected, ref, lateness)
 				if uncorrected > limit {
 					t.Errorf("natsperf's uncorrected P50 %v, the nats.go reference's %v: want at most 2x + 0.5ms = %v", uncorrected, ref, limit)
-				}
-				if limit += 1500 * time.Microsecond; got > limit {
-					t.Errorf("natsperf's P50 %v, the nats.go reference's %v: want at most 2x + 2ms = %v", got, ref, limit)
 				}
 				if sh.clients == 1 && sh.rate == 4000 && lateness < 100*time.Microsecond {
 					// 4 sends per millisecond at the default 1ms precision go in one wake-up:
