@@ -25,7 +25,7 @@ func TestOwnSendersLeaveAProcessor(t *testing.T) {
 
 // TestPlannedIsTheGroupedWakeUp: a send within the precision of the previous wake-up is
 // planned for the precision after it, and its intended send time is that planned wake-up,
-// not its slot; a send on its own slot keeps the slot; a send already due keeps its slot.
+// not its slot; a send on its own slot keeps the slot.
 func TestPlannedIsTheGroupedWakeUp(t *testing.T) {
 	const gap = 10 * time.Millisecond
 	SetPrecision(gap)
@@ -72,18 +72,30 @@ func TestPlannedIsTheGroupedWakeUp(t *testing.T) {
 	if later := want + 1; w.Intended(later) != later {
 		t.Fatalf("a slot after the planned wake-up is its own intended time")
 	}
-	past := clk.Now() - int64(time.Millisecond)
+	// A one-at-a-time sender (js pub async, requests) asks for each send: one its last
+	// wake-up grouped, due already, goes in that wake-up; one behind its schedule, past the
+	// last planned wake-up, keeps its slot.
+	grouped := slot + 1
+	if _, err := w.Until(ctx, grouped); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Intended(grouped); got != want {
+		t.Fatalf("a send the last wake-up grouped: intended +%v, want that wake-up's +%v", time.Duration(got-first), time.Duration(want-first))
+	}
+	time.Sleep(2 * gap)
+	past := clk.Now() - int64(gap/2)
 	if _, err := w.Until(ctx, past); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.Intended(past); got != past {
-		t.Fatalf("a send already due: intended %d, want its slot %d", got, past)
+		t.Fatalf("a send behind its schedule: intended %d, want its slot %d", got, past)
 	}
 }
 
 // TestTickerPlansGroupedSenders: with more senders than may sleep on their own, the pacer's
-// planned wake-up is each woken sender's: never before its slot, and for a slot the pacer
-// grouped into a later wake-up, that wake-up (which the sender never wakes before).
+// planned wake-up is each woken sender's: a send's intended time is never before its slot,
+// and for a slot the pacer grouped into a later wake-up, that wake-up (which the sender never
+// wakes before).
 func TestTickerPlansGroupedSenders(t *testing.T) {
 	SetPrecision(time.Millisecond)
 	defer SetPrecision(0)
@@ -94,7 +106,7 @@ func TestTickerPlansGroupedSenders(t *testing.T) {
 		ws[i] = NewWaiter(clk)
 		defer ws[i].Close()
 	}
-	type got struct{ slot, planned, now int64 }
+	type got struct{ slot, intended, now int64 }
 	// A busy host may wake the pacer so late that every send is simply late (planned at its
 	// slot): try again until a wake-up groups some.
 	for try := 0; ; try++ {
@@ -112,7 +124,7 @@ func TestTickerPlansGroupedSenders(t *testing.T) {
 						t.Error(err)
 						return
 					}
-					out[i] = append(out[i], got{slot, w.Planned(), now})
+					out[i] = append(out[i], got{slot, w.Intended(slot), now})
 				}
 			}()
 		}
@@ -120,11 +132,11 @@ func TestTickerPlansGroupedSenders(t *testing.T) {
 		grouped := 0
 		for i := range out {
 			for k, g := range out[i] {
-				if g.planned < g.slot || g.now < g.planned {
-					t.Fatalf("sender %d send %d: slot +%v, planned +%v, woke +%v: want slot <= planned <= woke",
-						i, k, time.Duration(g.slot-start), time.Duration(g.planned-start), time.Duration(g.now-start))
+				if g.intended < g.slot || g.now < g.intended {
+					t.Fatalf("sender %d send %d: slot +%v, intended +%v, woke +%v: want slot <= intended <= woke",
+						i, k, time.Duration(g.slot-start), time.Duration(g.intended-start), time.Duration(g.now-start))
 				}
-				if g.planned > g.slot {
+				if g.intended > g.slot {
 					grouped++
 				}
 			}
@@ -134,7 +146,7 @@ func TestTickerPlansGroupedSenders(t *testing.T) {
 			return
 		}
 		if try == 20 {
-			t.Fatalf("no send was planned after its slot in 20 tries: the pacer's grouping is not in Planned")
+			t.Fatalf("no send was intended after its slot in 20 tries: the pacer's grouping is not in Planned")
 		}
 	}
 }

@@ -154,8 +154,9 @@ func (w *Waiter) Intended(slot int64) int64 { return max(slot, w.planned) }
 func (w *Waiter) Until(ctx context.Context, at int64) (int64, error) {
 	now := w.clk.Now()
 	if now >= at {
-		w.planned = at
-		return now, ctx.Err() // due already: a one-at-a-time sender behind its slots goes at once
+		// Due already: a one-at-a-time sender behind its slots goes at once, and one sending
+		// what its last wake-up grouped goes in that wake-up (planned is left as it was).
+		return now, ctx.Err()
 	}
 	target, spin := w.plan(at)
 	w.planned = target

@@ -382,14 +382,13 @@ impl Schedule {
                 let due = self.start + off;
                 // What already fell due goes at once (Go's publisher waits only when nothing
                 // is due); the waiter batches the rest at most every MIN_GAP.
+                if Instant::now() < due && !self.waiter.until(due, stop).await {
+                    return None;
+                }
+                // Due already, it goes in the last wake-up: intended then if that was later.
                 let mut at = off;
-                if Instant::now() < due {
-                    if !self.waiter.until(due, stop).await {
-                        return None;
-                    }
-                    if let Some(planned) = self.waiter.planned() {
-                        at = at.max(planned.saturating_duration_since(self.start));
-                    }
+                if let Some(planned) = self.waiter.planned() {
+                    at = at.max(planned.saturating_duration_since(self.start));
                 }
                 Some((
                     self.epoch + off.as_nanos() as i64,
