@@ -48,6 +48,9 @@ func TestPacingShapesAgainstNatsGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 13s: six shapes against their references")
 	}
+	if raceDetector {
+		t.Skip("timings under the race detector: at one Go processor it saturated both natsperf and the reference")
+	}
 	shapes := []pacingShape{
 		{name: "pubsub --pub 2 --sub 1 --rate 2000", clients: 2, rate: 2000},
 		{name: "pubsub --pub 1 --rate 4000", clients: 1, rate: 4000},
