@@ -67,9 +67,8 @@ func newFineTimer() (*fineTimer, error) {
 
 // Reset arms the timer to expire in d (at once when d <= 0).
 func (t *fineTimer) Reset(d time.Duration) {
-	var spec [4]int64 // struct itimerspec: interval (sec, nsec), value (sec, nsec)
-	d = max(d, 1)     // an all-zero value disarms
-	spec[2], spec[3] = int64(d/time.Second), int64(d%time.Second)
+	// struct itimerspec: no interval (one expiry), then the value; an all-zero value disarms.
+	spec := [2]syscall.Timespec{{}, syscall.NsecToTimespec(int64(max(d, 1)))}
 	_, _, _ = syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, t.fd, 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
 }
 
