@@ -210,7 +210,12 @@ func (k *ticker) sleep(t *time.Timer, d time.Duration) {
 		return
 	default:
 	}
-	_ = k.fine.Wait(by) // a read error (never seen) ends the wait early: the loop re-plans
+	if err := k.fine.Wait(by); err != nil {
+		// Never seen; were it to repeat, the loop would spin: wait on Go's timer from now on.
+		k.mu.Lock()
+		k.fine = nil
+		k.mu.Unlock()
+	}
 	select {
 	case <-k.kick:
 	default:
