@@ -92,7 +92,7 @@ type Waiter struct {
 	t       *time.Timer
 	last    int64 // the previous wake-up's target, 0 before the first
 	planned int64 // the planned wake-up of the wait that ended last (see Planned)
-	own     int32 // ownSenders when it was made
+	owner   bool  // holds one of the process's places to sleep on its own (ownSenders)
 	close   func()
 
 	// Kept by the ticker while the Waiter waits on it.
@@ -115,14 +115,29 @@ func (w *Waiter) handBack(out Stepped, err error) {
 	w.wake <- struct{}{}
 }
 
-// NewWaiter returns a Waiter reading clk.
+// owners counts the Waiters holding one of the process's places to sleep on their own.
+var owners atomic.Int32
+
+// NewWaiter returns a Waiter reading clk. It sleeps on its own when one of the process's
+// ownSenders places is free (and the process has at most preciseSenders paced senders);
+// otherwise it waits on the process's pacer. Two senders on 2 processors: one sleeps on its
+// own, the other on the pacer, each to its exact times, where both on the pacer would go
+// together once per precision (a burst the receivers queue).
 func NewWaiter(clk record.Clock) *Waiter {
-	w := &Waiter{clk: clk, t: NewTimer(), index: -1, wake: make(chan struct{}, 1), own: ownSenders(runtime.GOMAXPROCS(0))}
+	w := &Waiter{clk: clk, t: NewTimer(), index: -1, wake: make(chan struct{}, 1)}
 	senders.Add(1)
+	if owners.Add(1) <= ownSenders(runtime.GOMAXPROCS(0)) {
+		w.owner = true
+	} else {
+		owners.Add(-1)
+	}
 	var once atomic.Bool
 	w.close = func() {
 		if once.CompareAndSwap(false, true) {
 			senders.Add(-1)
+			if w.owner {
+				owners.Add(-1)
+			}
 		}
 	}
 	return w
@@ -131,8 +146,10 @@ func NewWaiter(clk record.Clock) *Waiter {
 // Close releases the Waiter's place among the process's paced senders.
 func (w *Waiter) Close() { w.close() }
 
-// shared reports whether the process has more paced senders than may sleep on their own.
-func (w *Waiter) shared() bool { return senders.Load() > w.own }
+// shared reports whether the Waiter waits on the process's pacer: it holds no place to sleep
+// on its own, or the process has more paced senders than preciseSenders (then all do, so a
+// thousand senders cost the pacer's wake-ups, not a thread's sleep each).
+func (w *Waiter) shared() bool { return !w.owner || senders.Load() > preciseSenders }
 
 // Planned is when the wait that ended last (Until, or the pacer's wake-up of a step) was
 // planned to end: the slot it waited for, or, for a slot within the precision of an earlier
