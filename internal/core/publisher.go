@@ -260,13 +260,16 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bo
 					return loop.Stepped{Sent: n, Done: true}, nil
 				}
 			}
+			// Its intended send time: its slot, or the pacer's planned wake-up it was grouped
+			// into (loop.Waiter.Planned); the lateness below is still from the slot.
+			intended := w.Intended(next)
 			switch {
 			case extended:
 				// A fresh clock read per message: one stuck in Publish delays those behind it.
 				now = clk.Now()
-				stamp.PutExt(buf, id, sent+1, next, now)
+				stamp.PutExt(buf, id, sent+1, intended, now)
 			case stamped:
-				stamp.Put(buf, id, sent+1, next)
+				stamp.Put(buf, id, sent+1, intended)
 			}
 			var err error
 			if m.Header != nil {

@@ -300,7 +300,9 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 		}
 		i++
 		env.Rec.Late(intended, now)
-		if err := p.send(ctx, env, n, i, intended, now, timer); err != nil {
+		// Its latency counts from the later of its slot and the pacer's planned wake-up (the
+		// grouping of sends is in the lateness just recorded, not in the latency).
+		if err := p.send(ctx, env, n, i, w.Intended(intended), now, timer); err != nil {
 			return err
 		}
 	}

@@ -124,7 +124,7 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 				if _, err = w.Until(ctx, intended); err != nil {
 					return err
 				}
-				now = intended
+				now = w.Intended(intended) // its slot, or the pacer's planned wake-up
 			}
 			p.sent[j] = now
 			if stamped {

@@ -85,7 +85,9 @@ func (s *Schedule) End() int64 {
 func (s *Schedule) Paced() bool { return s.paced }
 
 // Next waits for the next operation's turn. It returns the operation's number (0-based), its
-// intended and actual send times (equal when not paced), and ok false once the client is done.
+// intended send time (its slot, or the pacer's planned wake-up it was grouped into: see
+// Waiter.Planned) and actual send time (equal when not paced), and ok false once the client
+// is done. The send lateness it records is from the slot.
 func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok bool, err error) {
 	if s.bounded && s.i >= s.n {
 		return 0, 0, 0, false, nil
@@ -111,6 +113,7 @@ func (s *Schedule) Next(ctx context.Context) (i uint64, intended, sent int64, ok
 		if s.rec != nil {
 			s.rec.Late(intended, sent)
 		}
+		intended = s.waiter.Intended(intended) // the grouping into a wake-up is not latency
 	}
 	i = s.i
 	s.i++

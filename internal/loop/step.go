@@ -31,7 +31,7 @@ type Stepped struct {
 func (w *Waiter) Run(ctx context.Context, first int64, step Step) error {
 	next, single := first, true
 	for {
-		if single && !w.stalled && senders.Load() > preciseSenders {
+		if single && !w.stalled && w.shared() {
 			out, err := ticks.serve(ctx, w, next, step)
 			if err != nil || out.Done {
 				return err

@@ -26,14 +26,6 @@ var tickerFires atomic.Int64
 // nothing worse than its own goroutine's wake-ups.
 const stallAfter = 20 * time.Millisecond
 
-// timerGrain is the precision from which the pacer sleeps on Go's timer, which wakes up to
-// about a millisecond late on Linux (the netpoller's epoll timeout is in milliseconds), like
-// a bare nats.go loop: at a coarser precision that lateness is within what the user accepted,
-// and nanosleep's exact wake-ups cost a fifth more CPU with 50 clients at 10,000/s, most of it
-// in the Go scheduler's work stealing while the pacer's thread sleeps in the kernel
-// (docs/performance.md). Finer precisions sleep with nanosleep.
-const timerGrain = time.Millisecond
-
 // A stepped sender's place in its wake-up (slot.state).
 const (
 	queued   int32 = iota // due, not yet stepped
@@ -58,7 +50,9 @@ type ticker struct {
 	watching bool
 	kick     chan struct{} // an earlier send was added
 	now      func() int64
-	cur      *pacerRun // the goroutine now making the wake-ups
+	cur      *pacerRun  // the goroutine now making the wake-ups
+	fine     *fineTimer // what the pacer waits on; nil: a Go timer (no timerfd)
+	fineOnce sync.Once
 }
 
 // pacerRun is one pacer goroutine's life: it ends when nobody waits or when the watch
@@ -126,6 +120,11 @@ func (k *ticker) add(w *Waiter, due int64) {
 	w.due = due
 	heap.Push(&k.waiting, w)
 	if !k.running {
+		k.fineOnce.Do(func() {
+			if f, err := newFineTimer(); err == nil {
+				k.fine = f // the process's, for its life: one descriptor
+			}
+		})
 		k.running, k.now = true, w.clk.Now
 		k.cur = &pacerRun{}
 		go k.run(k.cur)
@@ -133,6 +132,9 @@ func (k *ticker) add(w *Waiter, due int64) {
 		select {
 		case k.kick <- struct{}{}:
 		default:
+		}
+		if k.fine != nil {
+			k.fine.Reset(0) // end the pacer's wait now: it re-plans
 		}
 	}
 	if w.step != nil && !k.watching {
@@ -162,6 +164,8 @@ func (k *ticker) run(r *pacerRun) {
 		if now >= next {
 			for len(k.waiting) > 0 && k.waiting[0].due <= now {
 				w := heap.Pop(&k.waiting).(*Waiter)
+				// Due before this wake-up's planned time: grouped into it by the precision.
+				w.planned = max(w.due, next)
 				if w.step == nil {
 					w.wake <- struct{}{}
 					continue
@@ -177,23 +181,44 @@ func (k *ticker) run(r *pacerRun) {
 			continue
 		}
 		k.mu.Unlock()
-		wait := time.Duration(next - now)
-		onTimer := time.Duration(precision.Load()) >= timerGrain
-		if wait > coarseAbove || onTimer {
-			if !onTimer {
-				wait -= coarseEarly // and finish precisely
+		k.sleep(t, time.Duration(next-now))
+	}
+}
+
+// sleep waits d, or less when an earlier send is added meanwhile (kick). It waits on the
+// process's timerfd (fineTimer): the pacer's goroutine holds no thread and no Go processor
+// while it waits, so the goroutines reading the sockets run at once whatever the number of
+// processors, and the kernel ends the wait within microseconds instead of the Go timer's
+// millisecond (a wake-up later than planned counts as latency, see Waiter.Planned). Without
+// a timerfd it waits on t, a Go timer.
+func (k *ticker) sleep(t *time.Timer, d time.Duration) {
+	if k.fine == nil {
+		t.Reset(d)
+		select {
+		case <-t.C:
+		case <-k.kick:
+			if !t.Stop() {
+				<-t.C
 			}
-			t.Reset(wait)
-			select {
-			case <-t.C:
-			case <-k.kick:
-				if !t.Stop() {
-					<-t.C
-				}
-			}
-			continue
 		}
-		preciseSleep(wait)
+		return
+	}
+	by := time.Now().Add(d)
+	k.fine.Reset(d)
+	select {
+	case <-k.kick: // added before the timer was armed: its kick re-armed nothing
+		return
+	default:
+	}
+	if err := k.fine.Wait(by); err != nil {
+		// Never seen; were it to repeat, the loop would spin: wait on Go's timer from now on.
+		k.mu.Lock()
+		k.fine = nil
+		k.mu.Unlock()
+	}
+	select {
+	case <-k.kick:
+	default:
 	}
 }
 

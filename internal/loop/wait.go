@@ -21,11 +21,19 @@ const (
 	coarseEarly = 1500 * time.Microsecond // how early the timer stops, for the fine wait to finish
 	spinBelow   = 10 * time.Microsecond   // a precise wake-up stops this early and yields the rest
 	// preciseSenders is how many paced senders a process may have for each to sleep on its
-	// own (and spin its last microseconds). With more, they all wait on the process's one
-	// pacer (ticker), which wakes once for every sender then due: a thousand paced clients
-	// cost the wake-ups of one, not a thread's sleep each.
+	// own (and spin its last microseconds), and fewer than its Go processors (Waiter.own).
+	// With more, they all wait on the process's one pacer (ticker), which wakes once for
+	// every sender then due: a thousand paced clients cost the wake-ups of one, not a
+	// thread's sleep each.
 	preciseSenders = 4
 )
+
+// ownSenders is how many paced senders may each sleep on their own with gomaxprocs Go
+// processors: at most preciseSenders, and fewer than the processors, for a thread asleep in
+// nanosleep keeps its P (preciseSleep). Were every P held so, the goroutines that read the
+// sockets (acks, deliveries) would wait for the runtime's monitor to poll the network: 5ms
+// on average, 10ms at worst, seen with 2 paced publishers on 2 CPUs. With one P, none may.
+func ownSenders(gomaxprocs int) int32 { return int32(min(preciseSenders, gomaxprocs-1)) }
 
 // DefaultPrecision is the pacing precision when none is set (--pace-precision): one wake-up
 // per millisecond at most, what a bare nats.go loop sleeping on Go's timers gets (the floor
@@ -80,10 +88,12 @@ func toward(ctx context.Context, t *time.Timer, d time.Duration, spin bool) erro
 // than the precision, so pacing costs a bounded number of wake-ups per second instead of a
 // spinning core. Close it when the sender is done.
 type Waiter struct {
-	clk   record.Clock
-	t     *time.Timer
-	last  int64 // the previous wake-up's target, 0 before the first
-	close func()
+	clk     record.Clock
+	t       *time.Timer
+	last    int64 // the previous wake-up's target, 0 before the first
+	planned int64 // the planned wake-up of the wait that ended last (see Planned)
+	owner   bool  // holds one of the process's places to sleep on its own (ownSenders)
+	close   func()
 
 	// Kept by the ticker while the Waiter waits on it.
 	due   int64
@@ -105,14 +115,29 @@ func (w *Waiter) handBack(out Stepped, err error) {
 	w.wake <- struct{}{}
 }
 
-// NewWaiter returns a Waiter reading clk.
+// owners counts the Waiters holding one of the process's places to sleep on their own.
+var owners atomic.Int32
+
+// NewWaiter returns a Waiter reading clk. It sleeps on its own when one of the process's
+// ownSenders places is free (and the process has at most preciseSenders paced senders);
+// otherwise it waits on the process's pacer. Two senders on 2 processors: one sleeps on its
+// own, the other on the pacer, each to its exact times, where both on the pacer would go
+// together once per precision (a burst the receivers queue).
 func NewWaiter(clk record.Clock) *Waiter {
 	w := &Waiter{clk: clk, t: NewTimer(), index: -1, wake: make(chan struct{}, 1)}
 	senders.Add(1)
+	if owners.Add(1) <= ownSenders(runtime.GOMAXPROCS(0)) {
+		w.owner = true
+	} else {
+		owners.Add(-1)
+	}
 	var once atomic.Bool
 	w.close = func() {
 		if once.CompareAndSwap(false, true) {
 			senders.Add(-1)
+			if w.owner {
+				owners.Add(-1)
+			}
 		}
 	}
 	return w
@@ -121,6 +146,24 @@ func NewWaiter(clk record.Clock) *Waiter {
 // Close releases the Waiter's place among the process's paced senders.
 func (w *Waiter) Close() { w.close() }
 
+// shared reports whether the Waiter waits on the process's pacer: it holds no place to sleep
+// on its own, or the process has more paced senders than preciseSenders (then all do, so a
+// thousand senders cost the pacer's wake-ups, not a thread's sleep each).
+func (w *Waiter) shared() bool { return !w.owner || senders.Load() > preciseSenders }
+
+// Planned is when the wait that ended last (Until, or the pacer's wake-up of a step) was
+// planned to end: the slot it waited for, or, for a slot within the precision of an earlier
+// wake-up, the wake-up the pacing precision put it in. The intended send time of a message
+// sent then is the later of its slot and Planned (Intended): the grouping of sends into one
+// wake-up is natsperf's choice to save CPU, not the system's latency, so it shows in the
+// send lateness (measured from the slot) and not in the latency; a wake-up later than
+// planned (a stall) counts in full.
+func (w *Waiter) Planned() int64 { return w.planned }
+
+// Intended is the intended send time of a message whose slot is slot, sent after the wait
+// that ended last: the later of the slot and the planned wake-up (see Planned).
+func (w *Waiter) Intended(slot int64) int64 { return max(slot, w.planned) }
+
 // Until waits for a send intended at at (Clock nanoseconds) and returns the clock reading it
 // ended on, never before at. A send already due returns at once. Within the precision of its
 // previous wake-up it waits until the precision has passed instead, so the sends due by then
@@ -128,11 +171,15 @@ func (w *Waiter) Close() { w.close() }
 func (w *Waiter) Until(ctx context.Context, at int64) (int64, error) {
 	now := w.clk.Now()
 	if now >= at {
-		return now, ctx.Err() // due already: a one-at-a-time sender behind its slots goes at once
+		// Due already: a one-at-a-time sender behind its slots goes at once, and one sending
+		// what its last wake-up grouped goes in that wake-up (planned is left as it was).
+		return now, ctx.Err()
 	}
 	target, spin := w.plan(at)
-	if senders.Load() > preciseSenders {
-		// One of many: the process's pacer wakes it with the others then due.
+	w.planned = target
+	if w.shared() {
+		// One of many: the process's pacer wakes it with the others then due (and sets
+		// planned to that wake-up's, when earlier than target).
 		if err := ticks.wait(ctx, w, target); err != nil {
 			return w.clk.Now(), err
 		}

@@ -234,8 +234,9 @@ type Group struct {
 	TargetRate float64 `json:"target_rate,omitempty"`
 	// PacePrecision is the pacing precision its fixed-rate senders ran at (the Spec's
 	// pace_precision, --pace-precision, or the client's default): sends due closer together
-	// went in one batch, up to this late, which the send lateness and the latency from the
-	// intended send time include. Absent without a fixed rate (and in older Results).
+	// went in one batch, up to this late, which the send lateness includes (from the slot);
+	// the latency counts from the batch's planned wake-up (the intended send time). Absent
+	// without a fixed rate (and in older Results).
 	PacePrecision time.Duration `json:"pace_precision_ns,omitempty"`
 	// Shared marks a queue group (or a shared durable consumer): the clients split the
 	// messages, so losses are judged on the group's total.

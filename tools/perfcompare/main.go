@@ -49,7 +49,7 @@ func main() {
 	bins := flag.String("natsperf", "natsperf", "natsperf binaries, comma-separated, each PATH or LABEL=PATH, either followed by flags for each of its runs (LABEL=PATH --pace-precision 250us)")
 	url := flag.String("s", "nats://127.0.0.1:4222", "server URL")
 	rounds := flag.Int("rounds", 5, "alternations per case")
-	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, p50, paced; with -rust: rpub, rpubsub; beside nats bench: nb, or one of nb-pub, nb-sub, nb-service-request, nb-service-request-50-clients, nb-js-pub-sync, nb-js-pub-async, nb-js-pub-atomic, nb-js-pub-fast, nb-js-ordered, nb-js-consume, nb-js-fetch, nb-js-get-sync, nb-js-get-batch, nb-kv-put, nb-kv-get)")
+	cases := flag.String("cases", "pub,pubsub", "cases to run, comma-separated (pub, pubsub, paced1k, paced10k, paced100k, paced50, paced1000, paced2, paced8, p50, paced; with -rust: rpub, rpubsub; beside nats bench: nb, or one of nb-pub, nb-sub, nb-service-request, nb-service-request-50-clients, nb-js-pub-sync, nb-js-pub-async, nb-js-pub-atomic, nb-js-pub-fast, nb-js-ordered, nb-js-consume, nb-js-fetch, nb-js-get-sync, nb-js-get-batch, nb-kv-put, nb-kv-get)")
 	natsBench := flag.String("natsbench", "nats", "the nats CLI, for the nb cases (natsperf beside nats bench)")
 	nbScale := flag.Float64("nbscale", 1, "nb cases: scale every workload's message count by this")
 	rust := flag.String("rust", "", "natsperf-rust binaries for the rpub and rpubsub cases, comma-separated, each PATH or LABEL=PATH; the bare async-nats loops are the examples cargo built beside the first")
@@ -118,6 +118,7 @@ type paced struct {
 var pacedCases = map[string]paced{
 	"paced1k": {1, 1000}, "paced10k": {1, 10_000}, "paced100k": {1, 100_000},
 	"paced50": {50, 10_000}, "paced1000": {1000, 10_000},
+	"paced2": {2, 2000}, "paced8": {8, 8000}, // a few paced publishers per process (issue 32)
 }
 
 func run(bins, rust []build, url string, cases []string, rounds, msgs, size int, d time.Duration, mem bool) error {

@@ -44,6 +44,7 @@ static SPINNING: AtomicUsize = AtomicUsize::new(0);
 /// One fixed-rate sender's way of waiting for its next send.
 pub struct Waiter {
     last: Option<Instant>,
+    planned: Option<Instant>,
     precise: bool,
     gap: Duration,
 }
@@ -53,9 +54,19 @@ impl Waiter {
         let precise = SPINNING.fetch_add(1, Ordering::Relaxed) < PRECISE_SENDERS;
         Waiter {
             last: None,
+            planned: None,
             precise,
             gap: precision(),
         }
+    }
+
+    /// When the last wait (`until`) was planned to end: `due`, or the precision after the
+    /// previous wake-up when `due` was within it. As Go's `loop.Waiter.Planned`, the intended
+    /// send time of a message sent after the wait is the later of its slot and this: the
+    /// grouping of sends into one wake-up is in the send lateness (from the slot), not in the
+    /// latency; a wake-up later than planned counts in full.
+    pub fn planned(&self) -> Option<Instant> {
+        self.planned
     }
 
     /// Waits until `due` (or the precision after the last wake-up, whichever is later); false
@@ -69,6 +80,7 @@ impl Waiter {
                 spin = false;
             }
         }
+        self.planned = Some(target);
         loop {
             let now = Instant::now();
             if now >= target {
@@ -219,5 +231,33 @@ mod tests {
             })
             .sum();
         assert_eq!(three, 1000);
+    }
+
+    // As Go's TestPlannedIsTheGroupedWakeUp: a send within the precision of the previous
+    // wake-up is planned for the precision after it (its intended send time), never woken
+    // before; a send on its own slot is planned at its slot.
+    #[test]
+    fn planned_is_the_grouped_wake_up() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (_tx, mut stop) = watch::channel(false);
+            let mut w = Waiter::new();
+            w.gap = Duration::from_millis(10);
+            let first = Instant::now() + Duration::from_millis(2);
+            assert!(w.until(first, &mut stop).await);
+            assert_eq!(w.planned(), Some(first));
+            let due = first + Duration::from_millis(5);
+            assert!(w.until(due, &mut stop).await);
+            let planned = w.planned().unwrap();
+            assert!(
+                planned >= first + Duration::from_millis(10),
+                "planned {:?} after the first",
+                planned - first
+            );
+            assert!(Instant::now() >= planned, "woke before the planned wake-up");
+        });
     }
 }

@@ -374,6 +374,8 @@ impl Schedule {
         if i >= self.limit || stopped.load(Ordering::Relaxed) {
             return None;
         }
+        // (slot, intended): the intended send time is the later of the slot and the waiter's
+        // planned wake-up (Waiter::planned), the lateness is recorded from the slot.
         let intended = match self.pace {
             Some(p) => {
                 let off = p.intended(i);
@@ -383,7 +385,15 @@ impl Schedule {
                 if Instant::now() < due && !self.waiter.until(due, stop).await {
                     return None;
                 }
-                Some(self.epoch + off.as_nanos() as i64)
+                // Due already, it goes in the last wake-up: intended then if that was later.
+                let mut at = off;
+                if let Some(planned) = self.waiter.planned() {
+                    at = at.max(planned.saturating_duration_since(self.start));
+                }
+                Some((
+                    self.epoch + off.as_nanos() as i64,
+                    self.epoch + at.as_nanos() as i64,
+                ))
             }
             None => None,
         };
@@ -405,8 +415,8 @@ impl Schedule {
         }
         self.next += 1;
         match intended {
-            Some(due) => {
-                rec.late(due, now);
+            Some((slot, due)) => {
+                rec.late(slot, now);
                 Some((i, due, now))
             }
             None => Some((i, now, now)),

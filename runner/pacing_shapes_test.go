@@ -1,0 +1,229 @@
+package runner_test
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/runner"
+	"github.com/natsperf/natsperf/spec"
+)
+
+// pacingShape is a paced run users make, with how an own nats.go reference runs it.
+type pacingShape struct {
+	name    string
+	js      bool // js pub async to a memory stream (else core pubsub with one subscriber)
+	clients int
+	rate    float64
+}
+
+// TestPacingShapesAgainstNatsGo: several paced publishers in one process, and the default
+// pacing precision, report the latency an own nats.go reference measures on the same server
+// and schedule, at one and two Go processors. It catches natsperf's own 5-10 ms (paced
+// senders asleep in nanosleep holding every Go processor, so the goroutines reading the
+// sockets waited for the runtime's monitor: P50 4-6 ms where the reference had 0.1 ms,
+// corrected and uncorrected alike).
+//
+// The bound: natsperf's P50 from the actual sends (uncorrected) is at most 2 x the
+// reference's + 0.5 ms. The reference times each message from its actual send, as a user's
+// own code would, and the artefact inflated natsperf's uncorrected P50 as much as the
+// reported one (10-18 ms against 0.1-0.4 ms, on main before the fix, in this test). It is
+// uniform over the monitor's 0-10 ms, ten times the margin; the reference runs in the same
+// process, on the same server, just before, so a host busy enough to slow one slows the
+// other. natsperf's reported P50 is logged, not bounded: it counts from the planned wake-up,
+// so a wake-up the host delays counts in full (by design: a stall is latency), which the
+// reference cannot see; at load 27 on 2 cores such delays put it at 5-12 ms in a few runs,
+// with the uncorrected P50 at 0.1-1.3 ms.
+func TestPacingShapesAgainstNatsGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 13s: six shapes against their references")
+	}
+	if raceDetector {
+		t.Skip("timings under the race detector: at one Go processor it saturated both natsperf and the reference")
+	}
+	shapes := []pacingShape{
+		{name: "pubsub --pub 2 --sub 1 --rate 2000", clients: 2, rate: 2000},
+		{name: "pubsub --pub 1 --rate 4000", clients: 1, rate: 4000},
+		{name: "js pub async --clients 2 --rate 4000", js: true, clients: 2, rate: 4000},
+	}
+	s := natstest.Server(t, nil)
+	url := s.ClientURL()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js := natstest.JetStream(t, url)
+	natstest.CreateStream(t, js, jetstream.StreamConfig{Name: "shapes", Subjects: []string{"shapes.ref.>"}, Storage: jetstream.MemoryStorage, MaxBytes: 16 << 20, Discard: jetstream.DiscardOld})
+	const d = time.Second
+	for _, procs := range []int{1, 2} {
+		for i, sh := range shapes {
+			t.Run(fmt.Sprintf("GOMAXPROCS=%d/%s", procs, sh.name), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				ref := referenceP50(t, url, sh, fmt.Sprintf("shapes.ref.%d.%d", procs, i), d)
+				got, uncorrected, lateness := natsperfP50(t, url, sh, fmt.Sprintf("shapes.np.%d.%d", procs, i), d)
+				limit := 2*ref + 500*time.Microsecond
+				t.Logf("P50 natsperf %v (uncorrected %v), nats.go %v; natsperf's send lateness P50 %v", got, uncorrected, ref, lateness)
+				if uncorrected > limit {
+					t.Errorf("natsperf's uncorrected P50 %v, the nats.go reference's %v: want at most 2x + 0.5ms = %v", uncorrected, ref, limit)
+				}
+				if sh.clients == 1 && sh.rate == 4000 && lateness < 100*time.Microsecond {
+					// 4 sends per millisecond at the default 1ms precision go in one wake-up:
+					// their grouping is in the send lateness (from the slot), not in the latency.
+					t.Errorf("send lateness P50 %v: want the grouping of 4 sends per 1ms wake-up in it (>= 100us)", lateness)
+				}
+			})
+		}
+	}
+}
+
+// natsperfP50 runs sh through natsperf in this process for d and returns the P50 latency
+// (deliveries to the subscriber, or acks), the P50 from the actual sends, and the publishers'
+// send lateness P50.
+func natsperfP50(t *testing.T, url string, sh pacingShape, subject string, d time.Duration) (lat, uncorrected, late time.Duration) {
+	t.Helper()
+	w := spec.Workload{Pacing: spec.Pacing{Rate: sh.rate, Duration: spec.Duration(d)}}
+	group := "sub"
+	if sh.js {
+		w.Clients, group = sh.clients, "pub"
+		w.Config = &spec.JSPubAsync{JSPublish: spec.JSPublish{Stream: "shapesnp", Subject: subject, Size: 128}}
+	} else {
+		w.Config = &spec.PubSub{Subject: subject, Size: 128, Pubs: sh.clients, Subs: 1}
+	}
+	sp := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{url}}, Workloads: []spec.Workload{w}}
+	if sh.js {
+		// A memory stream of natsperf's own (the reference's is the test's), recreated empty.
+		limit := spec.Size(16 << 20)
+		sp.Setup.Streams = []spec.Stream{{Name: "shapesnp", Subjects: []string{subject}, Storage: "memory", MaxBytes: &limit, Create: true, Recreate: true}}
+	}
+	res, err := runner.Run(context.Background(), sp, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range res.Groups {
+		if g.Name == group && g.Aggregate.Latency != nil {
+			lat, uncorrected = g.Aggregate.Latency.At(50), g.Aggregate.Latency.Uncorrected.At(50)
+		}
+		if g.Name == "pub" {
+			late = g.Aggregate.SendLateness.At(50)
+		}
+	}
+	if lat == 0 || uncorrected == 0 {
+		t.Fatalf("no %s latency, or no uncorrected one, in the Result (groups %d)", group, len(res.Groups))
+	}
+	return lat, uncorrected, late
+}
+
+// referenceP50 runs sh with nats.go alone: sh.clients connections, each sleeping on a Go
+// timer until its next slot (the rate spread over the clients, their slots interleaved as
+// natsperf's), timed from the actual send: by one subscriber on its own connection (core),
+// or from PublishAsync to its ack (JetStream).
+func referenceP50(t *testing.T, url string, sh pacingShape, subject string, d time.Duration) time.Duration {
+	t.Helper()
+	total := int(sh.rate * d.Seconds())
+	lats := make([]int64, total)
+	var got atomic.Int64
+	if !sh.js {
+		sc, err := nats.Connect(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.Close()
+		sub, err := sc.Subscribe(subject, func(m *nats.Msg) {
+			if n := got.Load(); n < int64(total) {
+				lats[n] = time.Now().UnixNano() - int64(binary.LittleEndian.Uint64(m.Data))
+				got.Add(1) // after the write: a reader that sees the count sees the latency
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Unsubscribe()
+		if err := sc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now().Add(50 * time.Millisecond)
+	var wg sync.WaitGroup
+	errs := make(chan error, sh.clients)
+	for c := range sh.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- referenceClient(url, sh, subject, start, c, total, lats, &got)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	natstest.WaitFor(t, 30*time.Second, "the reference's messages", func() bool { return got.Load() >= int64(total) })
+	slices.Sort(lats)
+	return time.Duration(lats[len(lats)/2])
+}
+
+// referenceClient is one reference publisher: messages c, c+clients, ... of the schedule.
+func referenceClient(url string, sh pacingShape, subject string, start time.Time, c, total int, lats []int64, got *atomic.Int64) error {
+	nc, err := nats.Connect(url)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	var js nats.JetStreamContext
+	type pending struct {
+		f    nats.PubAckFuture
+		sent time.Time
+	}
+	acks := make(chan pending, 4096)
+	done := make(chan struct{})
+	if sh.js {
+		if js, err = nc.JetStream(); err != nil {
+			return err
+		}
+		go func() { // times each ack as it comes (they come in order)
+			defer close(done)
+			for p := range acks {
+				select {
+				case <-p.f.Ok():
+					lats[got.Add(1)-1] = int64(time.Since(p.sent))
+				case <-p.f.Err():
+				}
+			}
+		}()
+	} else {
+		close(done)
+	}
+	data := make([]byte, 128)
+	for k := c; k < total; k += sh.clients {
+		time.Sleep(time.Until(start.Add(time.Duration(float64(k) / sh.rate * float64(time.Second)))))
+		now := time.Now()
+		if !sh.js {
+			binary.LittleEndian.PutUint64(data, uint64(now.UnixNano()))
+			if err := nc.Publish(subject, data); err != nil {
+				return err
+			}
+			continue
+		}
+		f, err := js.PublishAsync(subject, data)
+		if err != nil {
+			return err
+		}
+		acks <- pending{f, now}
+	}
+	close(acks)
+	<-done
+	return nc.Flush()
+}
