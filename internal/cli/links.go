@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/link"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
@@ -89,7 +88,7 @@ func (l *linkFlags) network(nodes int) (*link.Network, error) {
 	if err != nil || e == nil {
 		return nil, err
 	}
-	nw := engine.Network(e)
+	nw := link.FromSpec(e)
 	if nw == nil { // --leafnodes alone
 		return nil, nil
 	}
