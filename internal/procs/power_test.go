@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/corrupt"
+	"github.com/natsperf/natsperf/internal/natstest"
 )
 
 // TestCorruptDownNode: corrupting a running process node is refused; once it is killed, one
@@ -46,10 +47,19 @@ func TestCorruptDownNode(t *testing.T) {
 	if _, err := c.Corrupt(1); err == nil || !strings.Contains(err.Error(), "running") {
 		t.Fatalf("corrupt of a running node: %v", err)
 	}
+	store := c.nodes[0].diskDir()
+	// nats-server writes its blocks from a flusher: wait for one on disk before the kill.
+	natstest.WaitFor(t, 30*time.Second, "a message block on disk", func() bool {
+		for _, b := range blocks(t, store) {
+			if len(b) > 0 {
+				return true
+			}
+		}
+		return false
+	})
 	if err := c.Kill(1); err != nil {
 		t.Fatal(err)
 	}
-	store := c.nodes[0].diskDir()
 	before := blocks(t, store)
 	if len(before) == 0 {
 		t.Fatalf("no message block under %s", store)
