@@ -17,6 +17,7 @@ func TestPowerFailRefusedWithoutFUSE(t *testing.T) {
 		want string
 	}{
 		{[]string{"js", "pub", "async", "x", "--replicas", "3", "--fault", "1s:power-fail:all"}, "/nonexistent/fuse does not exist"},
+		{[]string{"js", "pub", "async", "x", "--replicas", "3", "--server-bin", "/bin/true", "--fault", "1s:power-fail:all"}, "/nonexistent/fuse does not exist"},
 		{[]string{"js", "pub", "async", "x", "--sync-interval", "sometimes"}, "--sync-interval"},
 		{[]string{"js", "pub", "async", "x", "--fault", "1s:power-fail:most"}, "all, leader or minority"},
 		{[]string{"server", "--sync-interval", "never"}, "--sync-interval"},

@@ -108,7 +108,6 @@ func TestServerProcessFlagsRefused(t *testing.T) {
 		{[]string{"pub", "x", "--cluster", "12"}, "1..9"},
 		{[]string{"pub", "x", "--server-version", "v2.12.15", "--js-encryption", "aes"}, "not yet"},
 		{[]string{"js", "pub", "async", "x", "--replicas", "3", "--server-bin", "/bin/true", "--link-delay", "1ms"}, "not yet on nats-server processes"},
-		{[]string{"js", "pub", "async", "x", "--replicas", "3", "--server-bin", "/bin/true", "--rate", "10", "--duration", "2s", "--fault", "1s:corrupt:2"}, "not yet on nats-server processes"},
 		{[]string{"server", "--server-bin", "/bin/true", "--cluster", "3", "--zones", "3", "--zone-delay", "1ms"}, "not yet on nats-server processes"},
 	} {
 		r := run(ctx, t, nil, tc.args...)

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/corrupt"
 	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
@@ -158,56 +157,9 @@ func (c *Cluster) Corrupt(i int) (string, error) {
 	if c.isRunning(n) {
 		return "", fmt.Errorf("embedded: corrupt %s: the node is running (kill or power-fail it first)", n.name)
 	}
-	blk, size, err := newestBlock(n.diskDir())
+	fl, err := corrupt.Flip(n.diskDir())
 	if err != nil {
 		return "", fmt.Errorf("embedded: corrupt %s: %w", n.name, err)
 	}
-	off := size / 2
-	f, err := os.OpenFile(blk, os.O_RDWR, 0)
-	if err != nil {
-		return "", fmt.Errorf("embedded: corrupt %s: %w", n.name, err)
-	}
-	defer f.Close()
-	b := make([]byte, 1)
-	if _, err := f.ReadAt(b, off); err != nil {
-		return "", fmt.Errorf("embedded: corrupt %s: %w", n.name, err)
-	}
-	b[0] ^= 0x10
-	if _, err := f.WriteAt(b, off); err != nil {
-		return "", fmt.Errorf("embedded: corrupt %s: %w", n.name, err)
-	}
-	if err := f.Sync(); err != nil {
-		return "", fmt.Errorf("embedded: corrupt %s: %w", n.name, err)
-	}
-	rel, _ := filepath.Rel(n.diskDir(), blk)
-	return fmt.Sprintf("flipped bit 4 of byte %d of %s (%d bytes)", off, rel, size), nil
-}
-
-// newestBlock is the most recently written non-empty message block of a stream under a
-// store, else of any raft log there (a power failure under sync_interval always can leave a
-// replicated stream's data only in its raft log, which is synced first).
-func newestBlock(store string) (string, int64, error) {
-	for _, under := range []string{"streams", ""} {
-		if p, size := newestUnder(filepath.Join(store, "jetstream"), under); p != "" {
-			return p, size, nil
-		}
-	}
-	return "", 0, errors.New("no message block with data in the store")
-}
-
-// newestUnder walks root for the newest non-empty .blk whose path holds /dir/ ("": any).
-func newestUnder(root, dir string) (string, int64) {
-	var path string
-	var size int64
-	var mod time.Time
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".blk") || (dir != "" && !strings.Contains(p, "/"+dir+"/")) {
-			return nil
-		}
-		if fi, err := d.Info(); err == nil && fi.Size() > 0 && fi.ModTime().After(mod) {
-			path, size, mod = p, fi.Size(), fi.ModTime()
-		}
-		return nil
-	})
-	return path, size
+	return fl.String(), nil
 }

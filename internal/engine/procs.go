@@ -38,7 +38,7 @@ func startProcs(ctx context.Context, o TargetOptions, warn io.Writer) (*procs.Cl
 	c, err := procs.Start(ctx, procs.Options{
 		Binary: bin, Nodes: e.Nodes, Host: e.Host, Port: e.Port, StoreDir: e.StoreDir,
 		JetStreamMaxMemory: e.JetStreamMaxMemory, JetStreamMaxStore: e.JetStreamMaxStore, ReadyTimeout: e.ReadyTimeout,
-		JetStream: js,
+		JetStream: js, PowerFail: e.PowerFail,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -101,3 +101,6 @@ func (t *Target) nodes() int {
 	}
 	return 0
 }
+
+// Power failures and corruption act on processes as on the in-process cluster.
+var _ fault.PowerCluster = (*procs.Cluster)(nil)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/result"
 )
 
@@ -13,16 +14,23 @@ import (
 // up after a recovery before calling the copies diverged.
 const replicaSettle = 10 * time.Second
 
-// replicasOf reads stream's copy on every node of natsperf's embedded cluster (nil for other
-// targets and a single server).
+// replicasOf reads stream's copy on every node of natsperf's cluster, in-process or processes
+// (nil for other targets and a single server).
 func replicasOf(t *Target, stream string) func() []result.Replica {
-	if t == nil || t.Embedded == nil || t.Embedded.Size() < 2 {
+	var read func(string) []embedded.Replica
+	switch {
+	case t == nil:
+		return nil
+	case t.Embedded != nil && t.Embedded.Size() > 1:
+		read = t.Embedded.StreamReplicas
+	case t.Procs != nil && t.Procs.Size() > 1:
+		read = t.Procs.StreamReplicas
+	default:
 		return nil
 	}
-	c := t.Embedded
 	return func() []result.Replica {
 		var out []result.Replica
-		for _, r := range c.StreamReplicas(stream) {
+		for _, r := range read(stream) {
 			out = append(out, result.Replica{Node: r.Node, Present: r.Present, Down: r.Down, Msgs: r.Msgs, FirstSeq: r.FirstSeq, LastSeq: r.LastSeq})
 		}
 		return out

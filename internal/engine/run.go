@@ -382,13 +382,8 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if err := withNetwork(&eo, s.Target.Embedded, f.Plan); err != nil {
 		return nil, err
 	}
-	if s.Target.Embedded.Processes() {
-		switch {
-		case eo.Network != nil || eo.Leafnodes > 0:
-			return nil, InputError{errors.New("links, zones, link faults and leaf nodes are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")}
-		case eo.PowerFail || f.Plan.Has(fault.Corrupt):
-			return nil, InputError{errors.New("power-fail and corrupt faults are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")}
-		}
+	if s.Target.Embedded.Processes() && (eo.Network != nil || eo.Leafnodes > 0) {
+		return nil, InputError{errors.New("links, zones, link faults and leaf nodes are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")}
 	}
 	settings := Settings(s.Target)
 	if o.Connection != nil {

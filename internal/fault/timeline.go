@@ -20,7 +20,7 @@ type Cluster interface {
 }
 
 // PowerCluster is what power failures and corruption need of a cluster besides Cluster
-// (embedded.Cluster has it).
+// (embedded.Cluster and procs.Cluster have it).
 type PowerCluster interface {
 	Size() int
 	// PowerFail stops the nodes at one instant, dropping what they had not fsynced, and

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 var (
@@ -48,7 +49,8 @@ type node struct {
 	name, host                        string
 	clientPort, clusterPort, httpPort int
 	storeDir, confPath, logPath       string
-	proc                              *process // guarded by Cluster.mu; nil while down
+	proc                              *process    // guarded by Cluster.mu; nil while down
+	disk                              *powerfs.FS // the store's mount; nil unless Options.PowerFail
 	pauseTimer                        *time.Timer
 }
 
@@ -67,6 +69,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if opts.PowerFail {
+		if err := powerfs.Check(); err != nil {
+			return nil, err
+		}
 	}
 	Sweep("")
 	for attempt := 1; ; attempt++ {
@@ -143,6 +150,11 @@ func (c *Cluster) makeStore() error {
 			return fmt.Errorf("create store dir: %w", err)
 		}
 		c.nodes = append(c.nodes, n)
+		if c.opts.PowerFail {
+			if err := c.mountStore(n); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -199,8 +211,14 @@ func (c *Cluster) makePorts() error {
 	return nil
 }
 
-// startNode runs node n's server; it must be down.
+// startNode runs node n's server; it must be down. A store on powerfs that lost power is
+// mounted again first: the server starts on what survived.
 func (c *Cluster) startNode(n *node) error {
+	if n.disk != nil {
+		if err := n.disk.Remount(); err != nil {
+			return fmt.Errorf("%s: %w", n.name, err)
+		}
+	}
 	logf, err := os.OpenFile(n.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("%s: open log: %w", n.name, err)
@@ -269,6 +287,7 @@ func (c *Cluster) Shutdown() {
 		wg.Go(func() { c.stopNode(n, c.tempDir) }) // a store that goes needs no clean stop
 	}
 	wg.Wait()
+	c.unmountStores()
 	if c.tempDir && c.root != "" {
 		os.RemoveAll(c.root)
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 // release is a nats-server release binary from $NATSPERF_SERVER_BINARIES (default
@@ -58,4 +60,16 @@ func procState(pid int) string {
 func gone(pid int) bool {
 	st := procState(pid)
 	return st == "" || st == "Z" || st == "X"
+}
+
+// needFUSE skips a test that mounts powerfs where FUSE or root is missing, and fails it when
+// $CI is set (CI runs as root with /dev/fuse).
+func needFUSE(t testing.TB) {
+	t.Helper()
+	if err := powerfs.Check(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
 }

@@ -111,6 +111,9 @@ func (c *Cluster) Describe() string {
 	if len(c.nodes) > 1 {
 		what = fmt.Sprintf("%d nodes, cluster %q", len(c.nodes), ClusterName)
 	}
+	if c.opts.PowerFail {
+		what += ", stores on powerfs"
+	}
 	return fmt.Sprintf("nats-server %s processes (JetStream, %s) at %s, binary %s, store %s",
 		c.version, what, c.URL(), c.opts.Binary, c.root)
 }

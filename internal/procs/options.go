@@ -44,6 +44,9 @@ type Options struct {
 	// JSON, which nats-server's config parser reads. They are echoed as each node's options.
 	Config    map[string]any
 	JetStream map[string]any
+	// PowerFail puts every node's store on its own powerfs mount, so that PowerFail can drop
+	// what the nodes had not fsynced. It needs FUSE (powerfs.Check); Start refuses without.
+	PowerFail bool
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/natstest"
+	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 // TestMain lets a test run this binary as a natsperf stand-in that starts one server process
-// and waits to be killed.
+// (its store on powerfs when PROCS_TEST_CHILD_POWER is set) and waits to be killed.
 func TestMain(m *testing.M) {
 	if bin := os.Getenv("PROCS_TEST_CHILD"); bin != "" {
-		c, err := Start(context.Background(), Options{Binary: bin})
+		c, err := Start(context.Background(), Options{Binary: bin, PowerFail: os.Getenv("PROCS_TEST_CHILD_POWER") != ""})
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
@@ -36,8 +37,40 @@ func TestMain(m *testing.M) {
 func TestSIGKILLedParent(t *testing.T) {
 	bin := release(t, "v2.12.15", "v2.15.3", "v2.14.10", "v2.11.17", "v2.10.27")
 	tmp := t.TempDir()
+	root := killedParent(t, bin, tmp, false)
+	removed := Sweep(tmp)
+	if len(removed) != 1 || removed[0] != root {
+		t.Fatalf("Sweep removed %v, want [%s]", removed, root)
+	}
+}
+
+// TestSIGKILLedParentPowerMount: a natsperf killed with SIGKILL while its node's store sits
+// on powerfs leaves a dead FUSE mount in its store; the next start's sweep unmounts it and
+// removes the store.
+func TestSIGKILLedParentPowerMount(t *testing.T) {
+	bin := release(t, "v2.15.3", "v2.14.10", "v2.12.15")
+	needFUSE(t)
+	tmp := t.TempDir()
+	t.Cleanup(func() { powerfs.UnmountUnder(tmp) }) // whatever the test leaves
+	root := killedParent(t, bin, tmp, true)
+	removed := Sweep(tmp)
+	if len(removed) != 1 || removed[0] != root {
+		t.Fatalf("Sweep removed %v, want [%s]", removed, root)
+	}
+	if mp := filepath.Join(root, "n1"); mounted(mp) {
+		t.Errorf("the dead mount %s is still there", mp)
+	}
+}
+
+// killedParent runs a natsperf stand-in that starts one server process under tmp, kills it
+// with SIGKILL and waits for the server to die with it; it returns the store it left.
+func killedParent(t *testing.T, bin, tmp string, power bool) string {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "PROCS_TEST_CHILD="+bin, "TMPDIR="+tmp)
+	if power {
+		cmd.Env = append(cmd.Env, "PROCS_TEST_CHILD_POWER=1")
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -61,16 +94,21 @@ func TestSIGKILLedParent(t *testing.T) {
 	if gone(pid) {
 		t.Fatalf("server pid %d not running", pid)
 	}
+	if mp := filepath.Join(root, "n1"); power != mounted(mp) {
+		t.Fatalf("%s mounted: %v, want %v", mp, mounted(mp), power)
+	}
 	_ = cmd.Process.Kill() // SIGKILL
 	_ = cmd.Wait()
 	natstest.WaitFor(t, 10*time.Second, "the server to die with its parent", func() bool { return gone(pid) })
-	if _, err := os.Stat(root); err != nil {
+	if _, err := os.Lstat(root); err != nil {
 		t.Fatalf("the killed parent's store %s: %v (expected left behind)", root, err)
 	}
-	removed := Sweep(tmp)
-	if len(removed) != 1 || removed[0] != root {
-		t.Fatalf("Sweep removed %v, want [%s]", removed, root)
-	}
+	return root
+}
+
+func mounted(dir string) bool {
+	b, _ := os.ReadFile("/proc/self/mountinfo")
+	return strings.Contains(string(b), " "+dir+" ")
 }
 
 // TestSweepEndsLeftProcesses: where no parent-death signal took a server, the sweep kills
