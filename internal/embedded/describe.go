@@ -11,8 +11,12 @@ import (
 func (c *Cluster) Describe() string {
 	what := "1 node"
 	if c.opts.Gateways > 0 {
-		what = fmt.Sprintf("supercluster: %d clusters of %d nodes joined by gateways, %s to %s; clients on %s",
-			c.opts.Gateways, c.opts.Nodes, GatewayClusterName(1), GatewayClusterName(c.opts.Gateways), GatewayClusterName(1))
+		nodes := fmt.Sprintf("%d nodes", c.opts.Nodes)
+		if c.opts.Nodes == 1 {
+			nodes = "1 node"
+		}
+		what = fmt.Sprintf("supercluster: %d clusters of %s joined by gateways, %s to %s; clients on %s",
+			c.opts.Gateways, nodes, GatewayClusterName(1), GatewayClusterName(c.opts.Gateways), GatewayClusterName(1))
 	} else if c.opts.clustered() {
 		what = fmt.Sprintf("%d nodes, cluster %q", c.opts.Nodes, ClusterName)
 	}

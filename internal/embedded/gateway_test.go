@@ -138,6 +138,31 @@ func TestSuperclusterGatewayDelay(t *testing.T) {
 	if got < 2*delay || got > 200*time.Millisecond {
 		t.Fatalf("publish from cluster 2 to a stream in cluster 1: P50 %s, want >= %s and a busy host's margin", got, 2*delay)
 	}
+	// Its replicas are cluster 1's nodes only: the other cluster holds no copy by design.
+	rs := c.StreamReplicas("SC")
+	held := 0
+	for _, r := range rs {
+		if r.Present && r.Msgs == 9 {
+			held++
+		}
+	}
+	if len(rs) != 2 || held != 1 || (rs[0].Node != "natsperf-n1" && rs[0].Node != "natsperf-n2") {
+		t.Fatalf("replicas %+v: want cluster 1's two nodes, one holding the 9 messages", rs)
+	}
+
+	// A partition of node 1 cuts its gateways too, and Heal restores their delay.
+	if err := c.Partition([]int{1}); err != nil {
+		t.Fatal(err)
+	}
+	if gw := c.links.route[[2]int{1, 3}]; !gw.IsCut() || c.links.route[[2]int{3, 4}].IsCut() {
+		t.Fatal("partition of node 1 did not cut exactly its links")
+	}
+	if err := c.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	if gw := c.links.route[[2]int{1, 3}]; gw.IsCut() || gw.Conditions().Delay != delay {
+		t.Fatalf("after Heal the gateway link is cut %v with %s", gw.IsCut(), gw.Conditions())
+	}
 }
 
 // TestSuperclusterDirect: two clusters of one node each, gateways without links: each node's
