@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/link"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
@@ -103,7 +102,7 @@ func (l *linkFlags) network(nodes int) (*link.Network, error) {
 	if err != nil || e == nil {
 		return nil, err
 	}
-	nw := engine.Network(e)
+	nw := link.FromSpec(e)
 	if nw == nil { // --leafnodes or --gateways alone
 		return nil, nil
 	}

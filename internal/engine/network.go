@@ -11,25 +11,10 @@ import (
 	"github.com/natsperf/natsperf/spec"
 )
 
-// Network is the links an embedded target asks for, nil when its nodes and clients connect
-// directly.
-func Network(e *spec.Embedded) *link.Network {
-	if !e.Links() {
-		return nil
-	}
-	return &link.Network{
-		Route:     link.Conditions{Delay: e.LinkDelay.D(), Jitter: e.LinkJitter.D(), Bandwidth: int64(e.LinkBandwidth)},
-		Zones:     e.Zones,
-		ZoneDelay: link.Conditions{Delay: e.ZoneDelay.D()},
-		Client:    link.Conditions{Delay: e.ClientDelay.D(), Jitter: e.ClientJitter.D()},
-		Gateway:   link.Conditions{Delay: e.GatewayDelay.D()},
-	}
-}
-
 // withNetwork puts eo's routes behind links when e or a link fault asks for them: zones need a
 // node each, route conditions a cluster. Usage errors.
 func withNetwork(eo *embedded.Options, e *spec.Embedded, plan fault.Plan) error {
-	nw := Network(e)
+	nw := link.FromSpec(e)
 	if nw == nil && plan.NeedsLinks() {
 		nw = &link.Network{} // links without conditions, for the faults to cut
 	}
