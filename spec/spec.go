@@ -112,6 +112,11 @@ type Embedded struct {
 	// conditions; the clients connect to the leaves and use the hub's JetStream as domain
 	// "hub" (--leafnodes).
 	Leafnodes int `json:"leafnodes,omitempty"`
+	// Gateways, 2 or more, makes a supercluster: this many clusters of Nodes nodes each, joined
+	// by gateways that carry link_delay and, added between the clusters, GatewayDelay; the
+	// clients connect to the first cluster (--gateways, --gateway-delay).
+	Gateways     int      `json:"gateways,omitempty"`
+	GatewayDelay Duration `json:"gateway_delay,omitempty"`
 	// ServerBin runs this nats-server executable as child processes (one per node) instead of
 	// the in-process server (--server-bin); ServerVersion runs that release (v2.12.15), built
 	// with go install into natsperf's cache unless it is there (--server-version). One at most.

@@ -43,6 +43,7 @@ the wall times. Latency counts from each message's intended send time (start + i
 publisher or server that falls behind shows in the percentiles; with --size 24 or more the
 latency from the actual send is printed as well. Lost messages are counted, never waited for.
 Both ends run in this process on one clock, so A and B may be on any hosts (docs/latency.md).
+On an embedded supercluster (--gateways) server B is the second cluster (docs/network.md).
 Server telemetry is sampled as on every benchmark command (the embedded server by default;
 A and B through --server-metrics or the system account): the report then ends with what the
 servers counted and the latency spikes named with what happened then (docs/telemetry.md).
@@ -55,7 +56,8 @@ rate and percentiles (docs/capacity.md).`,
   natsperf latency -s nats://a:4222 --server-b nats://b:4222 --server-metrics http://a:8222,http://b:8222
   natsperf latency --steps 500,1000 --step-duration 1s --duration 2s      # a latency-vs-load curve
   natsperf latency --duration 2s --interval 250ms       # a finer series: spike lines in a short run
-  natsperf latency --client-delay 5ms --duration 2s     # 5 ms one way between the clients and the server: P50 >= 10 ms`,
+  natsperf latency --client-delay 5ms --duration 2s     # 5 ms one way between the clients and the server: P50 >= 10 ms
+  natsperf latency --gateways 2 --gateway-delay 5ms --duration 2s   # a supercluster: publish on cluster 1, receive on cluster 2, a 5 ms gateway away`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
 			return a.latencySpec(cmd.Flags(), lf)

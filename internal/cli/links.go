@@ -15,8 +15,8 @@ import (
 // nodes of its embedded cluster, and between its clients and the servers.
 type linkFlags struct {
 	delay, bandwidth, clientDelay string
-	zones, leafnodes              int
-	zoneDelay                     time.Duration
+	zones, leafnodes, gateways    int
+	zoneDelay, gatewayDelay       time.Duration
 }
 
 func (l *linkFlags) register(f *pflag.FlagSet) {
@@ -25,11 +25,14 @@ func (l *linkFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&l.zones, "zones", 0, "spread the embedded cluster's nodes over N zones (node i in zone (i-1)%N+1); with --zone-delay")
 	f.DurationVar(&l.zoneDelay, "zone-delay", 0, "one-way delay added to routes between two zones (e.g. 1ms)")
 	f.IntVar(&l.leafnodes, "leafnodes", 0, "add K leaf nodes to the embedded server or cluster (the hub): the clients connect to the leaves, whose leaf connections carry --link-delay; JetStream as domain hub")
+	f.IntVar(&l.gateways, "gateways", 0, "a supercluster: M clusters (2-9) of the embedded nodes each (--cluster N, or the run's size), joined by gateways that carry --link-delay; the clients connect to the first cluster")
+	f.DurationVar(&l.gatewayDelay, "gateway-delay", 0, "one-way delay added on the gateways between the clusters of --gateways (e.g. 5ms; routes within a cluster keep --link-delay)")
 	f.StringVar(&l.clientDelay, "client-delay", "", "one-way delay between natsperf's clients and the embedded servers, D[,JITTER] (e.g. 5ms)")
 }
 
 func (l *linkFlags) given() bool {
-	return l.delay != "" || l.bandwidth != "" || l.zones != 0 || l.zoneDelay != 0 || l.clientDelay != "" || l.leafnodes != 0
+	return l.delay != "" || l.bandwidth != "" || l.zones != 0 || l.zoneDelay != 0 || l.clientDelay != "" || l.leafnodes != 0 ||
+		l.gateways != 0 || l.gatewayDelay != 0
 }
 
 // parseDelay reads D[,JITTER].
@@ -52,7 +55,8 @@ func (l *linkFlags) embedded() (*spec.Embedded, error) {
 	if !l.given() {
 		return nil, nil
 	}
-	e := &spec.Embedded{Zones: l.zones, ZoneDelay: spec.Duration(l.zoneDelay), Leafnodes: l.leafnodes}
+	e := &spec.Embedded{Zones: l.zones, ZoneDelay: spec.Duration(l.zoneDelay), Leafnodes: l.leafnodes,
+		Gateways: l.gateways, GatewayDelay: spec.Duration(l.gatewayDelay)}
 	d, j, err := parseDelay("link-delay", l.delay)
 	if err != nil {
 		return nil, err
@@ -72,6 +76,16 @@ func (l *linkFlags) embedded() (*spec.Embedded, error) {
 	switch {
 	case l.leafnodes < 0 || l.leafnodes > 9:
 		return nil, usagef("--leafnodes must be 0..9, got %d", l.leafnodes)
+	case l.gateways != 0 && (l.gateways < 2 || l.gateways > 9):
+		return nil, usagef("--gateways must be 2..9 clusters, got %d", l.gateways)
+	case l.gatewayDelay < 0:
+		return nil, usagef("--gateway-delay must not be negative")
+	case l.gatewayDelay > 0 && l.gateways == 0:
+		return nil, usagef("--gateway-delay needs --gateways 2 or more")
+	case l.gateways > 0 && l.leafnodes > 0:
+		return nil, usagef("--gateways with --leafnodes is not supported: give one or the other")
+	case l.gateways > 0 && l.zones > 0:
+		return nil, usagef("--zones with --gateways is not supported: a supercluster's clusters are its zones, give --gateway-delay")
 	case l.zones < 0 || l.zones > 9:
 		return nil, usagef("--zones must be 0..9, got %d", l.zones)
 	case l.zoneDelay < 0:
@@ -89,10 +103,10 @@ func (l *linkFlags) network(nodes int) (*link.Network, error) {
 		return nil, err
 	}
 	nw := link.FromSpec(e)
-	if nw == nil { // --leafnodes alone
+	if nw == nil { // --leafnodes or --gateways alone
 		return nil, nil
 	}
-	if e.RouteLinks() && nodes < 2 && e.Leafnodes == 0 {
+	if e.RouteLinks() && nodes < 2 && e.Leafnodes == 0 && e.Gateways == 0 {
 		return nil, usagef("--link-delay, --link-bandwidth and --zones act on the routes between nodes: give --cluster 3")
 	}
 	if err := nw.Check(nodes); err != nil {
@@ -108,7 +122,7 @@ func (c *connFlags) checkLinks() error {
 		return nil
 	}
 	if c.s.Servers != "" || c.s.Context != "" {
-		return usagef("--link-delay, --link-bandwidth, --zones, --zone-delay, --client-delay and --leafnodes put links into natsperf's embedded servers; the network to servers given with -s or --context is what it is, so a run there could not measure them")
+		return usagef("--link-delay, --link-bandwidth, --zones, --zone-delay, --client-delay, --leafnodes and --gateways put links into natsperf's embedded servers; the network to servers given with -s or --context is what it is, so a run there could not measure them")
 	}
 	_, err := c.links.embedded()
 	return err
@@ -128,12 +142,13 @@ func (c *connFlags) withLinks(t *spec.Target) {
 	t.Embedded.Zones, t.Embedded.ZoneDelay = e.Zones, e.ZoneDelay
 	t.Embedded.ClientDelay, t.Embedded.ClientJitter = e.ClientDelay, e.ClientJitter
 	t.Embedded.Leafnodes = e.Leafnodes
+	t.Embedded.Gateways, t.Embedded.GatewayDelay = e.Gateways, e.GatewayDelay
 }
 
 // refuseLinksOnRun: a scenario or Spec file gives its network in target.embedded.
 func (c *connFlags) refuseLinksOnRun() error {
 	if c.links.given() {
-		return usagef("the network flags do not apply to natsperf run: give link_delay, zones, zone_delay, client_delay in the file's target.embedded (examples/zones.yaml)")
+		return usagef("the network flags do not apply to natsperf run: give link_delay, zones, zone_delay, client_delay, gateways in the file's target.embedded (examples/zones.yaml)")
 	}
 	return nil
 }

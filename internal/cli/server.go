@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ func (a *app) serverCmd() *cobra.Command {
   natsperf server --cluster 3           # a 3-node JetStream cluster on loopback
   natsperf server --cluster 3 --zones 3 --zone-delay 1ms   # its nodes in 3 zones, 1 ms apart one way
   natsperf server --port 0 --leafnodes 2 --link-delay 2ms  # a hub and 2 leaf nodes 2 ms away; connect to the leaves, --js-domain hub
+  natsperf server --port 0 --gateways 2 --cluster 3 --gateway-delay 5ms   # a supercluster: 2 clusters of 3 nodes, 5 ms apart one way; clients on the first
   natsperf server --js-encryption aes   # the store encrypted at rest (key: $NATSPERF_JS_KEY, else generated)
   natsperf server --server-version v2.12.15 --cluster 3 --port 0   # three nats-server 2.12.15 processes (built once with go install)
   natsperf server --server-version v2.15.3 --port 0 --http-port 0   # one 2.15.3 process (--server-bin PATH: any nats-server)`,
@@ -52,8 +54,8 @@ func (a *app) serverCmd() *cobra.Command {
 				return usagef("--ready-timeout must not be negative")
 			}
 			if sf := a.conn.servers; sf.bin != "" || sf.version != "" {
-				if nw != nil || a.conn.links.leafnodes > 0 {
-					return usagef("links, zones and leaf nodes are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")
+				if nw != nil || a.conn.links.leafnodes > 0 || a.conn.links.gateways > 0 {
+					return usagef("links, zones, leaf nodes and gateways are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")
 				}
 				si, err := embedded.ParseSync(a.conn.syncInterval)
 				if err != nil {
@@ -77,7 +79,7 @@ func (a *app) serverCmd() *cobra.Command {
 				fmt.Fprintf(a.streams.Err, "natsperf: the JetStream key is generated for this run and not kept: a later server cannot read %s; set $%s to keep one\n", storeDir, embedded.KeyEnv)
 			}
 			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready,
-				Encryption: enc, EncryptionKey: key, Network: nw, Leafnodes: a.conn.links.leafnodes, Sync: a.conn.syncInterval})
+				Encryption: enc, EncryptionKey: key, Network: nw, Leafnodes: a.conn.links.leafnodes, Gateways: a.conn.links.gateways, Sync: a.conn.syncInterval})
 			if err != nil {
 				return fmt.Errorf("start embedded server: %w", err)
 			}
@@ -90,6 +92,9 @@ func (a *app) serverCmd() *cobra.Command {
 			if d := c.JetStreamDomain(); d != "" {
 				domain = " --js-domain " + d
 			}
+			for k := 2; k <= c.Gateways(); k++ {
+				fmt.Fprintf(a.streams.Out, "Cluster %s: -s %s\n", embedded.GatewayClusterName(k), strings.Join(c.ClusterURLs(k), ","))
+			}
 			fmt.Fprintf(a.streams.Out, "Connect with: -s %s%s   (Ctrl-C to stop)\n", c.URL(), domain)
 			<-ctx.Done()
 			fmt.Fprintf(a.streams.Out, "Stopping\n")
@@ -100,7 +105,7 @@ func (a *app) serverCmd() *cobra.Command {
 	cmd.Flags().IntVarP(&httpPort, "http-port", "m", 0, "serve the monitoring endpoints (/varz, /connz, ...) of the first node at this port (nats-server's -m); 0: none")
 	cmd.Flags().IntVar(&port, "port", 4222, "client port (of the first node); 0 picks a free one")
 	cmd.Flags().StringVar(&storeDir, "store-dir", "", "JetStream store directory (default: a temporary directory removed on exit)")
-	cmd.Flags().IntVar(&nodes, "cluster", 1, "number of nodes; more than 1 forms a JetStream cluster on loopback")
+	cmd.Flags().IntVar(&nodes, "cluster", 1, "number of nodes; more than 1 forms a JetStream cluster on loopback; with --gateways M, the nodes of each of the M clusters")
 	cmd.Flags().DurationVar(&ready, "ready-timeout", 0, "how long the servers may take to accept clients and, for a cluster, to elect a JetStream meta leader every node follows (default 10s, 30s for a cluster)")
 	return cmd
 }

@@ -67,9 +67,14 @@ func (c *Cluster) start(ctx context.Context) error {
 		return err
 	}
 	release, err := c.makeLeafPorts()
+	releaseGW := func() {}
+	if err == nil {
+		releaseGW, err = c.makeGatewayPorts()
+	}
 	if err == nil {
 		err = c.makePorts()
 	}
+	releaseGW()
 	release()
 	if err != nil {
 		return err
@@ -108,7 +113,7 @@ func (c *Cluster) makeStore() error {
 			return fmt.Errorf("create store dir: %w", err)
 		}
 	}
-	for i := 1; i <= c.opts.Nodes; i++ {
+	for i := 1; i <= c.opts.size(); i++ {
 		n := newNode(c.root, i)
 		if err := os.MkdirAll(n.storeDir, 0o750); err != nil {
 			return fmt.Errorf("create store dir: %w", err)
@@ -241,7 +246,8 @@ func (c *Cluster) Shutdown() {
 	}
 }
 
-// ClientURLs returns one URL per running node, in node order; with leaf nodes, the leaves'.
+// ClientURLs returns one URL per running node, in node order; with leaf nodes, the leaves';
+// in a supercluster, the first cluster's nodes'.
 func (c *Cluster) ClientURLs() []string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -250,7 +256,7 @@ func (c *Cluster) ClientURLs() []string {
 	}
 	var urls []string
 	for _, n := range c.nodes {
-		if n.srv != nil {
+		if n.srv != nil && c.clusterOf(n.index) == 1 {
 			urls = append(urls, "nats://"+hostPort(c.opts.dialHost(), c.publicClientPort(n)))
 		}
 	}
@@ -323,6 +329,9 @@ func (c *Cluster) node(i int) (*node, error) {
 }
 
 func (c *Cluster) kind() string {
+	if c.opts.Gateways > 0 {
+		return fmt.Sprintf("supercluster of %d clusters of %d", c.opts.Gateways, c.opts.Nodes)
+	}
 	if c.opts.Nodes == 1 {
 		return "1 node"
 	}

@@ -10,7 +10,14 @@ import (
 // "embedded nats-server 2.15.2 (JetStream, 1 node) at nats://127.0.0.1:41231, store /tmp/natsperf-123".
 func (c *Cluster) Describe() string {
 	what := "1 node"
-	if c.opts.clustered() {
+	if c.opts.Gateways > 0 {
+		nodes := fmt.Sprintf("%d nodes", c.opts.Nodes)
+		if c.opts.Nodes == 1 {
+			nodes = "1 node"
+		}
+		what = fmt.Sprintf("supercluster: %d clusters of %s joined by gateways, %s to %s; clients on %s",
+			c.opts.Gateways, nodes, GatewayClusterName(1), GatewayClusterName(c.opts.Gateways), GatewayClusterName(1))
+	} else if c.opts.clustered() {
 		what = fmt.Sprintf("%d nodes, cluster %q", c.opts.Nodes, ClusterName)
 	}
 	if c.opts.Sync != "" {

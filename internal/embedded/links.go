@@ -72,10 +72,13 @@ func (c *Cluster) openLinks() (err error) {
 			if from == to {
 				continue
 			}
-			name := from.name + "-" + to.name
-			rl, err := link.Open(name, hostPort(defaultHost, 0), hostPort(defaultHost, to.clusterPort), nw.Between(from.index, to.index))
+			name, port, what := from.name+"-"+to.name, to.clusterPort, "route"
+			if !c.sameCluster(from.index, to.index) {
+				name, port, what = name+"-gw", to.gatewayPort, "gateway"
+			}
+			rl, err := link.Open(name, hostPort(defaultHost, 0), hostPort(defaultHost, port), c.between(from.index, to.index))
 			if err != nil {
-				return fmt.Errorf("route link %s: %w", name, err)
+				return fmt.Errorf("%s link %s: %w", what, name, err)
 			}
 			l.route[[2]int{from.index, to.index}] = rl
 		}
@@ -122,6 +125,9 @@ func (c *Cluster) publicClientPort(n *node) int {
 func (c *Cluster) routesFrom(n *node) []string {
 	var hosts []string
 	for _, o := range c.nodes {
+		if !c.sameCluster(n.index, o.index) {
+			continue // a gateway link
+		}
 		if rl := c.links.route[[2]int{n.index, o.index}]; rl != nil {
 			hosts = append(hosts, rl.Addr())
 		} else {
@@ -195,7 +201,7 @@ func (c *Cluster) Heal() error {
 			errs = append(errs, rl.Heal())
 		}
 		if c.links.slow[k[0]] > 0 || c.links.slow[k[1]] > 0 {
-			errs = append(errs, rl.Set(c.links.net.Between(k[0], k[1])))
+			errs = append(errs, rl.Set(c.between(k[0], k[1])))
 		}
 	}
 	clear(c.links.cut)
@@ -222,7 +228,7 @@ func (c *Cluster) SlowNode(i int, d time.Duration) error {
 	for k, rl := range c.links.route {
 		if k[0] == i || k[1] == i {
 			extra := link.Conditions{Delay: c.links.slow[k[0]] + c.links.slow[k[1]]}
-			errs = append(errs, rl.Set(c.links.net.Between(k[0], k[1]).Plus(extra)))
+			errs = append(errs, rl.Set(c.between(k[0], k[1]).Plus(extra)))
 		}
 	}
 	return errors.Join(errs...)

@@ -21,6 +21,7 @@ type node struct {
 	clientPort  int // public client port; RANDOM_PORT until a direct server picked one (then guarded by Cluster.mu)
 	clusterPort int // public cluster port; 0 = not clustered
 	leafPort    int // leaf node port of a hub node; 0 without Options.Leafnodes
+	gatewayPort int // gateway port; 0 without Options.Gateways
 	gate        *gate
 	clientProxy *proxy      // nil unless Options.Pausable
 	routeProxy  *proxy      // nil unless Pausable and clustered
@@ -85,11 +86,14 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 		return o // a cluster port would put a single server into clustered mode
 	}
 	o.Cluster = server.ClusterOpts{
-		Name: ClusterName,
+		Name: c.clusterName(n),
 		Host: defaultHost,
 		Port: n.clusterPort,
 	}
-	o.Routes = c.routes()
+	o.Routes = c.routes(n)
+	if c.opts.Gateways > 0 {
+		o.Gateway = c.gatewayOptions(n)
+	}
 	if n.proxied() {
 		o.Cluster.Port = server.RANDOM_PORT
 		o.Cluster.Advertise = n.routeProxy.addr // gossiped routes go through the proxy too
@@ -104,14 +108,17 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 	return o
 }
 
-// routes lists every node's public cluster port, its own included: each
+// routes lists the public cluster port of every node in n's cluster, its own included: each
 // server ignores the route to itself, but nats-server sizes a fresh
 // JetStream meta group by len(Routes), so leaving it out would bootstrap a
 // 3-node cluster as a group of 2.
-func (c *Cluster) routes() []*url.URL {
+func (c *Cluster) routes(n *node) []*url.URL {
 	routes := make([]*url.URL, 0, len(c.nodes))
-	for _, n := range c.nodes {
-		routes = append(routes, &url.URL{Scheme: "nats-route", Host: hostPort(defaultHost, n.clusterPort)})
+	for _, o := range c.nodes {
+		if !c.sameCluster(n.index, o.index) {
+			continue
+		}
+		routes = append(routes, &url.URL{Scheme: "nats-route", Host: hostPort(defaultHost, o.clusterPort)})
 	}
 	return routes
 }

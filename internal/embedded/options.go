@@ -72,6 +72,10 @@ type Options struct {
 	// Network is set. ClientURLs are then the leaves': clients use the hub's JetStream across
 	// the leaf connections.
 	Leafnodes int
+	// Gateways, 2 or more, makes a supercluster: this many clusters of Nodes nodes each, joined
+	// by gateways (through links with the route conditions and Network.Gateway added when
+	// Network is set). ClientURLs are the first cluster's. 0: one cluster.
+	Gateways int
 	// Sync is nats-server's sync_interval: "always" (fsync every write), a duration, or
 	// empty for its default of 2 minutes (ParseSync).
 	Sync string
@@ -122,6 +126,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Leafnodes < 0 || o.Leafnodes > 9 {
 		return o, fmt.Errorf("embedded: Leafnodes must be 0..9, got %d", o.Leafnodes)
 	}
+	if err := o.checkGateways(); err != nil {
+		return o, err
+	}
 	if nw := o.Network; nw != nil {
 		if err := nw.Check(o.Nodes); err != nil {
 			return o, fmt.Errorf("embedded: %w", err)
@@ -148,7 +155,31 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-func (o Options) clustered() bool { return o.Nodes > 1 }
+// clustered: routes and a JetStream meta group (a supercluster's nodes are clustered even one
+// to a cluster: nats-server's JetStream cluster needs a route list).
+func (o Options) clustered() bool { return o.Nodes > 1 || o.Gateways > 0 }
+
+// size is the number of nodes: Nodes, times Gateways in a supercluster.
+func (o Options) size() int { return o.Nodes * max(o.Gateways, 1) }
+
+// checkGateways refuses a supercluster natsperf cannot run.
+func (o Options) checkGateways() error {
+	switch g := o.Gateways; {
+	case g == 0:
+		return nil
+	case g < 2 || g > 9:
+		return fmt.Errorf("embedded: Gateways must be 0 or 2..9 clusters, got %d", g)
+	case o.size() > 27:
+		return fmt.Errorf("embedded: a supercluster of %d clusters of %d nodes is %d servers, more than 27", g, o.Nodes, o.size())
+	case o.Leafnodes > 0:
+		return fmt.Errorf("embedded: leaf nodes and gateways together are not supported")
+	case o.Pausable || o.PowerFail:
+		return fmt.Errorf("embedded: a supercluster cannot be pausable or power-failed (its gateways have no proxies)")
+	case o.Network != nil && o.Network.Zones > 1:
+		return fmt.Errorf("embedded: zones and gateways together are not supported: a supercluster's clusters are its zones (Network.Gateway is the delay between them)")
+	}
+	return nil
+}
 
 // dialHost is the host clients should dial: a wildcard listen host is
 // reachable on loopback.

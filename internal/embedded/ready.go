@@ -92,6 +92,9 @@ func (c *Cluster) readiness(wait []*node, meta bool) (string, error) {
 	if !meta || !c.opts.clustered() {
 		return "", nil
 	}
+	if p := c.gatewaysPending(running); p != "" {
+		return p, nil
+	}
 	return metaPending(running), nil
 }
 

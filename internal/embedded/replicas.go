@@ -19,12 +19,13 @@ type Replica struct {
 func (c *Cluster) StreamReplicas(stream string) []Replica {
 	c.mu.RLock()
 	type ns struct {
-		name string
-		srv  *server.Server
+		name    string
+		srv     *server.Server
+		cluster int
 	}
 	var nodes []ns
 	for _, n := range c.nodes {
-		nodes = append(nodes, ns{n.name, n.srv})
+		nodes = append(nodes, ns{n.name, n.srv, c.clusterOf(n.index)})
 	}
 	c.mu.RUnlock()
 	out := make([]Replica, 0, len(nodes))
@@ -41,5 +42,23 @@ func (c *Cluster) StreamReplicas(stream string) []Replica {
 		}
 		out = append(out, r)
 	}
-	return out
+	if c.opts.Gateways == 0 {
+		return out
+	}
+	// A supercluster's stream lives in one cluster: the other clusters' nodes hold no copy
+	// by design, so only the nodes of the cluster holding one are its replicas.
+	home := 0
+	for i, r := range out {
+		if r.Present {
+			home = nodes[i].cluster
+			break
+		}
+	}
+	var mine []Replica
+	for i, r := range out {
+		if home == 0 || nodes[i].cluster == home {
+			mine = append(mine, r)
+		}
+	}
+	return mine
 }

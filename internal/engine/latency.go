@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -80,6 +81,10 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 			return nil, InputError{fmt.Errorf("--server-b: %v", err)}
 		}
 		echo.ServerB = sb.Redacted().Servers
+	} else if e := b.Target.Embedded; e != nil && e.Gateways() > 0 {
+		// A supercluster: the subscriber on the second cluster, a gateway away from the publisher.
+		sb.Servers = strings.Join(e.ClusterURLs(2), ",")
+		echo.ServerB = sb.Servers
 	}
 	if echo.Subject == "" {
 		echo.Subject = nats.NewInbox() // runs never mix

@@ -24,7 +24,7 @@ func withNetwork(eo *embedded.Options, e *spec.Embedded, plan fault.Plan) error 
 	if nw.Zones > 1 {
 		eo.Nodes = max(eo.Nodes, nw.Zones)
 	}
-	if (plan.NeedsLinks() || (e.RouteLinks() && eo.Leafnodes == 0)) && eo.Nodes < 2 {
+	if (plan.NeedsLinks() || (e.RouteLinks() && eo.Leafnodes == 0 && eo.Gateways == 0)) && eo.Nodes < 2 {
 		return InputError{errors.New("link delays, zones and link faults act on the routes between nodes, and this run has one node: give --replicas 3 (or target.embedded.nodes)")}
 	}
 	if err := nw.Check(eo.Nodes); err != nil {
@@ -43,6 +43,9 @@ func networkOf(c *embedded.Cluster) *result.Network {
 	if rn.Leafnodes = c.Leafnodes(); rn.Leafnodes > 0 {
 		rn.Topology = "leafnodes"
 	}
+	if rn.Clusters = c.Gateways(); rn.Clusters > 0 {
+		rn.Topology = "supercluster"
+	}
 	nw := c.Network()
 	if nw == nil {
 		return rn
@@ -53,5 +56,6 @@ func networkOf(c *embedded.Cluster) *result.Network {
 		rn.Zones, rn.ZoneDelay = nw.Zones, nw.ZoneDelay.Delay
 	}
 	rn.ClientDelay, rn.ClientJitter = nw.Client.Delay, nw.Client.Jitter
+	rn.GatewayDelay = nw.Gateway.Delay
 	return rn
 }

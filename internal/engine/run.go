@@ -377,13 +377,16 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 		eo.Sync = e.SyncInterval
 	}
 	if e := s.Target.Embedded; e != nil {
-		eo.Leafnodes = e.Leafnodes
+		eo.Leafnodes, eo.Gateways = e.Leafnodes, e.Gateways
+	}
+	if eo.Gateways > 0 && (eo.Pausable || eo.PowerFail || f.Plan.Has(fault.Corrupt)) {
+		return nil, InputError{errors.New("pause, power-fail and corrupt faults are not on a supercluster (its gateways have no proxies): drop --gateways or the fault")}
 	}
 	if err := withNetwork(&eo, s.Target.Embedded, f.Plan); err != nil {
 		return nil, err
 	}
-	if s.Target.Embedded.Processes() && (eo.Network != nil || eo.Leafnodes > 0) {
-		return nil, InputError{errors.New("links, zones, link faults and leaf nodes are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")}
+	if s.Target.Embedded.Processes() && (eo.Network != nil || eo.Leafnodes > 0 || eo.Gateways > 0) {
+		return nil, InputError{errors.New("links, zones, link faults, leaf nodes and gateways are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")}
 	}
 	settings := Settings(s.Target)
 	if o.Connection != nil {

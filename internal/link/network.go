@@ -14,6 +14,8 @@ type Network struct {
 	Zones     int
 	ZoneDelay Conditions
 	Client    Conditions // between natsperf's clients and the servers
+	// Gateway is added to Route on the gateways between the clusters of a supercluster.
+	Gateway Conditions
 }
 
 // Zone is node i's zone (1-based; 1 without zones).
@@ -37,7 +39,7 @@ func (n Network) Check(nodes int) error {
 	for _, c := range []struct {
 		what string
 		c    Conditions
-	}{{"route", n.Route}, {"zone", n.ZoneDelay}, {"client", n.Client}} {
+	}{{"route", n.Route}, {"zone", n.ZoneDelay}, {"client", n.Client}, {"gateway", n.Gateway}} {
 		if err := c.c.Check(); err != nil {
 			return fmt.Errorf("%s links: %w", c.what, err)
 		}
@@ -61,6 +63,9 @@ func (n Network) String() string {
 	}
 	if n.Zones > 1 {
 		parts = append(parts, fmt.Sprintf("%d zones +%s", n.Zones, n.ZoneDelay))
+	}
+	if !n.Gateway.Zero() {
+		parts = append(parts, "gateways +"+n.Gateway.String())
 	}
 	if !n.Client.Zero() {
 		parts = append(parts, "clients "+n.Client.String())

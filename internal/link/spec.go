@@ -13,5 +13,6 @@ func FromSpec(e *spec.Embedded) *Network {
 		Zones:     e.Zones,
 		ZoneDelay: Conditions{Delay: e.ZoneDelay.D()},
 		Client:    Conditions{Delay: e.ClientDelay.D(), Jitter: e.ClientJitter.D()},
+		Gateway:   Conditions{Delay: e.GatewayDelay.D()},
 	}
 }

@@ -9,11 +9,14 @@ import (
 // Network is the topology of the servers natsperf ran and the conditions of the links between
 // them and to its clients (docs/network.md). Absent for servers natsperf did not start.
 type Network struct {
-	Topology string `json:"topology"` // single, cluster or leafnodes (a hub of nodes with leaf nodes)
+	Topology string `json:"topology"` // single, cluster, leafnodes (a hub of nodes with leaf nodes) or supercluster
 	Nodes    int    `json:"nodes"`
 	// Leafnodes is the number of leaf nodes around the hub; their clients connected to them,
 	// their leaf connections through links with the route conditions.
 	Leafnodes int `json:"leafnodes,omitempty"`
+	// Clusters is the number of clusters of a supercluster (Nodes counts them all), joined by
+	// gateways; the clients connected to the first.
+	Clusters int `json:"clusters,omitempty"`
 	// Links is true when the routes (and, with a client delay, the clients) went through
 	// natsperf's links; the figures below are one way, each direction.
 	Links          bool          `json:"links,omitempty"`
@@ -24,6 +27,7 @@ type Network struct {
 	ZoneDelay      time.Duration `json:"zone_delay_ns,omitempty"` // added between zones
 	ClientDelay    time.Duration `json:"client_delay_ns,omitempty"`
 	ClientJitter   time.Duration `json:"client_jitter_ns,omitempty"`
+	GatewayDelay   time.Duration `json:"gateway_delay_ns,omitempty"` // added to the route conditions on the gateways
 }
 
 // Conditions words what the links did, "" when they did nothing (or there were none): two
@@ -35,6 +39,12 @@ func (n *Network) Conditions() string {
 	var parts []string
 	if n.Leafnodes > 0 { // clients on leaves cross a leaf connection: another network
 		parts = append(parts, fmt.Sprintf("%d leaf nodes", n.Leafnodes))
+	}
+	if n.Clusters > 0 { // a client's cluster holds its streams, others are a gateway away
+		parts = append(parts, fmt.Sprintf("%d clusters", n.Clusters))
+	}
+	if n.GatewayDelay > 0 {
+		parts = append(parts, "gateways +"+n.GatewayDelay.String())
 	}
 	if n.RouteDelay > 0 || n.RouteJitter > 0 {
 		parts = append(parts, "routes "+delay(n.RouteDelay, n.RouteJitter))
