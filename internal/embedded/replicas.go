@@ -12,6 +12,10 @@ type Replica struct {
 	Msgs     uint64
 	FirstSeq uint64
 	LastSeq  uint64
+	// Peers are the stream's peers (its leader and replicas) as this node knows them, when it
+	// holds the stream in a cluster: a node of a larger cluster outside them holds no copy by
+	// design.
+	Peers []string
 }
 
 // StreamReplicas reads every node's own copy of stream (in the default account, natsperf's
@@ -36,6 +40,12 @@ func (c *Cluster) StreamReplicas(stream string) []Replica {
 				for _, sd := range ad.Streams {
 					if sd.Name == stream {
 						r.Present, r.Msgs, r.FirstSeq, r.LastSeq = true, sd.State.Msgs, sd.State.FirstSeq, sd.State.LastSeq
+						if ci := sd.Cluster; ci != nil {
+							r.Peers = append(r.Peers, ci.Leader)
+							for _, p := range ci.Replicas {
+								r.Peers = append(r.Peers, p.Name)
+							}
+						}
 					}
 				}
 			}

@@ -30,11 +30,33 @@ func replicasOf(t *Target, stream string) func() []result.Replica {
 	}
 	return func() []result.Replica {
 		var out []result.Replica
-		for _, r := range read(stream) {
+		for _, r := range ofPeers(read(stream)) {
 			out = append(out, result.Replica{Node: r.Node, Present: r.Present, Down: r.Down, Msgs: r.Msgs, FirstSeq: r.FirstSeq, LastSeq: r.LastSeq})
 		}
 		return out
 	}
+}
+
+// ofPeers keeps the nodes that hold a copy or are among the stream's peers as the holders
+// report them: in a cluster larger than the stream's replicas the other nodes hold none by
+// design. With no holder telling its peers (the stream gone), every node stays.
+func ofPeers(rs []embedded.Replica) []embedded.Replica {
+	peers := map[string]bool{}
+	for _, r := range rs {
+		for _, p := range r.Peers {
+			peers[p] = true
+		}
+	}
+	if len(peers) == 0 {
+		return rs
+	}
+	var out []embedded.Replica
+	for _, r := range rs {
+		if r.Present || peers[r.Node] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // settledReplicas reads the copies until those that hold the stream agree or replicaSettle

@@ -195,6 +195,12 @@ type jszStreams struct {
 				FirstSeq uint64 `json:"first_seq"`
 				LastSeq  uint64 `json:"last_seq"`
 			} `json:"state"`
+			Cluster *struct {
+				Leader   string `json:"leader"`
+				Replicas []struct {
+					Name string `json:"name"`
+				} `json:"replicas"`
+			} `json:"cluster"`
 		} `json:"stream_detail"`
 	} `json:"account_details"`
 }
@@ -215,6 +221,12 @@ func (c *Cluster) StreamReplicas(stream string) []embedded.Replica {
 				for _, s := range a.Streams {
 					if s.Name == stream {
 						r.Present, r.Msgs, r.FirstSeq, r.LastSeq = true, s.State.Msgs, s.State.FirstSeq, s.State.LastSeq
+						if ci := s.Cluster; ci != nil {
+							r.Peers = append(r.Peers, ci.Leader)
+							for _, p := range ci.Replicas {
+								r.Peers = append(r.Peers, p.Name)
+							}
+						}
 					}
 				}
 			}
