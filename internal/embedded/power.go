@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -28,11 +26,7 @@ func (n *node) diskDir() string {
 // mountStore puts node n's store on its own powerfs: the backing directory is .disk/n<i>
 // under the store root, mounted on the store directory the server uses.
 func (c *Cluster) mountStore(n *node) error {
-	backing := filepath.Join(c.root, ".disk", filepath.Base(n.storeDir))
-	if err := os.MkdirAll(backing, 0o750); err != nil {
-		return fmt.Errorf("create store dir: %w", err)
-	}
-	disk, err := powerfs.Mount(backing, n.storeDir)
+	disk, err := powerfs.MountStore(c.root, n.storeDir)
 	if err != nil {
 		return err
 	}

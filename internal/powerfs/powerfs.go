@@ -50,6 +50,17 @@ func Mount(backing, mountpoint string) (*FS, error) {
 	return f, nil
 }
 
+// MountStore puts a node's store directory on its own powerfs, backed by root/.disk/NAME
+// (NAME the store's base name): under the store root, so a sweep of a dead owner's root that
+// unmounts everything under it (UnmountUnder) covers the mount too.
+func MountStore(root, storeDir string) (*FS, error) {
+	backing := filepath.Join(root, ".disk", filepath.Base(storeDir))
+	if err := os.MkdirAll(backing, 0o750); err != nil {
+		return nil, fmt.Errorf("create store dir: %w", err)
+	}
+	return Mount(backing, storeDir)
+}
+
 // Backing is the backing directory: what survives, readable while the FS is unmounted.
 func (f *FS) Backing() string { return f.backing }
 

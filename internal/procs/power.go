@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/natsperf/natsperf/internal/corrupt"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
-// ErrNoPower is returned by PowerFail unless Options.PowerFail was set.
-var ErrNoPower = errors.New("power failures need Options.PowerFail (stores on powerfs)")
+// ErrNoPower is returned by PowerFail unless Options.PowerFail was set: the in-process
+// cluster's error, so a caller tells it apart the same way for both.
+var ErrNoPower = embedded.ErrNoPower
 
 // diskDir is where node n's store lives on disk: the powerfs backing directory (readable
 // while the node is down and unmounted), else the store itself.
@@ -28,11 +27,7 @@ func (n *node) diskDir() string {
 // under the store root (as the in-process cluster's, so the stale sweep's unmount of
 // everything under a dead owner's root covers both), mounted on the store directory.
 func (c *Cluster) mountStore(n *node) error {
-	backing := filepath.Join(c.root, ".disk", filepath.Base(n.storeDir))
-	if err := os.MkdirAll(backing, 0o750); err != nil {
-		return fmt.Errorf("create store dir: %w", err)
-	}
-	disk, err := powerfs.Mount(backing, n.storeDir)
+	disk, err := powerfs.MountStore(c.root, n.storeDir)
 	if err != nil {
 		return err
 	}
