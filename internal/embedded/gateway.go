@@ -66,11 +66,7 @@ func (c *Cluster) makeGatewayPorts() (release func(), err error) {
 	if c.opts.Gateways == 0 {
 		return func() {}, nil
 	}
-	hosts := make([]string, len(c.nodes))
-	for i := range hosts {
-		hosts[i] = defaultHost
-	}
-	ports, release, err := holdPorts(hosts...)
+	ports, release, err := c.holdNodePorts()
 	if err != nil {
 		return release, err
 	}

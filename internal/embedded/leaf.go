@@ -25,17 +25,23 @@ type leaf struct {
 
 func leafName(i int) string { return fmt.Sprintf("natsperf-leaf%d", i) }
 
+// holdNodePorts holds one free loopback port per node (gateway or leaf listeners), until
+// release; call it while the other reservations are held (see holdPorts).
+func (c *Cluster) holdNodePorts() (ports []int, release func(), err error) {
+	hosts := make([]string, len(c.nodes))
+	for i := range hosts {
+		hosts[i] = defaultHost
+	}
+	return holdPorts(hosts...)
+}
+
 // makeLeafPorts gives every hub node a leaf port; call it while the other reservations are
 // held (see holdPorts).
 func (c *Cluster) makeLeafPorts() (release func(), err error) {
 	if c.opts.Leafnodes == 0 {
 		return func() {}, nil
 	}
-	hosts := make([]string, len(c.nodes))
-	for i := range hosts {
-		hosts[i] = defaultHost
-	}
-	ports, release, err := holdPorts(hosts...)
+	ports, release, err := c.holdNodePorts()
 	if err != nil {
 		return release, err
 	}
