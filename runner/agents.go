@@ -10,6 +10,7 @@ import (
 	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/runopts"
 	"github.com/natsperf/natsperf/internal/version"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -22,7 +23,7 @@ func CheckAgents(v string) error {
 // runAgents runs s across the agents o asks for: the Spec's setup made here once, then the
 // coordinator (discovery, version check, clock offsets, the two-phase start, loss
 // detection) and the merged Result.
-func runAgents(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
+func runAgents(ctx context.Context, s *spec.Spec, o Options) (*result.Result, error) {
 	count, selector, err := coord.Parse(o.Agents)
 	if err != nil {
 		return nil, InputError{err}
@@ -119,7 +120,7 @@ func prepared(c runopts.CLI, s *spec.Spec) {
 
 // finish adds what the coordinating side knows to a coordinated Result: its setup's
 // warnings, and the settings a caller labels the run with.
-func finish(res *Result, warnings []string, c runopts.CLI) *Result {
+func finish(res *result.Result, warnings []string, c runopts.CLI) *result.Result {
 	res.Warnings = append(warnings, res.Warnings...)
 	if len(c.Settings) > 0 {
 		var settings map[string]any

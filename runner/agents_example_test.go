@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -53,7 +54,7 @@ func Example_agents() {
 	}
 	in1, out1 := varz(target)
 	fmt.Println("agents:", len(res.Distributed.Agents), "· stop:", res.Stop.Reason, "· lost:", res.Loss())
-	var g [2]*runner.Group
+	var g [2]*result.Group
 	for i := range res.Groups {
 		g[i] = &res.Groups[i]
 	}

@@ -11,7 +11,7 @@ import (
 
 // The Examples are what a Go program outside this module can write: they import no package
 // under internal/ (which Go refuses to such a program), so every name they use, the agents
-// they start included, is exported by runner and spec.
+// they start included, is exported by runner, spec and result.
 func TestExamplesImportNoInternalPackage(t *testing.T) {
 	files, err := filepath.Glob("*example_test.go")
 	if err != nil || len(files) < 2 {

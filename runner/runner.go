@@ -31,6 +31,7 @@ import (
 	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/runopts"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -84,7 +85,7 @@ const (
 // Run runs s where o says and returns its Result. An error means the run could not start (an
 // InputError: the Spec or Options are wrong); a run that started and failed returns its
 // Result with Stop saying why.
-func Run(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
+func Run(ctx context.Context, s *spec.Spec, o Options) (*result.Result, error) {
 	if err := checkClient(s); err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Prepared, error) {
 func (p *Prepared) Start(at time.Time) { p.r.Start(at) }
 
 // Wait waits for the run to end and returns its Result.
-func (p *Prepared) Wait() *Result { return p.r.Wait() }
+func (p *Prepared) Wait() *result.Result { return p.r.Wait() }
 
 // Close releases a prepared run that will not be started, or one that ended; it may be
 // called more than once.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/rustbin"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -54,7 +55,7 @@ func TestRunThroughNatsperfRust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stop.Reason != runner.StopCompleted || res.Libraries() != "async-nats" {
+	if res.Stop.Reason != result.StopCompleted || res.Libraries() != "async-nats" {
 		t.Fatalf("stop %+v, libraries %q: want completed on async-nats", res.Stop, res.Libraries())
 	}
 	natstest.WaitFor(t, 10*time.Second, "the subscriber's messages", func() bool { return got.Load() >= msgs })
@@ -89,7 +90,7 @@ func TestRunThroughNatsperfRustSetsUpOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Stop.Reason != runner.StopCompleted {
+		if res.Stop.Reason != result.StopCompleted {
 			t.Fatalf("round %d: stop %+v", round, res.Stop)
 		}
 		js := natstest.JetStream(t, s.ClientURL())
@@ -161,7 +162,7 @@ func TestTargetsKeepOneServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Stop.Reason != runner.StopCompleted || len(res.Servers) != 1 || res.Servers[0].ID == "" {
+		if res.Stop.Reason != result.StopCompleted || len(res.Servers) != 1 || res.Servers[0].ID == "" {
 			t.Fatalf("stop %+v, servers %+v", res.Stop, res.Servers)
 		}
 		return res.Servers[0].ID

@@ -19,6 +19,7 @@ import (
 	"github.com/natsperf/natsperf/internal/inflight"
 	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/version"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -138,7 +139,7 @@ func kindList(k []string) string {
 // (the embedded one when no server is given), coordinated as a distributed run of one agent:
 // the Spec's setup made here first. The child agent is always stopped at the end (also on
 // cancellation and failure).
-func runRust(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
+func runRust(ctx context.Context, s *spec.Spec, o Options) (*result.Result, error) {
 	bin := o.RustBin
 	if bin == "" {
 		var err error

@@ -13,7 +13,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Dialer opens a raw connection to the servers under test with the given extra options.

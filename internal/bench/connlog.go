@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // connLog keeps when the clients' connections dropped and came back, so a latency spike can

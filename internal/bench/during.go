@@ -6,7 +6,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // startDuring runs the plan's During alongside the clients; the function it returns ends it

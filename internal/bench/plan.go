@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Plan is one run: what to print at the start, the settings to echo, and the client groups that

@@ -14,9 +14,9 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/cpuuse"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/internal/version"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Runner runs Plans.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // fakeClient does its work without NATS: the runner's contract (barrier, cancellation, stop

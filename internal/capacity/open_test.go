@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/slo"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestFiguresOpenModel: open-model senders (a bound on operations awaiting answers) make

@@ -5,9 +5,9 @@ import (
 	"math"
 	"strings"
 
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Figures reads a probe's figures from its run's Result (judged on its thresholds by the

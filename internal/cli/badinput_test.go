@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestScenarioExamplesInDocsParse: every YAML scenario in docs/, README.md and examples/ passes

@@ -19,6 +19,7 @@ import (
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/internal/slo"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -252,10 +253,10 @@ func probeSpec(base *spec.Spec, cf capacityFlags, warmup time.Duration, rate flo
 // through natsperf-rust or across agents, on a scenario's shared targets). It returns the
 // search, the Result of the probe at the capacity (of the last probe when none passed),
 // and the error that ended the search early, if any.
-func (a *app) searchCapacity(ctx context.Context, base *spec.Spec, cf capacityFlags, warmup time.Duration, opts runner.Options, progress func(capacity.Probe)) (*capacity.Outcome, *runner.Result, error) {
+func (a *app) searchCapacity(ctx context.Context, base *spec.Spec, cf capacityFlags, warmup time.Duration, opts runner.Options, progress func(capacity.Probe)) (*capacity.Outcome, *result.Result, error) {
 	o := &capacity.Outcome{SLO: base.SLO, ProbeDuration: cf.probe, Warmup: warmup}
 	open := openLoop[base.Workloads[0].Kind()]
-	var best, last *runner.Result
+	var best, last *result.Result
 	var bestRate float64
 	search := capacity.Search{
 		Min: cf.min, Max: cf.max, Factor: capacityGrowth, Precision: cf.precision, Repeats: cf.repeats,
@@ -377,7 +378,7 @@ func writeJSON(w io.Writer, v any) error {
 // cellCapacity searches a scenario cell's capacity instead of running it once: the search
 // goes to DIR/NAME.capacity.json (named in ir), and the Result returned is the probe's at
 // the capacity (the last probe's when none passed), the cell's Result.
-func (a *app) cellCapacity(ctx context.Context, c *scenario.Capacity, s *spec.Spec, o runner.Options, dir, name string, ir *scenario.IndexRun) (*runner.Result, error) {
+func (a *app) cellCapacity(ctx context.Context, c *scenario.Capacity, s *spec.Spec, o runner.Options, dir, name string, ir *scenario.IndexRun) (*result.Result, error) {
 	if err := searchable(s); err != nil { // checked when the file loaded (checkCapacityArgs)
 		return nil, fmt.Errorf("capacity: %w", err)
 	}

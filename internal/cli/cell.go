@@ -13,9 +13,9 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/runopts"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -154,7 +154,7 @@ func (a *app) runOnce(ctx context.Context, tg *runner.Targets, sc *scenario.Scen
 	if metrics != nil {
 		o.CLI.Prepared = func(p runopts.Prepared) { metrics.StartRun(c.Name, name, p.Interval) }
 	}
-	var res *runner.Result
+	var res *result.Result
 	if c.File.Capacity != nil {
 		res, err = a.cellCapacity(ctx, c.File.Capacity, s, o, dir, name, &ir)
 	} else {

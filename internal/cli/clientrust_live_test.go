@@ -20,8 +20,8 @@ import (
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/proctest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/version"
+	"github.com/natsperf/natsperf/result"
 )
 
 // rustLive is what a hand-driven coordinator heard of one run of natsperf-rust agents: each

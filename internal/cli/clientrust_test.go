@@ -24,8 +24,8 @@ import (
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/proctest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/rustbin"
+	"github.com/natsperf/natsperf/result"
 )
 
 // rustBinary is natsperf-rust built in this repository (or on PATH), or the test is skipped

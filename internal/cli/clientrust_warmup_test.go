@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // serverAt is the server's count at at, interpolated between the samples around it.

@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 )
 
 // blocksOnDisk is what stream's message blocks take in a server's store directory.

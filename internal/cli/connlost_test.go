@@ -14,8 +14,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 )
 
 // trickle publishes stamped messages on subject, a few hundred a second, until the returned

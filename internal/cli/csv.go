@@ -7,7 +7,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // saveCSV writes --csv: nats bench's per-client CSV of the run, for scripts that read it.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestServeEndsAtTheGroupsTotal: responders share the requests unevenly in their queue group;

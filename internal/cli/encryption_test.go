@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 // testKey is a JetStream key handed over in the environment, as a user would.

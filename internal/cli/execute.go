@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/result"
 )
 
 // logf prints start lines where they do not mix with --json output.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestExitCodeReceiverLoss: a subscriber that saw sequence gaps exits with exitLoss; one whose

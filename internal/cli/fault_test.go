@@ -11,7 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestFaultR3KillLeader: an R3 file stream on the embedded 3-node cluster, async publishing at

@@ -18,8 +18,8 @@ import (
 
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestCompareJSON: compare --json prints a JSON document whose figures are the Results' own.

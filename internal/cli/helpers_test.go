@@ -11,8 +11,8 @@ import (
 	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/version"
+	"github.com/natsperf/natsperf/result"
 )
 
 // startServer runs an embedded nats-server for one test, configured by configure (may be nil).

@@ -17,7 +17,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 func latCluster(t *testing.T, nodes int) *embedded.Cluster {

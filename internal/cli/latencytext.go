@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/latency"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // coordinatedText is how a Result brought back by agents prints: a latency run in

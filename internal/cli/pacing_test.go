@@ -14,7 +14,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // inMsgs samples the server's own count of messages received (/varz in_msgs) every few

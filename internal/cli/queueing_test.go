@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestPubSubQueueingNote: an unpaced pubsub prints the queueing note exactly when its Result

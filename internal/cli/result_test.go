@@ -11,7 +11,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 func TestResultDocumentFields(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/live"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/runner"
 )
 

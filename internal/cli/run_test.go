@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 const smallScenario = `name: small

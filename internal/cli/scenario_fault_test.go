@@ -11,8 +11,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestScenarioVerifyAndFault: --verify and --fault inside a scenario workload (issue 11), as

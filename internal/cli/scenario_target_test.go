@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestScenarioTargetSysAccount: a scenario's target is a Spec's, so it names the system

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestScenarioTargetTLSFirst: a scenario's target keeps tlsfirst and tls-insecure, so its runs

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestServeWithoutMsgsServesUntilStopped: a responder started by hand serves until Ctrl-C

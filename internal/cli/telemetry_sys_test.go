@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // --sys-user with its password in $NATSPERF_SYS_PASSWORD samples all 3 servers of a cluster

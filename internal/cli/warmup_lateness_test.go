@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestWarmupJSPubAsyncPacedLateness: `natsperf js pub async` at a fixed rate with a warm-up

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestNotComparableNetworks: runs over different link conditions are never compared, however

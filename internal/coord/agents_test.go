@@ -25,7 +25,7 @@ import (
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/proctest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // natsperfBin is natsperf built once for every test.

@@ -27,8 +27,8 @@ import (
 	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/failover"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/engine"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/telemetry"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 

@@ -19,8 +19,8 @@ import (
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 )
 
 func startServer(t testing.TB, pausable bool) *embedded.Cluster {

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Saturation is the share of all its cores above which the process is said to have been

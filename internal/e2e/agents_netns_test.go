@@ -16,7 +16,7 @@ import (
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/netns"
 	"github.com/natsperf/natsperf/internal/proctest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // natsperfBin is natsperf built once, where namespaces can be made.

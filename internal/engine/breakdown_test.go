@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/fault"
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // StreamRef is the stream a JetStream fault run acts on and reads back.

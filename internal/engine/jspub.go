@@ -10,10 +10,10 @@ import (
 
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/internal/verify"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 

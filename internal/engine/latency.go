@@ -16,9 +16,9 @@ import (
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/latency"
 	"github.com/natsperf/natsperf/internal/pace"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 

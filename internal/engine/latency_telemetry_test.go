@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // latencyText runs a prepared latency run started at at and returns its Result and its text

@@ -7,7 +7,7 @@ import (
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/fault"
 	"github.com/natsperf/natsperf/internal/link"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 

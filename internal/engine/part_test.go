@@ -9,7 +9,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 

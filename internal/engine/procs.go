@@ -10,7 +10,7 @@ import (
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/fault"
 	"github.com/natsperf/natsperf/internal/procs"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // startProcs runs the target's nats-server processes, sized as the embedded server would be:

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // replicaSettle bounds how long the read of every node's copy waits for followers to catch

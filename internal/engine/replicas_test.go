@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 func TestDivergedReplicas(t *testing.T) {

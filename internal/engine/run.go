@@ -15,7 +15,7 @@ import (
 	"github.com/natsperf/natsperf/internal/fault"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/failover"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/slo"
+	"github.com/natsperf/natsperf/result"
 
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/spec"

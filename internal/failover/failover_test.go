@@ -15,7 +15,7 @@ import (
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/proctest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // exitUnrecovered is natsperf's exit code for a run that had not recovered by its end.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/spike"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Fault kinds that bring a node back or heal a link: they end an outage, never begin a

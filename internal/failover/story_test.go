@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/failover"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 const (

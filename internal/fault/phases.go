@@ -3,7 +3,7 @@ package fault
 import (
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Phases cuts the run (0 to end) at the faults that took effect: before the first, then from

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Cluster is what the timeline needs of an embedded cluster (embedded.Cluster has it).

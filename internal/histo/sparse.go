@@ -5,7 +5,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Sparse is a latency histogram that holds only its recorded buckets: the form a recorded

@@ -7,7 +7,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // denseSummary is Summary as it was computed before the sparse copy: each figure from the

@@ -16,7 +16,7 @@ import (
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // The three receivers (core subscriber, JetStream callback consumer, JetStream fetcher) end

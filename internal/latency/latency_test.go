@@ -12,8 +12,8 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 )
 
 func TestByteSize(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Rows are the percentiles of latency-tests' "HDR Percentiles:" block.

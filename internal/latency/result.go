@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // settings are the figures the report needs from a Result's settings: natsperf-rust writes

@@ -3,7 +3,7 @@ package natstest
 import (
 	"testing"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // LatenessPerMsg fails t unless every client of g and its aggregate have one send lateness

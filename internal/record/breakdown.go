@@ -4,7 +4,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Split splits one message's end-to-end latency total at the moment its stream stored it:

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/cpuuse"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // cpuMs is the process's CPU time (user+sys, getrusage) from s to now, in milliseconds: on a

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestGroupSeriesIsThePerClientOne: clients that sum their intervals into a Group give the

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 )
 
 func TestReceivedExtendedStamp(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // End moves the client's last time to now, for work that ends after its last message (a

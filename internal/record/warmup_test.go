@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // A fixed-rate sender's run with a warm-up, its times made up: 1,000 msgs/s for 300 ms

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // adequacySet is two cells of axis x (a, b) with reps runs each, lasting d with a 1 s

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 func TestAgentTable(t *testing.T) {

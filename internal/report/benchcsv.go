@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // BenchCSVHeader is the header row of nats bench's --csv file (nats.go's bench package).

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/capacity"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestCapacityOutputs: the capacity line of each verdict, the probe table, and the HTML curve

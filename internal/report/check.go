@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // checkResult refuses a Result a report cannot be true to: no groups (unless it failed), a negative count or

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/result"
 )
 
 // CPU writes the process's CPU summary (--cpu) when summary is set, and always a warning when

@@ -8,7 +8,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/report/reporttest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 const failReason = "connection to nats://127.0.0.1:4222 lost"

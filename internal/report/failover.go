@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/failover"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/spike"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/result"
 )
 
 // failovers prints one block per failover (Result.Failovers), each figure once: what began

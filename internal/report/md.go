@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Format prints one value of a metric.

@@ -7,7 +7,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Metric is one figure a report tabulates and compare tests.

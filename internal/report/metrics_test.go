@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestPerClientRateSkipsClientsWithoutRate: "msgs/s per client" is the same figure in every

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Queueing thresholds: an end-to-end P50 this long, and this share of the time the publishers

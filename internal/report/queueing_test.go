@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestQueueingRule: the note applies only to a Result holding its own unpaced publishers whose

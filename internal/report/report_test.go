@@ -15,7 +15,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/report/reporttest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

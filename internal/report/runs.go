@@ -13,8 +13,8 @@ import (
 
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/live"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Run is one Result with where it sits in a scenario.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // The sections of a report, one function each, returning nil when it has nothing to show.

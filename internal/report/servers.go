@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/spike"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/result"
 )
 
 // servers prints what the servers counted over the run next to what natsperf counted, and

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // ServerAxis is the value a run's cell gains when its servers' version differs from the

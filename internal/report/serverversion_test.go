@@ -3,7 +3,7 @@ package report
 import (
 	"testing"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 func TestRunsOfOtherServerVersionsAreAnotherCell(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/live"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // The stability view of a long run: throughput and latency per window over the whole run,

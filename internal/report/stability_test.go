@@ -7,7 +7,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/report/reporttest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 func soak(t *testing.T, s reporttest.Soak) *report.Set {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 func TestTargetRateLine(t *testing.T) {

@@ -1,8 +1,8 @@
 package report
 
 import (
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/spike"
+	"github.com/natsperf/natsperf/result"
 )
 
 // maxMarks bounds the events drawn on a time axis (a flood of reconnects would hide the

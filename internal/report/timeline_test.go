@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // A run with telemetry gets the time-axis panels: server CPU and memory per server beside

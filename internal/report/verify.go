@@ -8,8 +8,8 @@ import (
 
 	"github.com/natsperf/natsperf/internal/failover"
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/result"
 )
 
 // verify prints the delivery check: for JetStream, the read-back against the acknowledgements

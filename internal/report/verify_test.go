@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestVerifyNotConsumed: consumers that ended before getting every message the read-back found

@@ -20,9 +20,9 @@ import (
 	"github.com/natsperf/natsperf/internal/cli"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/rustbin"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 )
 
 // rustBin is natsperf-rust, or the test is skipped with the reason.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 func streamInfo(t *testing.T, j jetstream.JetStream, name string) *jetstream.StreamInfo {

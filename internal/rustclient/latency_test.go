@@ -17,7 +17,7 @@ import (
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/latency"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // countSubject counts, with plain nats.go, every message on subject: a reference natsperf

@@ -16,7 +16,7 @@ import (
 	"github.com/natsperf/natsperf/internal/compare"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // delivered sums what the connections whose names start with prefix published (in) and were

@@ -13,7 +13,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestRustPublisherStallShowsInCorrectedLatency: natsperf-rust publishes at a fixed rate and is

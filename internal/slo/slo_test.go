@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 func TestParse(t *testing.T) {

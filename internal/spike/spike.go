@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Rule says when an interval is a spike: its P99 is above Multiple times the run's median

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Sampler reads a Source every Interval from the run's start until its context ends (once

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // stallTick is how often the stall watch sets its timer: 50 wake-ups a second see every

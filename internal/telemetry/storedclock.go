@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // StoredClock is how the timestamps of streams (the clock of the server that leads each

@@ -3,7 +3,7 @@ package telemetry
 import (
 	"testing"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // StoredClock applies the clock offset of the server that stamps the run's streams: exact on

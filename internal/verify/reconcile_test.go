@@ -11,8 +11,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 )
 
 func startJS(t *testing.T) (*nats.Conn, jetstream.JetStream) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Version is set at build time with -ldflags "-X github.com/natsperf/natsperf/internal/version.Version=v1.2.3";

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/histo"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Epoch is the fixtures' clock.

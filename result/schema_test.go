@@ -14,7 +14,7 @@ import (
 // types, type by type ($defs are named after the Go types), so a field added here without the
 // schema (or the other way round) fails at once, whichever command would produce it.
 func TestSchemaMatchesTypes(t *testing.T) {
-	b, err := os.ReadFile("../../schema/result.schema.json")
+	b, err := os.ReadFile("../schema/result.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}

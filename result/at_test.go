@@ -6,7 +6,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Latency.At reads any percentile from the histogram (1..1000 µs: P50 is 500 µs, P99.9 999

@@ -17,8 +17,8 @@ import (
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 )
 
 // startGate holds publishers until every client of every part is ready: publishers connected,
@@ -214,7 +214,7 @@ func validateSchema(t *testing.T, r *result.Result) {
 	t.Helper()
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	sch, err := c.Compile(filepath.Join("..", "..", "schema", "result.schema.json"))
+	sch, err := c.Compile(filepath.Join("..", "schema", "result.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
