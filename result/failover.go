@@ -4,7 +4,7 @@ import "time"
 
 // Failover is one failover told once: what caused it, the stream's new leader and when,
 // each client's longest time without success in it (and why it was longer than the
-// election), and the latency peak. internal/failover tells it from the rest of the Result.
+// election), and the latency peak, read from the rest of the Result after the run.
 type Failover struct {
 	// Cause is the fault that began it ("2s:kill-leader"), or "server_silent" when a server
 	// that led a stream stopped answering the telemetry without a fault of natsperf's (a node
@@ -26,10 +26,12 @@ type Failover struct {
 
 // NewLeader is one stream's leader after a failover.
 type NewLeader struct {
+	// Stream is the stream's name.
 	Stream string        `json:"stream"`
 	Leader string        `json:"leader,omitempty"` // "" when none was elected within the run
 	At     time.Duration `json:"at_ns,omitempty"`  // from the run's start
-	After  time.Duration `json:"after_ns,omitempty"`
+	// After is At minus the failover's start (Failover.At).
+	After time.Duration `json:"after_ns,omitempty"`
 	// Kept: no other leader was elected and the failed one led the stream again by the end of
 	// the failover's window (a paused leader that came back before an election).
 	Kept bool `json:"kept,omitempty"`
@@ -43,25 +45,37 @@ type NewLeader struct {
 // held its acks back until they timed out (AckTimeout), which can make its outage longer than
 // the election.
 type ClientOutage struct {
-	Group    string        `json:"group"`
-	Client   int           `json:"client"`
+	// Group is the client's group name.
+	Group string `json:"group"`
+	// Client is its client id in the group.
+	Client int `json:"client"`
+	// Duration is To - From.
 	Duration time.Duration `json:"duration_ns"`
 	From     time.Duration `json:"from_ns"` // its last success before
 	To       time.Duration `json:"to_ns"`   // its first success after, or its end when Open
 	// Open: no success came after From before the client ended (not recovered).
-	Open         bool          `json:"open,omitempty"`
-	TimedOut     int64         `json:"timed_out,omitempty"`
+	Open bool `json:"open,omitempty"`
+	// TimedOut is how many of its publishes timed out in the outage (JetStream publishers; else 0).
+	TimedOut int64 `json:"timed_out,omitempty"`
+	// TimedOutFrom is when the first of those was sent, from the run's start.
 	TimedOutFrom time.Duration `json:"timed_out_from_ns,omitempty"`
+	// TimedOutWait is the part of the outage spent waiting on those publishes' acks.
 	TimedOutWait time.Duration `json:"timed_out_wait_ns,omitempty"`
-	AckTimeout   time.Duration `json:"ack_timeout_ns,omitempty"`
+	// AckTimeout is the publisher's --ack-timeout.
+	AckTimeout time.Duration `json:"ack_timeout_ns,omitempty"`
 }
 
 // LatencyPeak is a group's highest interval P99 in a window.
 type LatencyPeak struct {
-	Group  string        `json:"group"`
-	From   time.Duration `json:"from_ns"`
-	To     time.Duration `json:"to_ns"`
-	P99    int64         `json:"p99_ns"`
-	Max    int64         `json:"max_ns,omitempty"`
-	Median int64         `json:"median_p99_ns"` // the run's median interval P99
+	// Group is the group's name.
+	Group string `json:"group"`
+	// From is the start of the interval with the highest P99, from the run's start.
+	From time.Duration `json:"from_ns"`
+	// To is that interval's end, from the run's start.
+	To time.Duration `json:"to_ns"`
+	// P99 is that interval's P99 latency, in nanoseconds.
+	P99 int64 `json:"p99_ns"`
+	// Max is that interval's highest latency, in nanoseconds.
+	Max    int64 `json:"max_ns,omitempty"`
+	Median int64 `json:"median_p99_ns"` // the run's median interval P99
 }

@@ -14,17 +14,24 @@ import (
 
 // Part is one process's Result inside a merged one.
 type Part struct {
-	Name  string    `json:"name"`
-	Tool  *Tool     `json:"tool,omitempty"` // what wrote the part: natsperf, or natsperf-rust beside it
-	Host  Host      `json:"host"`
+	// Name is the part's name: an agent's name, or part1, part2... (Merge).
+	Name string `json:"name"`
+	Tool *Tool  `json:"tool,omitempty"` // what wrote the part: natsperf, or natsperf-rust beside it
+	// Host is the machine the part ran on.
+	Host Host `json:"host"`
+	// Start is the part's own start (Result.Start).
 	Start time.Time `json:"start,omitzero"`
-	End   time.Time `json:"end,omitzero"`
-	Stop  Stop      `json:"stop"`
+	// End is the part's own end (Result.End).
+	End time.Time `json:"end,omitzero"`
+	// Stop is why the part ended.
+	Stop Stop `json:"stop"`
 }
 
 // Input is one process's Result and the name it gets in the merged Result (an agent's name).
 type Input struct {
-	Name   string
+	// Name is the part's name in the merged Result (Part.Name, Client.Part).
+	Name string
+	// Result is the part's own Result.
 	Result *Result
 }
 

@@ -10,7 +10,8 @@ import (
 // them and to its clients (docs/network.md). Absent for servers natsperf did not start.
 type Network struct {
 	Topology string `json:"topology"` // single, cluster, leafnodes (a hub of nodes with leaf nodes) or supercluster
-	Nodes    int    `json:"nodes"`
+	// Nodes is the number of servers natsperf ran (a supercluster's all; the hub's for leafnodes).
+	Nodes int `json:"nodes"`
 	// Leafnodes is the number of leaf nodes around the hub; their clients connected to them,
 	// their leaf connections through links with the route conditions.
 	Leafnodes int `json:"leafnodes,omitempty"`
@@ -19,15 +20,20 @@ type Network struct {
 	Clusters int `json:"clusters,omitempty"`
 	// Links is true when the routes (and, with a client delay, the clients) went through
 	// natsperf's links; the figures below are one way, each direction.
-	Links          bool          `json:"links,omitempty"`
-	RouteDelay     time.Duration `json:"route_delay_ns,omitempty"`
+	Links bool `json:"links,omitempty"`
+	// RouteDelay is the delay added to each route, one way (0: none).
+	RouteDelay time.Duration `json:"route_delay_ns,omitempty"`
+	// RouteJitter is the jitter added around RouteDelay (0: none).
 	RouteJitter    time.Duration `json:"route_jitter_ns,omitempty"`
 	RouteBandwidth int64         `json:"route_bandwidth,omitempty"` // bytes/s
-	Zones          int           `json:"zones,omitempty"`
-	ZoneDelay      time.Duration `json:"zone_delay_ns,omitempty"` // added between zones
-	ClientDelay    time.Duration `json:"client_delay_ns,omitempty"`
-	ClientJitter   time.Duration `json:"client_jitter_ns,omitempty"`
-	GatewayDelay   time.Duration `json:"gateway_delay_ns,omitempty"` // added to the route conditions on the gateways
+	// Zones is the number of zones the nodes were spread over (0 or 1: one).
+	Zones     int           `json:"zones,omitempty"`
+	ZoneDelay time.Duration `json:"zone_delay_ns,omitempty"` // added between zones
+	// ClientDelay is the delay added between the clients and their server, one way (0: none).
+	ClientDelay time.Duration `json:"client_delay_ns,omitempty"`
+	// ClientJitter is the jitter added around ClientDelay (0: none).
+	ClientJitter time.Duration `json:"client_jitter_ns,omitempty"`
+	GatewayDelay time.Duration `json:"gateway_delay_ns,omitempty"` // added to the route conditions on the gateways
 }
 
 // Conditions words what the links did, "" when they did nothing (or there were none): two

@@ -12,17 +12,22 @@ type LoadStep struct {
 	Offset   time.Duration `json:"offset_ns"`    // from the run's start
 	Duration time.Duration `json:"duration_ns"`  // its width
 	Offered  float64       `json:"offered_rate"` // msgs/sec the schedule offered in it
-	Groups   []StepGroup   `json:"groups"`
+	// Groups are each group's figures in the step, in the Result's group order.
+	Groups []StepGroup `json:"groups"`
 }
 
 // StepGroup is one group in one load step, from its per-interval series.
 type StepGroup struct {
-	Name string  `json:"name"`
+	// Name is the group's name (Group.Name).
+	Name string `json:"name"`
+	// Msgs is the group's messages in the intervals that start in the step.
 	Msgs int64   `json:"msgs"`
 	Rate float64 `json:"rate"` // Msgs over the step's duration
 	// Latency percentiles of the messages the group recorded in the step (absent without).
-	P50  int64 `json:"p50_ns,omitempty"`
-	P99  int64 `json:"p99_ns,omitempty"`
+	P50 int64 `json:"p50_ns,omitempty"`
+	// P99 is the step's 99th percentile latency, in nanoseconds.
+	P99 int64 `json:"p99_ns,omitempty"`
+	// P999 is the step's 99.9th percentile latency, in nanoseconds.
 	P999 int64 `json:"p999_ns,omitempty"`
 }
 

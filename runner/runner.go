@@ -1,5 +1,6 @@
-// Package runner runs natsperf benchmarks from Go: hand it a spec.Spec, get the Result that
-// the command line would print and save. The same call runs the Spec wherever it is asked to:
+// Package runner runs natsperf benchmarks from Go: hand it a spec.Spec, get the
+// *result.Result (package github.com/natsperf/natsperf/result, which documents every field)
+// that the command line would print and save. The same call runs the Spec wherever it is asked to:
 //
 //   - in this process (the default), on the nats.go engine;
 //   - through natsperf-rust, when the Spec's workloads say client rust: a natsperf-rust agent
@@ -82,7 +83,8 @@ const (
 	OnLossContinue = "continue"
 )
 
-// Run runs s where o says and returns its Result. An error means the run could not start (an
+// Run runs s where o says and returns its Result (result.Write saves it as the command
+// line's --json does; WriteText prints it). An error means the run could not start (an
 // InputError: the Spec or Options are wrong); a run that started and failed returns its
 // Result with Stop saying why.
 func Run(ctx context.Context, s *spec.Spec, o Options) (*result.Result, error) {
