@@ -30,14 +30,21 @@ type Result struct {
 	Schema string `json:"schema"`
 	// Tool is the build that wrote the document: natsperf, or natsperf-rust for a Result of Rust
 	// clients.
-	Tool     Tool            `json:"tool"`
-	Command  string          `json:"command"`            // e.g. "pub", "pubsub", "service request"
-	Settings json.RawMessage `json:"settings,omitempty"` // the resolved run settings, secrets redacted
+	Tool Tool `json:"tool"`
+	// Command is the benchmark command that ran: "pub", "pubsub", "service
+	// request", "js pub async" ...
+	Command string `json:"command"`
+	// Settings are the resolved run settings as free-form JSON (snake_case keys at every depth;
+	// durations in nanoseconds), secrets replaced by "[redacted]"; docs/result-format.md lists
+	// the keys.
+	Settings json.RawMessage `json:"settings,omitempty"`
 	// Servers are what each server a client connected to said in its INFO, one entry per server
 	// (every node natsperf started, for nats-server processes it ran); empty when no client
 	// connected.
 	Servers []Server `json:"servers,omitempty"`
-	Network *Network `json:"network,omitempty"` // the servers natsperf ran: topology and links
+	// Network is the topology of the servers natsperf ran and the conditions of their links;
+	// nil for servers natsperf did not start.
+	Network *Network `json:"network,omitempty"`
 	// Host is the machine that generated the load (in a merged Result, the first part's; each Part
 	// names its own).
 	Host Host `json:"host"`
@@ -51,8 +58,10 @@ type Result struct {
 	Stop Stop `json:"stop"`
 	// Groups are the run's kinds of clients, one Group each (a pubsub run has "pub" and "sub"), in
 	// the order the workloads made them.
-	Groups  []Group       `json:"groups"`
-	Streams []StreamState `json:"streams,omitempty"` // JetStream: the streams (and KV buckets) after the run
+	Groups []Group `json:"groups"`
+	// Streams are the JetStream streams (and KV buckets' streams) the run used, as the server
+	// reported them after the run; empty for core NATS.
+	Streams []StreamState `json:"streams,omitempty"`
 	// Warnings are what the reader should know that is not a number (a setting that made the
 	// figures less exact, a part lost), one sentence each; empty when there is nothing to say.
 	Warnings []string `json:"warnings,omitempty"`
