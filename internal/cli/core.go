@@ -5,23 +5,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
-
-// subjectFlags are nats bench's multi-subject flags.
-type subjectFlags struct {
-	MultiSubject    bool `json:"multisubject"`
-	MultiSubjectMax int  `json:"multisubject_max"`
-	Randomize       bool `json:"multisubject_randomize"`
-}
-
-func (s *subjectFlags) register(f *pflag.FlagSet, withMax bool) {
-	f.BoolVar(&s.MultiSubject, "multisubject", false, "publish to SUBJECT.N (N = message number modulo --multisubject-max); receivers subscribe to SUBJECT.>")
-	if withMax {
-		f.IntVar(&s.MultiSubjectMax, "multisubject-max", 100_000, "how many different subjects --multisubject uses")
-		f.BoolVar(&s.Randomize, "multisubject-randomize", false, "with --multisubject: each message goes to a random one of the subjects instead of the next (also --multisubjectrandomize)")
-	}
-}
 
 func (a *app) pubCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -37,13 +21,6 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
   natsperf pub foo --multisubject --multisubject-max 100`,
 	}
 	return a.benchCommand(cmd, "pub")
-}
-
-func validateSubjects(sf subjectFlags) error {
-	if sf.MultiSubject && sf.MultiSubjectMax < 1 {
-		return usagef("--multisubject-max must be at least 1, got %d", sf.MultiSubjectMax)
-	}
-	return nil
 }
 
 func (a *app) subCmd() *cobra.Command {
