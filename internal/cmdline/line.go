@@ -316,9 +316,6 @@ func (d *Agents) Changed(name string) bool {
 	return fl != nil && fl.Changed
 }
 
-// Refused is why natsperf refuses a nats bench flag it has no use for ("" for other names).
-func Refused(name string) string { return natsBenchRefused[name] }
-
 // natsBenchAliases are nats bench's flag names (old and new syntax) that natsperf spells
 // differently; they are accepted everywhere under the old name.
 var natsBenchAliases = map[string]string{
