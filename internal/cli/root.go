@@ -129,7 +129,7 @@ type app struct {
 	g       *cmdline.Globals
 	conn    *cmdline.Conn
 	out     *cmdline.Output
-	// builders are the benchmark commands' flags and Spec builders (specrun.go): natsperf spec
+	// builders are the benchmark commands' flags and Spec builders (cmdline): natsperf spec
 	// and capacity build a command line's Spec without running it.
 	builders map[*cobra.Command]*cmdline.Command
 	// dist are the running command's --agents flags: a benchmark command's, or run's (runDist).
