@@ -187,6 +187,9 @@ type workloadJSON struct {
 	Pacing    Pacing          `json:"pacing,omitzero"`
 	Config    json.RawMessage `json:"config,omitempty"`
 	Client    string          `json:"client,omitempty"`
+	// PayloadFill is Workload's: without it here, a Spec lost its payload_fill when written
+	// (natsperf spec, agents) and refused it when read.
+	PayloadFill string `json:"payload_fill,omitempty"`
 }
 
 // MarshalJSON writes the kind next to the config.
@@ -198,7 +201,7 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshal(workloadJSON{Kind: w.Config.Kind(), Name: w.Name, Instances: w.Instances, Clients: w.Clients, Pacing: w.Pacing, Config: cfg, Client: w.Client})
+	return marshal(workloadJSON{Kind: w.Config.Kind(), Name: w.Name, Instances: w.Instances, Clients: w.Clients, Pacing: w.Pacing, Config: cfg, Client: w.Client, PayloadFill: w.PayloadFill})
 }
 
 // marshal is json.Marshal without escaping '>' (wildcard subjects).
@@ -231,7 +234,7 @@ func (w *Workload) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("config (%s): %w", aux.Kind, err)
 		}
 	}
-	*w = Workload{Name: aux.Name, Instances: aux.Instances, Clients: aux.Clients, Pacing: aux.Pacing, Config: cfg, Client: aux.Client}
+	*w = Workload{Name: aux.Name, Instances: aux.Instances, Clients: aux.Clients, Pacing: aux.Pacing, Config: cfg, Client: aux.Client, PayloadFill: aux.PayloadFill}
 	return nil
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/natsperf/natsperf/internal/cmdline"
 )
 
 // benchCompat is the older single-command syntax, 'nats bench SUBJECT --pub N --sub M [--js]',
@@ -118,7 +120,7 @@ per-client CSV (every command has it).`,
 		f.Bool(s.name, false, s.usage)
 	}
 	f.StringArrayP("header", "H", nil, "publishers: add a header KEY:VALUE (repeatable)")
-	aliasFlag(f, "throughput", "rate")
+	cmdline.AliasFlag(f, "throughput", "rate")
 	return cmd
 }
 
@@ -192,7 +194,7 @@ func (o *benchCompat) translate(f *pflag.FlagSet, subject string) ([]string, err
 	}
 	var err error
 	f.VisitAll(func(fl *pflag.Flag) {
-		if _, alias := fl.Value.(aliasValue); !fl.Changed || benchChoosers[fl.Name] || err != nil || alias {
+		if alias := cmdline.IsAlias(fl.Value); !fl.Changed || benchChoosers[fl.Name] || err != nil || alias {
 			return // an alias set its flag, which passes through
 		}
 		if fl.Name == "purge" && argv[0] == "pubsub" {
@@ -213,7 +215,7 @@ func (o *benchCompat) translate(f *pflag.FlagSet, subject string) ([]string, err
 func checkApplies(f *pflag.FlagSet, target *cobra.Command) error {
 	var err error
 	f.VisitAll(func(fl *pflag.Flag) {
-		_, alias := fl.Value.(aliasValue)
+		alias := cmdline.IsAlias(fl.Value)
 		if err != nil || !fl.Changed || benchChoosers[fl.Name] || alias || (fl.Name == "purge" && target.Name() == "pubsub") {
 			return
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/capacity"
+	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/internal/slo"
@@ -133,11 +134,11 @@ func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
 		}
 	}
 	if err := fs.Parse(own); err != nil {
-		return cf, nil, usageError{err}
+		return cf, nil, usageError{Err: err}
 	}
 	switch {
-	case !(cf.min >= minRate) || cf.max > maxRate || !(cf.max >= cf.min):
-		return cf, nil, usagef("--min and --max must be rates with %g <= --min <= --max <= %g, got %v and %v", minRate, cf.min, cf.max, maxRate)
+	case !(cf.min >= cmdline.MinRate) || cf.max > cmdline.MaxRate || !(cf.max >= cf.min):
+		return cf, nil, usagef("--min and --max must be rates with %g <= --min <= --max <= %g, got %v and %v", cmdline.MinRate, cf.min, cf.max, cmdline.MaxRate)
 	case cf.probe < 100*time.Millisecond:
 		return cf, nil, usagef("--probe-duration must be at least 100ms, got %v", cf.probe)
 	case cf.repeats < 1 || cf.repeats > 20:
@@ -159,7 +160,7 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	base := sr.spec
+	base := sr.Spec
 	for _, f := range []string{"rate", "msgs", "duration", "steps", "ramp", "sleep"} {
 		if fl := target.Flags().Lookup(f); fl != nil && fl.Changed {
 			return usagef("--%s is capacity's to set: it probes fixed rates for --probe-duration", f)
@@ -177,7 +178,7 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 		return usagef("capacity needs at least one --slo threshold, e.g. --slo 'p99<5ms'")
 	}
 	if err := searchable(base); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if err := checkOutputFile("-o", a.out.File); err != nil {
 		return err
@@ -187,10 +188,10 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 		warmup = defaultWarmup
 	}
 	if err := probeSpec(base, cf, warmup, cf.min).Validate(); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	ctx := runCtx(cmd)
-	o, _, serr := a.searchCapacity(ctx, base, cf, warmup, a.runOptions(sr.conn), func(p capacity.Probe) {
+	o, _, serr := a.searchCapacity(ctx, base, cf, warmup, a.runOptions(sr.Conn), func(p capacity.Probe) {
 		fmt.Fprintln(a.streams.Err, report.ProbeLine(p))
 	})
 	o.Command = strings.Join(args, " ")
@@ -300,9 +301,9 @@ func searchable(s *spec.Spec) error {
 }
 
 // checkCapacityArgs says, when a scenario with capacity: loads, whether its workload's
-// command line can be searched; one that does not parse is checkWorkloadArgs's to report.
+// command line can be searched; one that does not parse is the scenario check's to report.
 func (a *app) checkCapacityArgs(args []string) error {
-	s, err := a.workloadSpec(args)
+	s, err := cmdline.Workload(args)
 	if err != nil {
 		return nil
 	}

@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/report"
@@ -23,66 +22,24 @@ import (
 // streamAfter is the --duration from which "stream: auto" streams the series to disk.
 const streamAfter = 5 * time.Minute
 
-// workloadSpec builds the Spec of one scenario workload's command line, as the command would:
-// parsed with the command's own flag definitions (in a tree of its own, so no flag keeps
-// another workload's value) and built by the command's Spec builder. Nothing runs.
-func (a *app) workloadSpec(args []string) (*spec.Spec, error) {
-	var sink bytes.Buffer
-	root, wa := newApp(&Streams{Out: &sink, Err: &sink, Env: a.streams.Env})
-	cmd, rest, err := root.Find(args)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	build, ok := wa.builders[cmd]
-	if !ok || cmd.Name() == "latency" {
-		return nil, usagef("%q is not a benchmark command (pub, sub, pubsub, service, js, kv)", strings.Join(args, " "))
-	}
-	if err := cmd.ParseFlags(rest); err != nil {
-		return nil, usageError{err}
-	}
-	for _, f := range []string{"json", "output", "server", "context", "hist"} {
-		if fl := cmd.Flags().Lookup(f); fl != nil && fl.Changed {
-			return nil, usagef("--%s is set by the scenario (target:, run -o), not by a workload", f)
-		}
-	}
-	if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
-		return nil, err
-	}
-	sr, err := build(cmd, cmd.Flags().Args())
-	if err != nil {
-		return nil, err
-	}
-	if err := wa.withClient(sr.spec); err != nil {
-		return nil, err
-	}
-	return sr.spec, nil
-}
-
-// checkWorkloadArgs checks a workload's command line when the scenario is loaded: unknown
-// commands and flags, wrong arguments and bad values are found before anything runs.
-func (a *app) checkWorkloadArgs(args []string) error {
-	_, err := a.workloadSpec(args)
-	return err
-}
-
 // cellSpec is a cell as the Spec the runner runs, with the connection settings to use: the
 // command line's -s or --context win over the file's target (scenario.Cell.Spec made it the
 // Spec's), whose TLS switches the command line may add to; with neither, NATS_URL or the nats
 // context, else an embedded server.
 func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Settings, error) {
-	s, err := c.Spec(a.workloadSpec, keep)
+	s, err := c.Spec(keep)
 	if err != nil {
 		return nil, nil, err
 	}
-	cli, file := a.conn.s, s.Target
+	cli, file := a.conn.Settings, s.Target
 	var conn connect.Settings
 	switch {
 	case cli.Servers != "" || cli.Context != "":
 		conn = cli
 	case s.Target.Embedded != nil:
-		a.conn.withEncryption(&s.Target)
-		a.conn.withProcesses(&s.Target)
-		a.conn.withSync(&s.Target)
+		a.conn.WithEncryption(&s.Target)
+		a.conn.WithProcesses(&s.Target)
+		a.conn.WithSync(&s.Target)
 		a.withTelemetry(&s.Target, file)
 		return s, nil, nil
 	case len(s.Target.Servers) > 0 || s.Target.Context != "":
@@ -94,8 +51,8 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 		conn = cli
 	}
 	s.Target = connect.SpecTarget(conn)
-	a.conn.withEncryption(&s.Target)
-	a.conn.withSync(&s.Target)
+	a.conn.WithEncryption(&s.Target)
+	a.conn.WithSync(&s.Target)
 	a.withTelemetry(&s.Target, file)
 	return s, &conn, nil
 }
@@ -106,11 +63,11 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 func (a *app) withTelemetry(t *spec.Target, file spec.Target) {
 	t.Monitor = file.Monitor
 	t.SysCreds, t.SysUser, t.SysPassword = file.SysCreds, file.SysUser, file.SysPassword
-	if c := a.conn; c.sysCreds != "" || c.sysUser != "" {
-		t.SysCreds, t.SysUser, t.SysPassword = c.sysCreds, c.sysUser, spec.Secret(c.sysPassword)
+	if c := a.conn; c.SysCreds != "" || c.SysUser != "" {
+		t.SysCreds, t.SysUser, t.SysPassword = c.SysCreds, c.SysUser, spec.Secret(c.SysPassword)
 	}
 	if t.SysUser != "" && t.SysPassword == "" && a.streams.Env.Getenv != nil {
-		t.SysPassword = spec.Secret(a.streams.Env.Getenv(sysPasswordEnv))
+		t.SysPassword = spec.Secret(a.streams.Env.Getenv(cmdline.SysPasswordEnv))
 	}
 }
 
@@ -167,11 +124,11 @@ func (a *app) runOnce(ctx context.Context, tg *runner.Targets, sc *scenario.Scen
 	}
 	var in runner.InputError
 	switch {
-	case err != nil && a.dist.agents != "" && !errors.As(err, &in):
+	case err != nil && a.dist.Agents != "" && !errors.As(err, &in):
 		return fail(fmt.Errorf("across agents: %w", err))
 	case err != nil:
 		return fail(err)
-	case a.dist.agents != "":
+	case a.dist.Agents != "":
 		return a.recordCell(dir, ir, res, fmt.Sprintf(" (%d agents)", len(res.Distributed.Agents)), " ("+name+")")
 	case runner.UsesRust(s):
 		return a.recordCell(dir, ir, res, " (natsperf-rust)", " ("+name+")")

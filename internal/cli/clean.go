@@ -24,9 +24,9 @@ created-by=natsperf). Anything else is left alone. Each removal is listed; --dry
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(runCtx(cmd), time.Minute)
 			defer cancel()
-			settings, specified, err := connect.Resolve(a.conn.s, a.streams.Env)
+			settings, specified, err := connect.Resolve(a.conn.Settings, a.streams.Env)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			if !specified {
 				fmt.Fprintln(a.streams.Out, "No server given (--server, NATS_URL or --context): an embedded server starts empty each run, so there is nothing to clean.")

@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"time"
-
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/agent"
 	"github.com/natsperf/natsperf/internal/agentproto"
@@ -13,54 +10,25 @@ import (
 	"github.com/natsperf/natsperf/runner"
 )
 
-// distFlags are a distributed run's flags (--agents ...), on every command that runs a Spec.
-type distFlags struct {
-	agents  string
-	control string
-	wait    time.Duration
-	onLoss  string
-	fs      flagSets
-}
-
-func (d *distFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&d.agents, "agents", "", "run across natsperf agents: a number (--agents 3) or a label selector (--agents zone=a,tier=x); see 'natsperf agent'")
-	f.StringVar(&d.control, "control", "", "the NATS server the agents listen on (default: the -s server)")
-	f.DurationVar(&d.wait, "agents-wait", 30*time.Second, "how long to wait for the agents asked for")
-	f.StringVar(&d.onLoss, "on-agent-loss", runner.OnLossStop, "when an agent stops answering: stop the run, or continue with the others (the Result is partial either way)")
-	d.fs = append(d.fs, f)
-}
-
-func (d *distFlags) changed(name string) bool { return d.fs.changed(name) }
-
-// registerAgentsFlags puts the distributed run's flags on every command that builds a Spec,
-// and on run.
-func (a *app) registerAgentsFlags(root *cobra.Command) {
-	eachCommand(root, func(c *cobra.Command) {
-		if _, ok := c.Annotations[specAnnotation]; ok || (c.Name() == "run" && c.Parent() == root) {
-			a.dist.add(c.Flags())
-		}
-	})
-}
-
 // distributedCheck refuses the distributed flags without --agents, and bad values.
 func (a *app) distributedCheck() error {
-	d := &a.dist
-	if d.agents == "" {
+	d := a.dist
+	if d.Agents == "" {
 		for _, n := range []string{"control", "agents-wait", "on-agent-loss"} {
-			if d.changed(n) {
+			if d.Changed(n) {
 				return usagef("--%s is for runs across agents: add --agents N", n)
 			}
 		}
 		return nil
 	}
-	if d.onLoss != runner.OnLossStop && d.onLoss != runner.OnLossContinue {
-		return usagef("--on-agent-loss must be stop or continue, got %q", d.onLoss)
+	if d.OnLoss != runner.OnLossStop && d.OnLoss != runner.OnLossContinue {
+		return usagef("--on-agent-loss must be stop or continue, got %q", d.OnLoss)
 	}
-	if d.wait <= 0 {
-		return usagef("--agents-wait must be positive, got %v", d.wait)
+	if d.Wait <= 0 {
+		return usagef("--agents-wait must be positive, got %v", d.Wait)
 	}
-	if err := runner.CheckAgents(d.agents); err != nil {
-		return usageError{err}
+	if err := runner.CheckAgents(d.Agents); err != nil {
+		return usageError{Err: err}
 	}
 	return nil
 }
@@ -89,15 +57,15 @@ started with --allow-exec. The protocol is docs/agent-protocol.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lbl, err := agentproto.ParseLabels(labels)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
-			target, specified, err := connect.Resolve(a.conn.s, a.streams.Env)
+			target, specified, err := connect.Resolve(a.conn.Settings, a.streams.Env)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
-			control, err := connect.Control(a.conn.s, controlFlag(cmd), a.streams.Env)
+			control, err := connect.Control(a.conn.Settings, controlFlag(cmd), a.streams.Env)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			if !specified { // an agent never loads a private embedded server
 				target = control

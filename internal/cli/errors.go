@@ -4,16 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/natsperf/natsperf/internal/cmdline"
 )
 
-// usageError marks bad input: wrong flags, values or arguments. It exits with code 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+// usageError marks bad input: wrong flags, values or arguments. It exits with code 2. It is
+// cmdline's, so bad input found there exits 2 too.
+type usageError = cmdline.UsageError
 
 func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
+	return usageError{Err: fmt.Errorf(format, args...)}
 }
 
 func isUsage(err error) bool {
@@ -40,5 +40,8 @@ func loadError(err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	return usageError{err}
+	return usageError{Err: err}
 }
+
+// checkOutputFile refuses, before anything runs, a file that could not be written.
+var checkOutputFile = cmdline.CheckOutputFile

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/natsperf/natsperf/internal/cmdline"
 )
 
 // benchOutputFlags are the root's persistent flags that only mean something to a command that runs a
@@ -18,7 +20,7 @@ var benchOutputFlags = []string{"json", "output", "no-progress", "cpu", "csv"}
 // by every command, so they are changed only while cmd's help is printed.
 func fileCommand(cmd *cobra.Command, own map[string]string) {
 	applies := func(f *pflag.Flag) bool {
-		if _, conn := f.Annotations[connAnnotation]; conn {
+		if cmdline.IsConnection(f) {
 			return false
 		}
 		_, kept := own[f.Name]

@@ -5,18 +5,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/spf13/pflag"
-
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/result"
 )
 
 // plotterURL is where the .hgrm files --hist writes can be plotted.
 const plotterURL = "https://hdrhistogram.github.io/HdrHistogram/plotFiles.html"
-
-func registerHist(f *pflag.FlagSet, path *string) {
-	f.StringVar(path, "hist", "", "write the latency histogram (HdrHistogram .hgrm percentile distribution, milliseconds) to this file, for "+plotterURL)
-}
 
 // saveHist writes the latency of the run's measured group to path ("" writes nothing).
 func (a *app) saveHist(path string, res *result.Result) error {

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/js"
-	"github.com/natsperf/natsperf/spec"
 )
 
 func (a *app) jsCmd() *cobra.Command {
@@ -50,14 +49,6 @@ func (a *app) jsPubCmd() *cobra.Command {
 }
 
 func (a *app) jsPubModeCmd(mode string) *cobra.Command {
-	var bf benchFlags
-	var sf streamFlags
-	var subj subjectFlags
-	var pf payloadFlags
-	var batch int
-	var dedup bool
-	var ff faultFlags
-	var maxInflight int
 	short := map[string]string{
 		js.Sync:  "Publish one message at a time, waiting for each ack (latency)",
 		js.Async: "Publish windows of --batch messages asynchronously, then wait for their acks (throughput)",
@@ -68,7 +59,6 @@ func (a *app) jsPubModeCmd(mode string) *cobra.Command {
 	if mode == js.Batch {
 		use, aliases = "atomic", []string{js.Batch} // nats bench 0.5's name; natsperf's first one stays
 	}
-	var outstanding int
 	cmd := &cobra.Command{
 		Use:     use + " SUBJECT",
 		Aliases: aliases,
@@ -80,97 +70,11 @@ stream that allows atomic batches).`}[mode] + `
 (for atomic: to the commit's ack; for fast: to the flow ack that covers it). A missing stream is created with --create (always on the
 embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as it is.`,
 		Example: "  natsperf js pub " + use + " jsfoo --create --storage memory --size 16 --msgs 10000",
-		Args:    exactArgs(1, "one SUBJECT"),
-		RunE: a.specRunE(func(cmd *cobra.Command, args []string) (*specRun, error) {
-			f := cmd.Flags()
-			if err := bf.validate(f); err != nil {
-				return nil, err
-			}
-			if err := sf.validate(); err != nil {
-				return nil, err
-			}
-			if err := validateSubjects(subj); err != nil {
-				return nil, err
-			}
-			if err := pf.validate(f); err != nil {
-				return nil, err
-			}
-			if err := checkPublishSubject("SUBJECT", args[0]); err != nil {
-				return nil, err
-			}
-			if !f.Changed("batch") && mode == js.Batch {
-				batch = 100
-			}
-			if mode == js.Fast && (batch < 1 || batch > 65535 || outstanding < 1 || outstanding > 65535) {
-				return nil, usagef("--batch (the flow window) and --max-outstanding-acks must be 1 to 65535, got %d and %d", batch, outstanding)
-			}
-			if batch < 1 || (mode == js.Batch && batch > js.MaxAtomicBatch) {
-				return nil, usagef("--batch must be 1 to %d for atomic batches (the server's limit), got %d", js.MaxAtomicBatch, batch)
-			}
-			if mode == js.Batch && sf.PersistAsync {
-				return nil, usagef("--persistasync cannot be used with atomic batches (the server forbids it)")
-			}
-			if err := checkVerifySize(&ff, bf.Size); err != nil {
-				return nil, err
-			}
-			if err := ff.parse(a, true, ff.faultNodes(sf.Replicas)); err != nil {
-				return nil, err
-			}
-			pub := spec.JSPublish{
-				Stream: sf.Stream, Subject: args[0], Size: size(bf, f), MultiSubject: subj.MultiSubject,
-				MultiSubjectMax: multiMax(subj, f), MultiSubjectRandomize: subj.Randomize, Dedup: dedup, AckTimeout: ackTimeout(sf, f), Payload: pf.spec(),
-			}
-			var cfg spec.Config = &spec.JSPubSync{JSPublish: pub}
-			if !f.Changed("batch") {
-				batch = 0 // the kind's default
-			}
-			switch mode {
-			case js.Async:
-				cfg = &spec.JSPubAsync{JSPublish: pub, Batch: batch}
-			case js.Batch:
-				cfg = &spec.JSPubBatch{JSPublish: pub, Batch: batch}
-			case js.Fast:
-				fc := &spec.JSPubFast{JSPublish: pub, Batch: batch}
-				if f.Changed("max-outstanding-acks") {
-					fc.MaxOutstandingAcks = outstanding
-				}
-				cfg = fc
-			}
-			spc := withStream(withMaxInflight(a.newSpec(bf, f, bf.Clients, cfg), f, maxInflight), &sf, f)
-			return &specRun{spec: withFaults(spc, &ff, f), hist: bf.Hist, conn: &a.conn.s}, nil
-		}),
 	}
-	a.specCommand(cmd)
-	f := cmd.Flags()
-	bf.register(f, true, false)
-	sf.register(f)
-	subj.register(f, true)
-	pf.register(f)
-	def := js.DefaultAsyncWindow
-	f.IntVar(&batch, "batch", def, "async: messages published before waiting for their acks (also --async-window); batch: messages per atomic batch, default 100, at most 1000 (also --batch-size)")
-	switch mode {
-	case js.Async:
-		aliasFlag(f, "async-window", "batch")
-	case js.Batch:
-		aliasFlag(f, "batch-size", "batch")
-	case js.Fast:
-		f.Lookup("batch").Usage = "the flow window: the server acks every this many messages, at most 65535 (also --flow)"
-		aliasFlag(f, "flow", "batch")
-		f.IntVar(&outstanding, "max-outstanding-acks", js.DefaultFastOutstanding, "acks that may be missing before the publisher waits")
-	}
-	registerHist(f, &bf.Hist)
-	f.BoolVar(&dedup, "dedup", false, "set a unique Nats-Msg-Id on every message (server-side deduplication)")
-	ff.register(f)
-	if mode == js.Sync {
-		registerMaxInflight(f, &maxInflight)
-	}
-	return cmd
+	return a.benchCommand(cmd, "js pub "+use)
 }
 
 func (a *app) jsConsumerCmd(kind string) *cobra.Command {
-	var bf benchFlags
-	var sf streamFlags
-	var cf consumerFlags
 	fanout := kind == js.Ordered
 	short := map[string]string{
 		js.Ordered: "Replay the stream with an ordered ephemeral consumer per client (each client gets every message)",
@@ -193,32 +97,8 @@ published after the consumers started; replayed messages count for throughput on
 that gets nothing for --idle-timeout ends with partial results (from the start when the
 messages were already there).`,
 		Example: "  natsperf js " + kind + " --clients 2 --msgs 10000",
-		Args:    exactArgs(0, "no arguments"),
-		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
-			f := cmd.Flags()
-			if err := bf.validate(f); err != nil {
-				return nil, err
-			}
-			if err := sf.validate(); err != nil {
-				return nil, err
-			}
-			if err := cf.validate(); err != nil {
-				return nil, err
-			}
-			if bf.Msgs == 0 {
-				return nil, usagef("--msgs must be at least 1")
-			}
-			spc := a.newSpec(bf, f, bf.Clients, cf.spec(kind, bf, sf, f))
-			return &specRun{spec: withStream(spc, &sf, f), hist: bf.Hist, conn: &a.conn.s}, nil
-		}),
 	}
-	a.specCommand(cmd)
-	f := cmd.Flags()
-	bf.register(f, false, true)
-	sf.register(f)
-	cf.register(f, !fanout, kind == js.Push)
-	registerHist(f, &bf.Hist)
-	return cmd
+	return a.benchCommand(cmd, "js "+kind)
 }
 
 func (a *app) jsGetCmd() *cobra.Command {
@@ -235,10 +115,6 @@ func (a *app) jsGetCmd() *cobra.Command {
 }
 
 func (a *app) jsGetModeCmd(batched bool) *cobra.Command {
-	var bf benchFlags
-	var sf streamFlags
-	var filter string
-	var batch int
 	mode := "sync"
 	if batched {
 		mode = "batch"
@@ -251,49 +127,6 @@ natsperf creates do). --msgs is per client: every client reads all of them from 
 first message, as nats bench does. A missing or short stream natsperf created is filled first.
 Latency is each get's round trip (batch: from the request to each message).`,
 		Example: "  natsperf js get " + mode + " --clients 2 --msgs 10000",
-		Args:    exactArgs(0, "no arguments"),
-		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
-			f := cmd.Flags()
-			if err := bf.validate(f); err != nil {
-				return nil, err
-			}
-			if err := sf.validate(); err != nil {
-				return nil, err
-			}
-			if batch < 1 {
-				return nil, usagef("--batch must be at least 1")
-			}
-			if filter != "" {
-				if err := checkSubject("--filter", filter); err != nil {
-					return nil, err
-				}
-			}
-			if bf.Msgs == 0 {
-				return nil, usagef("--msgs must be at least 1")
-			}
-			get := spec.JSGetSync{Stream: sf.Stream, Size: size(bf, f), Filter: filter, AckTimeout: ackTimeout(sf, f)}
-			var cfg spec.Config = &get
-			if batched {
-				b := &spec.JSGetBatch{JSGetSync: get}
-				if f.Changed("batch") {
-					b.Batch = batch
-				}
-				cfg = b
-			}
-			spc := a.newSpec(bf, f, bf.Clients, cfg)
-			return &specRun{spec: withStream(spc, &sf, f), hist: bf.Hist, conn: &a.conn.s}, nil
-		}),
 	}
-	a.specCommand(cmd)
-	f := cmd.Flags()
-	bf.register(f, false, false)
-	sf.register(f)
-	f.StringVar(&filter, "filter", "", "get only messages on this subject (the next one at or after each sequence)")
-	f.IntVar(&batch, "batch", 500, "messages per batched direct get (also --get-batch)")
-	aliasFlag(f, "get-batch", "batch")
-	registerHist(f, &bf.Hist)
-	if !batched {
-		_ = f.MarkHidden("batch")
-	}
-	return cmd
+	return a.benchCommand(cmd, "js get "+mode)
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
-
-	"github.com/natsperf/natsperf/spec"
 )
 
 func (a *app) kvCmd() *cobra.Command {
@@ -18,13 +16,6 @@ func (a *app) kvCmd() *cobra.Command {
 }
 
 func (a *app) kvOpCmd(put bool) *cobra.Command {
-	var bf benchFlags
-	var st storeFlags
-	var bucket string
-	var maxInflight int
-	var history int
-	var randomize int64
-	var maxBytes int64
 	use := "get"
 	long := `--msgs is the total, split across --clients. Keys are "0".."N-1": the message number, or with
 --randomize N a random one of N keys. A missing bucket is created (marked created-by=natsperf);
@@ -46,65 +37,6 @@ Result and the text then give each step's rate and percentiles (docs/capacity.md
 		Short:   map[bool]string{true: "Put values into a KV bucket, one at a time", false: "Get values from a KV bucket, one at a time"}[put],
 		Long:    long,
 		Example: example,
-		Args:    exactArgs(0, "no arguments"),
-		RunE: a.specRunE(func(cmd *cobra.Command, _ []string) (*specRun, error) {
-			f := cmd.Flags()
-			if err := bf.validate(f); err != nil {
-				return nil, err
-			}
-			if err := st.validate(); err != nil {
-				return nil, err
-			}
-			switch {
-			case checkBucketName(bucket) != nil:
-				return nil, checkBucketName(bucket)
-			case history < 1 || history > 64:
-				return nil, usagef("--history must be 1 to 64, got %d", history)
-			case randomize < 0:
-				return nil, usagef("--randomize must not be negative")
-			case bf.Msgs == 0 && !put:
-				return nil, usagef("--msgs must be at least 1")
-			}
-			bk := spec.Bucket{Name: bucket, Purge: st.Purge, Force: st.Force}
-			if f.Changed("storage") {
-				bk.Storage = st.Storage
-			}
-			if f.Changed("replicas") {
-				bk.Replicas = st.Replicas
-			}
-			if f.Changed("compression") {
-				bk.Compression = st.Compression
-			}
-			if f.Changed("history") {
-				bk.History = history
-			}
-			if f.Changed("maxbytes") {
-				bk.MaxBytes = spec.Size(maxBytes)
-			}
-			c := spec.KV{Bucket: bucket, Size: size(bf, f), Randomize: randomize}
-			if f.Changed("ack-timeout") {
-				c.AckTimeout = spec.Duration(st.AckTimeout)
-			}
-			var cfg spec.Config = &spec.KVGet{KV: c}
-			if put {
-				cfg = &spec.KVPut{KV: c}
-			}
-			spc := withMaxInflight(a.newSpec(bf, f, bf.Clients, cfg), f, maxInflight)
-			spc.Setup.Buckets = []spec.Bucket{bk}
-			return &specRun{spec: spc, hist: bf.Hist, conn: &a.conn.s}, nil
-		}),
 	}
-	a.specCommand(cmd)
-	f := cmd.Flags()
-	bf.register(f, put, false)
-	if put {
-		registerMaxInflight(f, &maxInflight)
-	}
-	registerHist(f, &bf.Hist)
-	f.StringVar(&bucket, "bucket", "benchbucket", "KV bucket to use")
-	st.register(f)
-	f.IntVar(&history, "history", 1, "history (values kept per key) of a bucket natsperf creates")
-	f.Var((*sizeValue)(&maxBytes), "maxbytes", "maximum size of a bucket natsperf creates (size units; 0: unlimited)")
-	f.Int64Var(&randomize, "randomize", 0, "use random keys among this many instead of the message number")
-	return cmd
+	return a.benchCommand(cmd, "kv "+use)
 }

@@ -6,16 +6,16 @@ import (
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
+
+	"github.com/natsperf/natsperf/internal/cmdline"
 )
 
-// registerProfile adds the hidden --cpuprofile flag: for natsperf's maintainers, to see where a
+// registerProfile acts on the hidden --cpuprofile flag: for natsperf's maintainers, to see where a
 // workload's time goes when it trails its bare nats.go loop (docs/performance.md).
-func registerProfile(root *cobra.Command) {
-	var path string
+func registerProfile(root *cobra.Command, out *cmdline.Output) {
 	var f *os.File
-	root.PersistentFlags().StringVar(&path, "cpuprofile", "", "write a CPU profile of the run to this file")
-	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		path := out.CPUProfile
 		if path == "" {
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"github.com/natsperf/natsperf/internal/cmdline"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,7 +64,7 @@ func everyFlag() map[string]bool {
 	}
 	walk(root)
 	names["help"] = true // cobra adds it when a command runs
-	for alias := range natsBenchAliases {
+	for _, alias := range cmdline.NatsBenchNames() {
 		names[alias] = true
 	}
 	return names

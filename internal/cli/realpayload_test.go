@@ -23,7 +23,7 @@ import (
 // subscriber still measures every message's latency and loss from the Natsperf-Stamp header.
 func TestPayloadFileArrivesByteForByte(t *testing.T) {
 	const n = 2000
-	file := filepath.Join(t.TempDir(), "payload.bin")
+	file := filepath.Join(t.TempDir(), "payload.Bin")
 	body := make([]byte, 700)
 	_, _ = rand.Read(body)
 	if err := os.WriteFile(file, body, 0o600); err != nil {
@@ -186,7 +186,7 @@ func TestRustRefusesWhatItLacks(t *testing.T) {
 // with a payload file or random bytes (which it would silently not touch) it is refused,
 // one line, exit 2, before anything runs.
 func TestPayloadFillNeedsNatsperfsPayload(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "p.bin")
+	file := filepath.Join(t.TempDir(), "p.Bin")
 	if err := os.WriteFile(file, []byte("hello"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
-// Package cli is natsperf's command line: cobra commands that turn flags (or a scenario cell's
-// workload command lines) into a run Spec, hand it to internal/engine and render the Result.
-// Only main exits; everything here returns exit codes.
+// Package cli is natsperf's command line: the cobra commands, their help, and the rendering
+// of what they return. internal/cmdline owns the flags and turns a command line into its Spec,
+// which the commands hand to runner.Run. Only main exits; everything here returns exit codes.
 package cli
 
 import (
@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/internal/connect"
 )
 
@@ -89,22 +90,21 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(flagError)
-	conn := &connFlags{}
-	conn.register(root)
-	out := &outputFlags{}
-	out.register(root)
-	registerProfile(root)
+	g := cmdline.NewGlobals()
+	root.PersistentFlags().AddFlagSet(g.Flags())
+	conn, out := &g.Conn, &g.Out
+	registerProfile(root, out)
 	profile := root.PersistentPreRunE
 	started := new(time.Time)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		*started = time.Now()
-		if err := conn.parsed(s.Env); err != nil {
+		if err := conn.Parsed(s.Env); err != nil {
 			return err
 		}
 		return profile(cmd, args)
 	}
-	app := &app{streams: s, conn: conn, out: out, builders: map[*cobra.Command]specBuilder{}, started: started}
-	root.PersistentFlags().StringVar(&app.csvFile, "csv", "", "also write nats bench's per-client CSV (#RunID, ClientID, MsgCount, ...) to this file")
+	app := &app{streams: s, g: g, conn: conn, out: out, builders: map[*cobra.Command]*cmdline.Command{}, started: started}
+	app.dist = &app.runDist
 	root.AddCommand(
 		app.pubCmd(), app.subCmd(), app.pubsubCmd(), app.serviceCmd(), app.latencyCmd(),
 		app.jsCmd(), app.kvCmd(), app.cleanCmd(),
@@ -112,15 +112,12 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 		app.runCmd(), app.reportCmd(), app.compareCmd(), app.specCmd(), app.capacityCmd(),
 		app.benchCmd(), app.agentCmd(),
 	)
-	app.registerAgentsFlags(root)
-	app.registerClientFlags(root)
 	// Cobra's own completion command, with its help pointing at the shells it supports.
 	root.CompletionOptions.DisableDefaultCmd = false
 	root.SetOut(s.Out) // the completion command captures its writer when it is created
 	root.SetErr(s.Err)
-	root.InitDefaultCompletionCmd() // now, so guardGroups covers 'completion' too
-	registerProgress(root, out)
-	root.SetGlobalNormalizationFunc(natsBenchNames) // nats bench's flag spellings (usage.go)
+	root.InitDefaultCompletionCmd()                    // now, so guardGroups covers 'completion' too
+	root.SetGlobalNormalizationFunc(cmdline.Normalize) // nats bench's flag spellings
 	guardGroups(root)
 	guardHelp(root)
 	return root, app
@@ -129,16 +126,17 @@ received" and "not consumed" are not loss), 4 compare --fail-on-regression found
 // app holds what every command shares.
 type app struct {
 	streams *Streams
-	conn    *connFlags
-	out     *outputFlags
-	csvFile string // --csv: nats bench's per-client CSV (csv.go)
-	// builders are the benchmark commands' Spec builders (specrun.go): natsperf spec and
-	// scenario workloads build a command line's Spec without running it.
-	builders map[*cobra.Command]specBuilder
-	building specBuilder // made by specRunE, filed by specCommand
-	dist     distFlags   // --agents and friends (distributed.go)
-	client   clientFlags // --client go|rust (clientflags.go)
-	started  *time.Time  // when the command started (latency's "1st Sent Wall Time" counts from it)
+	g       *cmdline.Globals
+	conn    *cmdline.Conn
+	out     *cmdline.Output
+	// builders are the benchmark commands' flags and Spec builders (cmdline): natsperf spec
+	// and capacity build a command line's Spec without running it.
+	builders map[*cobra.Command]*cmdline.Command
+	// dist are the running command's --agents flags: a benchmark command's, or run's (runDist).
+	dist      *cmdline.Agents
+	runDist   cmdline.Agents
+	clientBin string     // --client-bin of the benchmark command that runs
+	started   *time.Time // when the command started (latency's "1st Sent Wall Time" counts from it)
 }
 
 // args checks positional arguments with a usage error.

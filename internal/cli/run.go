@@ -52,10 +52,10 @@ it does a scenario file's.`,
   natsperf run examples/jetstream-evaluation.yaml --dry-run`,
 		Args: exactArgs(1, "one scenario or Spec FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := a.conn.checkEncryption(); err != nil {
+			if err := a.conn.CheckEncryption(); err != nil {
 				return err
 			}
-			if err := a.conn.refuseLinksOnRun(); err != nil {
+			if err := a.conn.RefuseLinksOnRun(); err != nil {
 				return err
 			}
 			if isSpecFile(args[0]) {
@@ -68,7 +68,7 @@ it does a scenario file's.`,
 			if err != nil {
 				return err
 			}
-			sc, err := scenario.Load(args[0], scenario.Options{Set: set, CheckArgs: a.checkWorkloadArgs, CheckCapacity: a.checkCapacityArgs})
+			sc, err := scenario.Load(args[0], scenario.Options{Set: set, CheckCapacity: a.checkCapacityArgs})
 			if err != nil {
 				var se *scenario.Error
 				if errors.As(err, &se) {
@@ -77,7 +77,7 @@ it does a scenario file's.`,
 					}
 					return usagef("%s: %d mistake(s)", args[0], len(se.Issues))
 				}
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			if rf.dryRun {
 				return a.dryRun(sc)
@@ -94,6 +94,7 @@ it does a scenario file's.`,
 	f.BoolVar(&rf.dryRun, "dry-run", false, "list the cells and each workload instance's command line, run nothing")
 	f.BoolVar(&rf.keep, "keep", false, "keep the setup streams and buckets after each run")
 	f.StringVar(&rf.metricsAddr, "metrics-addr", "", "serve live rates and latency percentiles as Prometheus metrics on HOST:PORT/metrics")
+	a.runDist.Register(f) // --agents ...: where the cells run
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -45,7 +46,7 @@ func (a *app) serverCmd() *cobra.Command {
 			if nodes < 1 || nodes > 9 {
 				return usagef("--cluster must be 1..9 nodes, got %d", nodes)
 			}
-			nw, nerr := a.conn.links.network(nodes)
+			nw, nerr := a.conn.Links.Network(nodes)
 			if nerr != nil {
 				return nerr
 			}
@@ -53,11 +54,11 @@ func (a *app) serverCmd() *cobra.Command {
 			if ready < 0 {
 				return usagef("--ready-timeout must not be negative")
 			}
-			if sf := a.conn.servers; sf.bin != "" || sf.version != "" {
-				if nw != nil || a.conn.links.leafnodes > 0 || a.conn.links.gateways > 0 {
+			if sf := a.conn.Servers; sf.Bin != "" || sf.Version != "" {
+				if nw != nil || a.conn.Links.Leafnodes > 0 || a.conn.Links.Gateways > 0 {
 					return usagef("links, zones, leaf nodes and gateways are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")
 				}
-				si, err := embedded.ParseSync(a.conn.syncInterval)
+				si, err := embedded.ParseSync(a.conn.SyncInterval)
 				if err != nil {
 					return usagef("--sync-interval: %v", err)
 				}
@@ -67,11 +68,11 @@ func (a *app) serverCmd() *cobra.Command {
 				}
 				return a.serveProcs(ctx, procs.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready, JetStream: js})
 			}
-			enc, err := embedded.ParseEncryption(a.conn.jsEncryption)
+			enc, err := embedded.ParseEncryption(a.conn.JSEncryption)
 			if err != nil {
 				return usagef("--js-encryption: %v", err)
 			}
-			if _, err := embedded.ParseSync(a.conn.syncInterval); err != nil {
+			if _, err := embedded.ParseSync(a.conn.SyncInterval); err != nil {
 				return usagef("--sync-interval: %v", err)
 			}
 			key := embedded.KeyFromEnv(a.streams.Env.Getenv, enc)
@@ -79,7 +80,7 @@ func (a *app) serverCmd() *cobra.Command {
 				fmt.Fprintf(a.streams.Err, "natsperf: the JetStream key is generated for this run and not kept: a later server cannot read %s; set $%s to keep one\n", storeDir, embedded.KeyEnv)
 			}
 			c, err := embedded.Start(ctx, embedded.Options{Nodes: nodes, Host: addr, Port: port, HTTPPort: httpPort, StoreDir: storeDir, ReadyTimeout: ready,
-				Encryption: enc, EncryptionKey: key, Network: nw, Leafnodes: a.conn.links.leafnodes, Gateways: a.conn.links.gateways, Sync: a.conn.syncInterval})
+				Encryption: enc, EncryptionKey: key, Network: nw, Leafnodes: a.conn.Links.Leafnodes, Gateways: a.conn.Links.Gateways, Sync: a.conn.SyncInterval})
 			if err != nil {
 				return fmt.Errorf("start embedded server: %w", err)
 			}
@@ -108,4 +109,31 @@ func (a *app) serverCmd() *cobra.Command {
 	cmd.Flags().IntVar(&nodes, "cluster", 1, "number of nodes; more than 1 forms a JetStream cluster on loopback; with --gateways M, the nodes of each of the M clusters")
 	cmd.Flags().DurationVar(&ready, "ready-timeout", 0, "how long the servers may take to accept clients and, for a cluster, to elect a JetStream meta leader every node follows (default 10s, 30s for a cluster)")
 	return cmd
+}
+
+// serveProcs is natsperf server with --server-bin or --server-version: the processes run until
+// Ctrl-C.
+func (a *app) serveProcs(ctx context.Context, o procs.Options) error {
+	if err := a.conn.CheckProcesses(); err != nil {
+		return err
+	}
+	o.Binary = a.conn.Servers.Bin
+	if v := a.conn.Servers.Version; v != "" {
+		bin, err := procs.Install(ctx, a.streams.Env.Getenv, v, a.streams.Err)
+		if err != nil {
+			return fmt.Errorf("nats-server %s: %w", v, err)
+		}
+		o.Binary = bin
+	}
+	c, err := procs.Start(ctx, o)
+	if err != nil {
+		return fmt.Errorf("start nats-server processes: %w", err)
+	}
+	defer c.Shutdown()
+	fmt.Fprintf(a.streams.Out, "Running %s\n", c.Describe())
+	fmt.Fprintf(a.streams.Out, "Monitoring: %s/varz\n", c.MonitorURLs()[0])
+	fmt.Fprintf(a.streams.Out, "Connect with: -s %s   (Ctrl-C to stop)\n", c.URL())
+	<-ctx.Done()
+	fmt.Fprintf(a.streams.Out, "Stopping\n")
+	return nil
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/progress"
 	"github.com/natsperf/natsperf/internal/runopts"
@@ -19,135 +19,45 @@ import (
 	"github.com/natsperf/natsperf/spec"
 )
 
-// newSpec is the Spec a benchmark command line runs: the connection flags as its target, the
-// common flags as its pacing, warm-up and interval, and cfg as its one workload. Flags left at
-// their defaults stay zero, which the engine reads as the same defaults.
-func (a *app) newSpec(bf benchFlags, fs *pflag.FlagSet, clients int, cfg spec.Config) *spec.Spec {
-	s := &spec.Spec{
-		Version: spec.Version,
-		Target:  a.conn.target(),
-		Workloads: []spec.Workload{{
-			Clients: clients,
-			Pacing: spec.Pacing{
-				Rate: bf.Rate, Duration: spec.Duration(bf.Duration), Sleep: spec.Duration(bf.Sleep),
-			},
-			Config: cfg,
-		}},
-		Warmup:    spec.Duration(bf.Warmup),
-		NoLatency: bf.NoLatency,
-		SLO:       bf.SLO,
-	}
-	shapePacing(bf.Shape, &s.Workloads[0].Pacing)
-	withServerMetrics(s, bf.ServerMetrics, bf.NoServerMetrics)
-	if fs.Changed("msgs") {
-		s.Workloads[0].Pacing.Msgs = bf.Msgs
-	}
-	if fs.Changed("interval") {
-		s.Interval = spec.Duration(bf.Interval)
-	}
-	withPayloadFill(s, fs)
-	return s
-}
-
-// size is --size for a spec: zero when left at its default.
-func size(bf benchFlags, fs *pflag.FlagSet) spec.Size {
-	if fs.Changed("size") {
-		return spec.Size(bf.Size)
-	}
-	return 0
-}
-
-// multiMax is --multisubject-max for a spec: zero when left at its default.
-func multiMax(sf subjectFlags, fs *pflag.FlagSet) int {
-	if fs.Changed("multisubject-max") {
-		return sf.MultiSubjectMax
-	}
-	return 0
-}
-
-// idle is --idle-timeout for a spec: zero when left at its default.
-func idle(bf benchFlags, fs *pflag.FlagSet) spec.Duration {
-	if fs.Changed("idle-timeout") {
-		return spec.Duration(bf.IdleTimeout)
-	}
-	return 0
-}
-
-// pendingLimit is a --pending-* value for a spec: -1 (unlimited) is the spec's zero.
-func pendingLimit(v int64) int64 {
-	if v < 0 {
-		return 0
-	}
-	return v
-}
-
-// withFaults adds --verify, --fault and --fault-exec to s.
-func withFaults(s *spec.Spec, ff *faultFlags, fs *pflag.FlagSet) *spec.Spec {
-	s.Verify = ff.Verify
-	s.Faults = spec.Faults{Inject: ff.Faults, Exec: ff.Execs}
-	if fs.Changed("fault-exec-timeout") {
-		s.Faults.ExecTimeout = spec.Duration(ff.ExecTimeout)
-	}
-	return s
-}
-
-// specRun is what a benchmark command line builds: the Spec, and what of the command line
-// goes beside it (the --hist file; the connection settings, which may hold credentials in
-// server URLs that a Spec never does; nil for a Spec file, whose target is its own).
-type specRun struct {
-	spec *spec.Spec
-	hist string
-	conn *connect.Settings
-}
-
-// specBuilder turns a parsed command line (flags and arguments) into its specRun; bad input
-// is a usage error. It runs nothing.
-type specBuilder func(cmd *cobra.Command, args []string) (*specRun, error)
-
-// specRunE is a benchmark command's RunE: build its Spec, then run it. The builder is kept
-// until specCommand files it under its command, for natsperf spec and scenario workloads.
-func (a *app) specRunE(build specBuilder) func(*cobra.Command, []string) error {
-	build = withPrecision(build)
-	a.building = build
+// specRunE is a benchmark command's RunE: build its Line (cmdline), then run its Spec.
+func (a *app) specRunE(c *cmdline.Command) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := a.conn.checkEncryption(); err != nil {
+		if err := a.conn.CheckEncryption(); err != nil {
 			return err
 		}
-		if err := a.conn.checkLinks(); err != nil {
+		if err := a.conn.CheckLinks(); err != nil {
 			return err
 		}
-		r, err := build(cmd, args)
+		l, err := c.Line(args, a.streams.Env)
 		if err != nil {
 			return err
 		}
-		if err := a.withClient(r.spec); err != nil {
+		a.dist, a.clientBin = &l.Agents, l.ClientBin
+		if err := rustStoreCheck(l.Spec); err != nil {
 			return err
 		}
-		if err := rustStoreCheck(r.spec); err != nil {
-			return err
-		}
-		return a.runSpec(cmd, r)
+		return a.runSpec(cmd, l)
 	}
 }
 
 // runSpec hands a command line's Spec to the runner (in this process, through natsperf-rust,
 // or across agents, as the flags say) and renders its Result.
-func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
+func (a *app) runSpec(cmd *cobra.Command, sr *cmdline.Line) error {
 	if err := a.distributedCheck(); err != nil {
 		return err
 	}
-	if err := a.clientBinCheck(sr.spec); err != nil {
+	if err := a.clientBinCheck(sr.Spec); err != nil {
 		return err
 	}
 	if err := checkOutputFile("-o", a.out.File); err != nil {
 		return err
 	}
-	if err := checkOutputFile("--csv", a.csvFile); err != nil {
+	if err := checkOutputFile("--csv", a.out.CSV); err != nil {
 		return err
 	}
 	ctx := runCtx(cmd)
-	o := a.runOptions(sr.conn)
-	o.CLI.Warn, o.CLI.Logf, o.CLI.Hist = a.streams.Err, a.logf(), sr.hist
+	o := a.runOptions(sr.Conn)
+	o.CLI.Warn, o.CLI.Logf, o.CLI.Hist = a.streams.Err, a.logf(), sr.Hist
 	if a.streams.IsTerminal && !a.out.NoProgress {
 		o.CLI.Progress = progress.Bars{W: a.streams.Err}
 	}
@@ -156,7 +66,7 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 		warnPrivate(a.streams.Err, p.Embedded, p.Command)
 		text = p.Text
 	}
-	res, err := runner.Run(ctx, sr.spec, o)
+	res, err := runner.Run(ctx, sr.Spec, o)
 	if err != nil {
 		return a.runError(ctx.Err(), err)
 	}
@@ -164,7 +74,7 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 		text = coordinatedText(res, *a.started)
 	}
 	err = a.render(res, text)
-	if herr := a.saveHist(sr.hist, res); herr != nil && err == nil {
+	if herr := a.saveHist(sr.Hist, res); herr != nil && err == nil {
 		err = herr
 	}
 	return err
@@ -175,9 +85,9 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 // Spec's target).
 func (a *app) runOptions(conn *connect.Settings) runner.Options {
 	return runner.Options{
-		Agents: a.dist.agents, Control: a.dist.control, AgentsWait: a.dist.wait, OnAgentLoss: a.dist.onLoss,
-		RustBin: a.client.bin,
-		CLI:     &runopts.CLI{Env: a.streams.Env, Connection: conn, Flags: &a.conn.s},
+		Agents: a.dist.Agents, Control: a.dist.Control, AgentsWait: a.dist.Wait, OnAgentLoss: a.dist.OnLoss,
+		RustBin: a.clientBin,
+		CLI:     &runopts.CLI{Env: a.streams.Env, Connection: conn, Flags: &a.conn.Settings},
 	}
 }
 
@@ -186,7 +96,7 @@ func (a *app) runError(ctxErr, err error) error {
 	var in runner.InputError
 	switch {
 	case errors.As(err, &in):
-		return usageError{err}
+		return usageError{Err: err}
 	case ctxErr != nil:
 		fmt.Fprintf(a.streams.Err, "natsperf: interrupted before the run started\n")
 		return exitCode(exitInterrupted)
@@ -197,7 +107,7 @@ func (a *app) runError(ctxErr, err error) error {
 // printSpec writes s (YAML; JSON with --json) and validates it, as natsperf run SPEC would.
 func (a *app) printSpec(s *spec.Spec) error {
 	if err := s.Validate(); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if a.out.JSON {
 		return s.WriteJSON(a.streams.Out)
@@ -233,40 +143,40 @@ func (a *app) runSpecFile(cmd *cobra.Command, path string, rf runFlags) error {
 	}
 	s, err := spec.ReadFile(path)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	// -s or --context wins over the Spec's target, as over a scenario file's (cellSpec).
-	if cli := a.conn.s; cli.Servers != "" || cli.Context != "" {
+	if cli := a.conn.Settings; cli.Servers != "" || cli.Context != "" {
 		s.Target = connect.SpecTarget(cli)
 	}
 	// Secrets are never in a spec: the command line gives them.
-	if p := a.conn.s.Password; p != "" {
+	if p := a.conn.Settings.Password; p != "" {
 		s.Target.Password = spec.Secret(p)
 	}
-	if t := a.conn.s.Token; t != "" {
+	if t := a.conn.Settings.Token; t != "" {
 		s.Target.Token = spec.Secret(t)
 	}
 	if rf.dryRun {
 		return a.printSpec(s)
 	}
-	return a.runSpec(cmd, &specRun{spec: s})
+	return a.runSpec(cmd, &cmdline.Line{Spec: s})
 }
 
 // specAnnotation marks the commands that build a Spec (and so take --dry-run).
 const specAnnotation = "natsperf-spec"
 
-// specCommand marks cmd as a benchmark command and files the builder its RunE was made with
-// (specRunE), so its Spec can be built without running it.
-func (a *app) specCommand(cmd *cobra.Command) *cobra.Command {
-	if a.building == nil {
-		panic("natsperf: " + cmd.Name() + ": specCommand without specRunE") // a mistake in this package
-	}
+// benchCommand makes cmd (its help) the benchmark command path: its flags are cmdline's, its
+// RunE builds their Spec and runs it, and natsperf spec and capacity find its builder.
+func (a *app) benchCommand(cmd *cobra.Command, path string) *cobra.Command {
+	c := cmdline.NewCommand(path, a.g)
+	cmd.Flags().AddFlagSet(c.Flags())
+	cmd.Args = exactArgs(c.Args())
+	cmd.RunE = a.specRunE(c)
 	if cmd.Annotations == nil {
 		cmd.Annotations = map[string]string{}
 	}
 	cmd.Annotations[specAnnotation] = "yes"
-	a.builders[cmd] = a.building
-	a.building = nil
+	a.builders[cmd] = c
 	return cmd
 }
 
@@ -294,37 +204,66 @@ js ordered|consume|fetch|push, js get sync|batch, kv put|get and latency.`,
 			if err != nil {
 				return err
 			}
-			return a.printSpec(sr.spec)
+			return a.printSpec(sr.Spec)
 		},
 	}
 }
 
 // commandSpec parses a benchmark command line (args after 'spec' or 'capacity') with that
-// command's own flags, in this command tree, and calls its Spec builder. notOne ends the
-// message for a command that builds no Spec.
-func (a *app) commandSpec(cmd *cobra.Command, args []string, notOne string) (*cobra.Command, *specRun, error) {
+// command's own flags, in this command tree, and builds its Line. notOne ends the message for
+// a command that builds no Spec.
+func (a *app) commandSpec(cmd *cobra.Command, args []string, notOne string) (*cobra.Command, *cmdline.Line, error) {
 	target, rest, err := cmd.Root().Find(args)
 	if err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, usageError{Err: err}
 	}
 	if _, ok := target.Annotations[specAnnotation]; !ok {
 		return nil, nil, usagef("'%s' is not a benchmark command: %s", target.CommandPath(), notOne)
 	}
 	if err := target.ParseFlags(rest); err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, usageError{Err: err}
 	}
-	if err := a.conn.parsed(a.streams.Env); err != nil {
+	if err := a.conn.Parsed(a.streams.Env); err != nil {
 		return nil, nil, err
 	}
 	if err := target.ValidateArgs(target.Flags().Args()); err != nil {
 		return nil, nil, err
 	}
-	sr, err := a.builders[target](target, target.Flags().Args())
+	l, err := a.builders[target].Line(target.Flags().Args(), a.streams.Env)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := a.withClient(sr.spec); err != nil {
-		return nil, nil, err
+	a.dist, a.clientBin = &l.Agents, l.ClientBin
+	return target, l, nil
+}
+
+// rustStoreCheck refuses what natsperf-rust does not do yet rather than ignore it: it creates
+// the streams it publishes to itself, uncompressed, and fills its payloads its own way.
+// (Encryption is the embedded server's, which natsperf starts for it either way.)
+func rustStoreCheck(s *spec.Spec) error {
+	if !runner.UsesRust(s) {
+		return nil
 	}
-	return target, sr, nil
+	for _, w := range s.Workloads {
+		if w.PayloadFill != "" {
+			return usagef("--payload-fill is not in natsperf-rust yet: use --client go")
+		}
+	}
+	for _, st := range s.Setup.Streams {
+		if st.Compression == "s2" && !st.Recreate {
+			return usagef("--compression: natsperf-rust creates its stream uncompressed; create it with --client go first, or use --client go")
+		}
+	}
+	return nil
+}
+
+// clientBinCheck refuses a --client-bin that is not a file, for a run that starts it here.
+func (a *app) clientBinCheck(s *spec.Spec) error {
+	if a.clientBin == "" || a.dist.Agents != "" || !runner.UsesRust(s) {
+		return nil
+	}
+	if fi, err := os.Stat(a.clientBin); err != nil || fi.IsDir() {
+		return usagef("--client-bin %s: no such file", a.clientBin)
+	}
+	return nil
 }

@@ -76,8 +76,8 @@ type Run struct {
 	closers   []func()
 }
 
-// BenchSettings is what a Result carries of the run's common settings, named as the flags
-// are; the command line's common flags are this type, so the two cannot drift apart.
+// BenchSettings is what a Result carries of the run's common settings, named as the command
+// line's flags are (internal/cmdline owns the flags; the engine knows none).
 type BenchSettings struct {
 	Clients     int           `json:"clients"`
 	Msgs        int64         `json:"msgs"`

@@ -52,8 +52,7 @@ type Prepared struct {
 	Command  string
 }
 
-// BenchSettings is what a Result carries of a run's common settings, named as the flags are
-// (the command line's common flags are this type).
+// BenchSettings is what a Result carries of a run's common settings, named as the flags are.
 type BenchSettings = engine.BenchSettings
 
 // DefaultIdleTimeout is a receiver's --idle-timeout when none is given.

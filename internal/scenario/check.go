@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/slo"
@@ -96,10 +97,8 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, cell string, is *is
 			at(p+".command", "a workload needs a command, e.g. \"pubsub foo --pub 2 --sub 10\"")
 			continue
 		}
-		if opts.CheckArgs != nil {
-			if err := opts.CheckArgs(args); err != nil {
-				at(p+".command", "%v", err)
-			}
+		if _, err := cmdline.Workload(args); err != nil {
+			at(p+".command", "%v", err)
 		}
 	}
 	if f.Capacity != nil {

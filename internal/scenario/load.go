@@ -38,12 +38,9 @@ type AxisValue struct{ Axis, Value string }
 type Options struct {
 	// Set overrides variables (name=value), or pins a matrix axis to one of its values.
 	Set map[string]string
-	// CheckArgs, when set, validates one workload instance's natsperf arguments (e.g. parses
-	// its flags); its error is reported at the workload's line.
-	CheckArgs func(args []string) error
 	// CheckCapacity, when set, says whether natsperf capacity can search the workload with
 	// these arguments (one fixed-rate workload), for a scenario with capacity:. Arguments
-	// that do not parse are CheckArgs's to report: it returns nil for them.
+	// that do not parse are reported by the check (cmdline.Workload): it returns nil for them.
 	CheckCapacity func(args []string) error
 }
 

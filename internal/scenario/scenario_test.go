@@ -80,14 +80,7 @@ func TestValidationErrors(t *testing.T) {
 		{"duplicate var", "vars:\n  a: 1\n  a: 2\nworkloads: [{command: pub x}]\n", nil, []string{"t.yaml:3:3: vars.a: duplicate key (first at line 2)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("t.yaml", []byte(tc.yaml), Options{Set: tc.set, CheckArgs: func(args []string) error {
-				for _, a := range args {
-					if a == "--nope" {
-						return errors.New("unknown flag: --nope")
-					}
-				}
-				return nil
-			}})
+			_, err := Parse("t.yaml", []byte(tc.yaml), Options{Set: tc.set})
 			var se *Error
 			if !errors.As(err, &se) {
 				t.Fatalf("err = %v, want *Error", err)

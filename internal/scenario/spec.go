@@ -5,12 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/spec"
 )
-
-// WorkloadSpec builds the Spec one workload instance's natsperf command line stands for, as
-// the command itself would (the command line's flag definitions live in internal/cli).
-type WorkloadSpec func(args []string) (*spec.Spec, error)
 
 // Spec is the cell as one run Spec: its target, its setup (streams recreated, buckets created,
 // both deleted after the run unless keep), and every workload instance as a workload of its
@@ -18,7 +15,12 @@ type WorkloadSpec func(args []string) (*spec.Spec, error)
 // instances' own settings join: streams and buckets a workload names are added unless the
 // setup already lists them, faults and --verify apply to the run, the smallest --interval and
 // the longest --warmup win (and the finest --pace-precision), and latency is recorded unless every workload says --no-latency.
-func (c Cell) Spec(build WorkloadSpec, keep bool) (*spec.Spec, error) {
+// Each instance's command line becomes its Spec through cmdline.Workload, as the command would
+// build it.
+func (c Cell) Spec(keep bool) (*spec.Spec, error) { return c.spec(cmdline.Workload, keep) }
+
+// spec is Spec with build making each instance's one-workload Spec (tests stand one in).
+func (c Cell) spec(build func(args []string) (*spec.Spec, error), keep bool) (*spec.Spec, error) {
 	f := c.File
 	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target, NoLatency: true, SLO: slices.Clone(f.SLO)}
 	if e := f.Target.Embedded; e != nil {

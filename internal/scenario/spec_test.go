@@ -12,7 +12,7 @@ import (
 // (kept with keep), without maxbytes unlimited; an embedded target grows to fit R3; each
 // instance is a workload of the scenario's name; the instances' faults run once, the smallest
 // interval and the longest warm-up win, and latency stays on unless every workload drops it.
-// The builder here stands in for the command line's (internal/cli builds the real Specs).
+// The builder here stands in for cmdline.Workload.
 func TestCellSpec(t *testing.T) {
 	const file = `name: cell
 target: {embedded: {nodes: 1}}
@@ -53,7 +53,7 @@ workloads:
 	}
 	for _, keep := range []bool{false, true} {
 		seen = nil
-		s, err := sc.Cells[0].Spec(build, keep)
+		s, err := sc.Cells[0].spec(build, keep)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ func TestUpgradeExampleCells(t *testing.T) {
 		t.Fatalf("%d cells, want %d", len(sc.Cells), len(want))
 	}
 	for i, c := range sc.Cells {
-		s, err := c.Spec(func([]string) (*spec.Spec, error) { return &spec.Spec{Workloads: []spec.Workload{{}}}, nil }, false)
+		s, err := c.spec(func([]string) (*spec.Spec, error) { return &spec.Spec{Workloads: []spec.Workload{{}}}, nil }, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,9 @@
-package cli
+package cmdline
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/loop"
@@ -37,18 +36,4 @@ func (p *precisionValue) Set(v string) error {
 // registerPrecision adds --pace-precision to a command with fixed-rate senders.
 func registerPrecision(f *pflag.FlagSet) {
 	f.Var(new(precisionValue), "pace-precision", "fixed rates: the least time between two wake-ups of the pacer; messages due sooner go together, up to this late (the Result's send_lateness and pace_precision_ns show it). Finer costs CPU: a wake-up each (docs/performance.md)")
-}
-
-// withPrecision is build with --pace-precision, when given, in the Spec it builds.
-func withPrecision(build specBuilder) specBuilder {
-	return func(cmd *cobra.Command, args []string) (*specRun, error) {
-		sr, err := build(cmd, args)
-		if err != nil {
-			return nil, err
-		}
-		if fl := cmd.Flags().Lookup("pace-precision"); fl != nil && fl.Changed {
-			sr.spec.PacePrecision = spec.Duration(*fl.Value.(*precisionValue))
-		}
-		return sr, nil
-	}
 }

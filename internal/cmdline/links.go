@@ -1,4 +1,4 @@
-package cli
+package cmdline
 
 import (
 	"strings"
@@ -11,28 +11,30 @@ import (
 	"github.com/natsperf/natsperf/spec"
 )
 
-// linkFlags are the network flags (docs/network.md): links natsperf controls between the
+// Links are the network flags (docs/network.md): links natsperf controls between the
 // nodes of its embedded cluster, and between its clients and the servers.
-type linkFlags struct {
+type Links struct {
 	delay, bandwidth, clientDelay string
-	zones, leafnodes, gateways    int
-	zoneDelay, gatewayDelay       time.Duration
+	zones                         int
+	// Leafnodes and Gateways are --leafnodes and --gateways.
+	Leafnodes, Gateways     int
+	zoneDelay, gatewayDelay time.Duration
 }
 
-func (l *linkFlags) register(f *pflag.FlagSet) {
+func (l *Links) register(f *pflag.FlagSet) {
 	f.StringVar(&l.delay, "link-delay", "", "one-way delay on every route between the embedded cluster's nodes, D[,JITTER] (e.g. 5ms or 5ms,1ms); docs/network.md")
 	f.StringVar(&l.bandwidth, "link-bandwidth", "", "cap every route of the embedded cluster, each way, in bytes/s (e.g. 10mb)")
 	f.IntVar(&l.zones, "zones", 0, "spread the embedded cluster's nodes over N zones (node i in zone (i-1)%N+1); with --zone-delay")
 	f.DurationVar(&l.zoneDelay, "zone-delay", 0, "one-way delay added to routes between two zones (e.g. 1ms)")
-	f.IntVar(&l.leafnodes, "leafnodes", 0, "add K leaf nodes to the embedded server or cluster (the hub): the clients connect to the leaves, whose leaf connections carry --link-delay; JetStream as domain hub")
-	f.IntVar(&l.gateways, "gateways", 0, "a supercluster: M clusters (2-9) of the embedded nodes each (--cluster N, or the run's size), joined by gateways that carry --link-delay; the clients connect to the first cluster")
+	f.IntVar(&l.Leafnodes, "leafnodes", 0, "add K leaf nodes to the embedded server or cluster (the hub): the clients connect to the leaves, whose leaf connections carry --link-delay; JetStream as domain hub")
+	f.IntVar(&l.Gateways, "gateways", 0, "a supercluster: M clusters (2-9) of the embedded nodes each (--cluster N, or the run's size), joined by gateways that carry --link-delay; the clients connect to the first cluster")
 	f.DurationVar(&l.gatewayDelay, "gateway-delay", 0, "one-way delay added on the gateways between the clusters of --gateways (e.g. 5ms; routes within a cluster keep --link-delay)")
 	f.StringVar(&l.clientDelay, "client-delay", "", "one-way delay between natsperf's clients and the embedded servers, D[,JITTER] (e.g. 5ms)")
 }
 
-func (l *linkFlags) given() bool {
-	return l.delay != "" || l.bandwidth != "" || l.zones != 0 || l.zoneDelay != 0 || l.clientDelay != "" || l.leafnodes != 0 ||
-		l.gateways != 0 || l.gatewayDelay != 0
+func (l *Links) given() bool {
+	return l.delay != "" || l.bandwidth != "" || l.zones != 0 || l.zoneDelay != 0 || l.clientDelay != "" || l.Leafnodes != 0 ||
+		l.Gateways != 0 || l.gatewayDelay != 0
 }
 
 // parseDelay reads D[,JITTER].
@@ -51,12 +53,12 @@ func parseDelay(flag, s string) (d, jitter time.Duration, err error) {
 }
 
 // embedded is the flags as a spec target's embedded fields; nil when none was given.
-func (l *linkFlags) embedded() (*spec.Embedded, error) {
+func (l *Links) embedded() (*spec.Embedded, error) {
 	if !l.given() {
 		return nil, nil
 	}
-	e := &spec.Embedded{Zones: l.zones, ZoneDelay: spec.Duration(l.zoneDelay), Leafnodes: l.leafnodes,
-		Gateways: l.gateways, GatewayDelay: spec.Duration(l.gatewayDelay)}
+	e := &spec.Embedded{Zones: l.zones, ZoneDelay: spec.Duration(l.zoneDelay), Leafnodes: l.Leafnodes,
+		Gateways: l.Gateways, GatewayDelay: spec.Duration(l.gatewayDelay)}
 	d, j, err := parseDelay("link-delay", l.delay)
 	if err != nil {
 		return nil, err
@@ -74,17 +76,17 @@ func (l *linkFlags) embedded() (*spec.Embedded, error) {
 		e.LinkBandwidth = spec.Size(bw)
 	}
 	switch {
-	case l.leafnodes < 0 || l.leafnodes > 9:
-		return nil, usagef("--leafnodes must be 0..9, got %d", l.leafnodes)
-	case l.gateways != 0 && (l.gateways < 2 || l.gateways > 9):
-		return nil, usagef("--gateways must be 2..9 clusters, got %d", l.gateways)
+	case l.Leafnodes < 0 || l.Leafnodes > 9:
+		return nil, usagef("--leafnodes must be 0..9, got %d", l.Leafnodes)
+	case l.Gateways != 0 && (l.Gateways < 2 || l.Gateways > 9):
+		return nil, usagef("--gateways must be 2..9 clusters, got %d", l.Gateways)
 	case l.gatewayDelay < 0:
 		return nil, usagef("--gateway-delay must not be negative")
-	case l.gatewayDelay > 0 && l.gateways == 0:
+	case l.gatewayDelay > 0 && l.Gateways == 0:
 		return nil, usagef("--gateway-delay needs --gateways 2 or more")
-	case l.gateways > 0 && l.leafnodes > 0:
+	case l.Gateways > 0 && l.Leafnodes > 0:
 		return nil, usagef("--gateways with --leafnodes is not supported: give one or the other")
-	case l.gateways > 0 && l.zones > 0:
+	case l.Gateways > 0 && l.zones > 0:
 		return nil, usagef("--zones with --gateways is not supported: a supercluster's clusters are its zones, give --gateway-delay")
 	case l.zones < 0 || l.zones > 9:
 		return nil, usagef("--zones must be 0..9, got %d", l.zones)
@@ -97,7 +99,7 @@ func (l *linkFlags) embedded() (*spec.Embedded, error) {
 }
 
 // network is the flags as links for natsperf server's cluster of nodes.
-func (l *linkFlags) network(nodes int) (*link.Network, error) {
+func (l *Links) Network(nodes int) (*link.Network, error) {
 	e, err := l.embedded()
 	if err != nil || e == nil {
 		return nil, err
@@ -115,23 +117,23 @@ func (l *linkFlags) network(nodes int) (*link.Network, error) {
 	return nw, nil
 }
 
-// checkLinks refuses the network flags where natsperf cannot put links: they act on its own
+// CheckLinks refuses the network flags where natsperf cannot put links: they act on its own
 // embedded servers, so not against -s or --context (whose network is what it is).
-func (c *connFlags) checkLinks() error {
-	if !c.links.given() {
+func (c *Conn) CheckLinks() error {
+	if !c.Links.given() {
 		return nil
 	}
-	if c.s.Servers != "" || c.s.Context != "" {
+	if c.Settings.Servers != "" || c.Settings.Context != "" {
 		return usagef("--link-delay, --link-bandwidth, --zones, --zone-delay, --client-delay, --leafnodes and --gateways put links into natsperf's embedded servers; the network to servers given with -s or --context is what it is, so a run there could not measure them")
 	}
-	_, err := c.links.embedded()
+	_, err := c.Links.embedded()
 	return err
 }
 
-// withLinks adds the network flags to t's embedded server (which they start even when
+// WithLinks adds the network flags to t's embedded server (which they start even when
 // NATS_URL names one).
-func (c *connFlags) withLinks(t *spec.Target) {
-	e, err := c.links.embedded()
+func (c *Conn) WithLinks(t *spec.Target) {
+	e, err := c.Links.embedded()
 	if err != nil || e == nil || len(t.Servers) > 0 || t.Context != "" {
 		return
 	}
@@ -145,9 +147,9 @@ func (c *connFlags) withLinks(t *spec.Target) {
 	t.Embedded.Gateways, t.Embedded.GatewayDelay = e.Gateways, e.GatewayDelay
 }
 
-// refuseLinksOnRun: a scenario or Spec file gives its network in target.embedded.
-func (c *connFlags) refuseLinksOnRun() error {
-	if c.links.given() {
+// RefuseLinksOnRun: a scenario or Spec file gives its network in target.embedded.
+func (c *Conn) RefuseLinksOnRun() error {
+	if c.Links.given() {
 		return usagef("the network flags do not apply to natsperf run: give link_delay, zones, zone_delay, client_delay, gateways in the file's target.embedded (examples/zones.yaml)")
 	}
 	return nil

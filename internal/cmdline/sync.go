@@ -1,4 +1,4 @@
-package cli
+package cmdline
 
 import (
 	"github.com/natsperf/natsperf/internal/embedded"
@@ -10,21 +10,21 @@ const syncIntervalHelp = "how natsperf's embedded server fsyncs its JetStream st
 
 // checkSync refuses a bad --sync-interval, and one given with a server of the user's (it
 // fsyncs as its own configuration says).
-func (c *connFlags) checkSync() error {
-	si, err := embedded.ParseSync(c.syncInterval)
+func (c *Conn) checkSync() error {
+	si, err := embedded.ParseSync(c.SyncInterval)
 	if err != nil {
 		return usagef("--sync-interval: %v", err)
 	}
-	if si != "" && (c.s.Servers != "" || c.s.Context != "") {
+	if si != "" && (c.Settings.Servers != "" || c.Settings.Context != "") {
 		return usagef("--sync-interval configures natsperf's embedded server; a server given with -s or --context fsyncs as its own configuration says (jetstream { sync_interval })")
 	}
 	return nil
 }
 
-// withSync asks t for an embedded server with the --sync-interval (when given and t names no
+// WithSync asks t for an embedded server with the --sync-interval (when given and t names no
 // server): the run then starts the embedded server, even when NATS_URL names one.
-func (c *connFlags) withSync(t *spec.Target) {
-	si, err := embedded.ParseSync(c.syncInterval)
+func (c *Conn) WithSync(t *spec.Target) {
+	si, err := embedded.ParseSync(c.SyncInterval)
 	if err != nil || si == "" || len(t.Servers) > 0 || t.Context != "" {
 		return
 	}

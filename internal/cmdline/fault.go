@@ -1,4 +1,4 @@
-package cli
+package cmdline
 
 import (
 	"time"
@@ -28,7 +28,7 @@ func (f *faultFlags) register(fs *pflag.FlagSet) {
 
 // parse reads the specs and checks them against the target the run will have: the embedded
 // server (nodes nodes) unless a server is given. Usage errors.
-func (f *faultFlags) parse(a *app, stream bool, nodes int) error {
+func (f *faultFlags) parse(in *input, stream bool, nodes int) error {
 	p, err := fault.ParseAll(f.Faults, f.Execs)
 	if err != nil {
 		return usageError{err}
@@ -37,10 +37,10 @@ func (f *faultFlags) parse(a *app, stream bool, nodes int) error {
 		return usagef("--fault-exec-timeout must be positive")
 	}
 	if len(p) > 0 {
-		if a.conn.servers.cluster > 0 {
-			nodes = a.conn.servers.cluster
+		if in.conn.Servers.Cluster > 0 {
+			nodes = in.conn.Servers.Cluster
 		}
-		if _, specified, err := connect.Resolve(a.conn.s, a.streams.Env); err == nil && specified {
+		if _, specified, err := connect.Resolve(in.conn.Settings, in.env); err == nil && specified {
 			nodes = 0
 		}
 		if err := p.Validate(nodes, stream, true); err != nil {

@@ -1,4 +1,4 @@
-package cli
+package cmdline
 
 import "github.com/spf13/pflag"
 
@@ -21,3 +21,12 @@ type aliasValue struct {
 }
 
 func (v aliasValue) Set(s string) error { return v.set(s) }
+
+// AliasFlag adds alias to f as a hidden second name of the flag name (nats bench's spellings).
+func AliasFlag(f *pflag.FlagSet, alias, name string) { aliasFlag(f, alias, name) }
+
+// IsAlias reports whether v is the value of an alias AliasFlag added.
+func IsAlias(v pflag.Value) bool {
+	_, ok := v.(aliasValue)
+	return ok
+}

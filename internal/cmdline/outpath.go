@@ -1,14 +1,14 @@
-package cli
+package cmdline
 
 import (
 	"os"
 	"path/filepath"
 )
 
-// checkOutputFile makes sure a file can be written at path before anything runs, so a run's
+// CheckOutputFile makes sure a file can be written at path before anything runs, so a run's
 // Result is not lost to a typo after minutes of work: missing parent directories are created,
 // an existing directory and a place that cannot be written are refused (usage errors).
-func checkOutputFile(flag, path string) error {
+func CheckOutputFile(flag, path string) error {
 	if path == "" {
 		return nil
 	}
