@@ -1,0 +1,43 @@
+package campaign
+
+import (
+	"testing"
+	"time"
+
+	"github.com/natsperf/natsperf/spec"
+)
+
+// TestSearchPrecision: a search paces at a tenth of its tightest latency threshold, within
+// 250us and the 1ms default, so its own sends' lateness stays a small part of what it judges.
+func TestSearchPrecision(t *testing.T) {
+	for _, tt := range []struct {
+		slos []string
+		want time.Duration
+	}{
+		{[]string{"p99<5ms"}, 500 * time.Microsecond},
+		{[]string{"p99<100ms", "p99.9<=4ms"}, 400 * time.Microsecond},
+		{[]string{"p99<1ms"}, 250 * time.Microsecond},
+		{[]string{"p99<10ms"}, 500 * time.Microsecond},
+		{[]string{"p99<50ms"}, time.Millisecond},
+		{[]string{"p99<20ms"}, time.Millisecond},
+		{[]string{"loss=0", "rate>=0.99"}, time.Millisecond},
+		{[]string{"p99>1ms"}, time.Millisecond},
+	} {
+		if got := SearchPrecision(tt.slos); got != tt.want {
+			t.Errorf("%v: precision %v, want %v", tt.slos, got, tt.want)
+		}
+	}
+}
+
+// TestProbeSpecPrecision: a probe's Spec carries the search's precision unless the probed
+// command line gave one.
+func TestProbeSpecPrecision(t *testing.T) {
+	base := &spec.Spec{Version: spec.Version, SLO: []string{"p99<1ms"}, Workloads: []spec.Workload{{Config: &spec.Pub{Subject: "x"}}}}
+	if got := (Capacity{Probe: time.Second}).ProbeSpec(base, 100).PacePrecision.D(); got != 250*time.Microsecond {
+		t.Errorf("a probe of a p99<1ms search paces at %v, want 250us", got)
+	}
+	base.PacePrecision = spec.Duration(3 * time.Millisecond)
+	if got := (Capacity{Probe: time.Second}).ProbeSpec(base, 100).PacePrecision.D(); got != 3*time.Millisecond {
+		t.Errorf("with --pace-precision 3ms a probe paces at %v", got)
+	}
+}
