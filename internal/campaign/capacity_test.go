@@ -1,9 +1,13 @@
 package campaign
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/capacity"
+	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -39,5 +43,33 @@ func TestProbeSpecPrecision(t *testing.T) {
 	base.PacePrecision = spec.Duration(3 * time.Millisecond)
 	if got := (Capacity{Probe: time.Second}).ProbeSpec(base, 100).PacePrecision.D(); got != 3*time.Millisecond {
 		t.Errorf("with --pace-precision 3ms a probe paces at %v", got)
+	}
+}
+
+// TestDrainAfter: a backlog that would take longer than maxDrain to drain is noted on the
+// probe (and the pause is cut short by the context).
+func TestDrainAfter(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p := capacity.Probe{Loss: 1000, Achieved: 10, Drained: true}
+	drainAfter(ctx, &p, time.Second)
+	if p.Drained || !strings.Contains(p.Note, "could not drain: 1000 messages") {
+		t.Errorf("100s of backlog: drained %v, note %q", p.Drained, p.Note)
+	}
+	q := capacity.Probe{Loss: 10, Achieved: 1000, Drained: true}
+	drainAfter(ctx, &q, time.Second)
+	if !q.Drained || q.Note != "" {
+		t.Errorf("10ms of backlog: drained %v, note %q", q.Drained, q.Note)
+	}
+}
+
+// TestCellCapacity: a scenario's capacity: block sets what it gives over the defaults, and
+// --max never below --min.
+func TestCellCapacity(t *testing.T) {
+	c := cellCapacity(&scenario.Capacity{Min: 5e6, Precision: 0.1, Repeats: 1})
+	want := DefaultCapacity()
+	want.Min, want.Max, want.BisectPrecision, want.Repeats = 5e6, 5e6, 0.1, 1
+	if c != want {
+		t.Errorf("got %+v, want %+v", c, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/result"
@@ -64,8 +65,8 @@ func (r cell) run(ctx context.Context) scenario.IndexRun {
 		return fail(err)
 	}
 	ro.Targets = r.tg
-	if ro.CLI == nil {
-		ro.CLI = &runopts.CLI{}
+	if ro.CLI == nil { // runner's own defaults for a run without the command line's settings
+		ro.CLI = &runopts.CLI{Env: connect.OSEnv(), Warn: ro.Log}
 	} else {
 		cl := *ro.CLI // the caller's stays as it is
 		ro.CLI = &cl
