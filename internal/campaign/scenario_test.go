@@ -69,7 +69,9 @@ workloads:
 	if got.Total != 4 || got.Todo != 4 || got.Failed != 2 || got.Interrupted || got.Lossy != 0 {
 		t.Fatalf("outcome %+v: want 4 runs to do, 2 failed\n%s\n%s", got, out.String(), log.String())
 	}
-	if !slices.ContainsFunc(built, func(a []string) bool { return a[0] == "pub" && a[1] == "lib.x" && strings.Contains(strings.Join(a, " "), "16") }) {
+	if !slices.ContainsFunc(built, func(a []string) bool {
+		return a[0] == "pub" && a[1] == "lib.x" && strings.Contains(strings.Join(a, " "), "16")
+	}) {
 		t.Errorf("Build got %q, want the cell's command line with its matrix value", built)
 	}
 	if !strings.Contains(log.String(), "a builder's refusal") {
