@@ -80,7 +80,7 @@ func (cf *capacityFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&cf.Max, "max", cf.Max, "the highest offered rate probed, msgs/s")
 	fs.DurationVar(&cf.Probe, "probe-duration", cf.Probe, "the measured part of each probe (after --warmup)")
 	fs.IntVar(&cf.Repeats, "repeats", cf.Repeats, "probes at each side of the boundary, 1 to 20")
-	fs.Float64Var(&cf.BisectPrecision, "bisect-precision", cf.BisectPrecision, "bisect until the bounds are within this fraction of each other (0.05: 5%)")
+	fs.Float64Var(&cf.BisectPrecision, "bisect-precision", cf.BisectPrecision, "bisect until the bounds are within this fraction of each other")
 	// The old name, for command lines written before: hidden, and it says to use the new one.
 	fs.Float64Var(&cf.BisectPrecision, "precision", cf.BisectPrecision, "the old name of --bisect-precision")
 	_ = fs.MarkDeprecated("precision", "use --bisect-precision (--pace-precision is the pacing's)")
