@@ -180,7 +180,9 @@ func cellCapacity(b *scenario.Capacity) Capacity {
 	if b.Repeats > 0 {
 		c.Repeats = b.Repeats
 	}
-	if b.Precision > 0 {
+	if b.BisectPrecision > 0 {
+		c.BisectPrecision = b.BisectPrecision
+	} else if b.Precision > 0 {
 		c.BisectPrecision = b.Precision
 	}
 	if b.Drain > 0 {

@@ -2,6 +2,8 @@ package campaign
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +73,19 @@ func TestCellCapacity(t *testing.T) {
 	want.Min, want.Max, want.BisectPrecision, want.Repeats = 5e6, 5e6, 0.1, 1
 	if c != want {
 		t.Errorf("got %+v, want %+v", c, want)
+	}
+	for _, key := range []string{"bisect-precision", "precision"} { // the old name still reads
+		file := filepath.Join(t.TempDir(), "s.yaml")
+		yaml := "slo: ['p99<5ms']\ncapacity: {" + key + ": 0.2}\nworkloads:\n  - command: pub x\n"
+		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenario.Load(file, scenario.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		if c := cellCapacity(sc.Cells[0].File.Capacity); c.BisectPrecision != 0.2 {
+			t.Errorf("%s: 0.2 gives %v", key, c.BisectPrecision)
+		}
 	}
 }
