@@ -1,52 +1,28 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/natsperf/natsperf/internal/campaign"
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/scenario"
-	"github.com/natsperf/natsperf/internal/slo"
-	"github.com/natsperf/natsperf/result"
-	"github.com/natsperf/natsperf/runner"
-	"github.com/natsperf/natsperf/spec"
 )
 
 // capacityFlags are capacity's own flags; every other flag belongs to the command it probes.
+// --warmup is the probed command's (capacity only changes its default).
 type capacityFlags struct {
-	min, max  float64
-	probe     time.Duration
-	repeats   int
-	precision float64
-	drain     time.Duration
-	html      string
+	campaign.Capacity
+	html string
 }
-
-const (
-	defaultProbe   = 5 * time.Second
-	defaultWarmup  = time.Second
-	maxDrain       = 30 * time.Second
-	defaultCapMin  = 1000
-	defaultCapMax  = 1e6
-	capacityGrowth = 2
-)
-
-// openLoop are the kinds whose senders never wait for the server: a shortfall in what they
-// sent is natsperf's own.
-var openLoop = map[string]bool{"pub": true, "pubsub": true, "latency": true}
 
 func (a *app) capacityCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -56,8 +32,8 @@ func (a *app) capacityCmd() *cobra.Command {
 holds for a sustained probe. COMMAND is any fixed-rate benchmark command line (pub, pubsub,
 service request, js pub sync|async, kv put, latency) with its own flags; capacity runs it again
 and again at fixed rates: up geometrically from --min until a threshold fails, then bisecting
-between the last passing and the first failing rate, then --repeats probes at each side of the
-boundary.
+between the last passing and the first failing rate until they are within --bisect-precision of
+each other, then --repeats probes at each side of the boundary.
 
 Thresholds: 'p99<5ms', 'p99.9<20ms' (latency percentiles, from each message's intended send
 time), 'loss=0' (lost messages and timed-out requests), 'rate>=0.99' (achieved over offered).
@@ -85,7 +61,7 @@ Capacity's own flags are listed under Flags; every other flag belongs to COMMAND
 			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 				return cmd.Help()
 			}
-			cf, rest, err := parseCapacityFlags(args)
+			cf, rest, err := parseCapacityFlags(args, a.streams.Err)
 			if err != nil {
 				return err
 			}
@@ -101,24 +77,29 @@ Capacity's own flags are listed under Flags; every other flag belongs to COMMAND
 
 // register adds capacity's own flags, with their help, to fs.
 func (cf *capacityFlags) register(fs *pflag.FlagSet) {
-	fs.Float64Var(&cf.min, "min", cf.min, "the first (lowest) offered rate probed, msgs/s")
-	fs.Float64Var(&cf.max, "max", cf.max, "the highest offered rate probed, msgs/s")
-	fs.DurationVar(&cf.probe, "probe-duration", cf.probe, "the measured part of each probe (after --warmup)")
-	fs.IntVar(&cf.repeats, "repeats", cf.repeats, "probes at each side of the boundary, 1 to 20")
-	fs.Float64Var(&cf.precision, "precision", cf.precision, "bisect until the bounds are within this fraction of each other")
-	fs.DurationVar(&cf.drain, "drain", cf.drain, "the least pause between probes, for the backlog to drain")
+	fs.Float64Var(&cf.Min, "min", cf.Min, "the first (lowest) offered rate probed, msgs/s")
+	fs.Float64Var(&cf.Max, "max", cf.Max, "the highest offered rate probed, msgs/s")
+	fs.DurationVar(&cf.Probe, "probe-duration", cf.Probe, "the measured part of each probe (after --warmup)")
+	fs.IntVar(&cf.Repeats, "repeats", cf.Repeats, "probes at each side of the boundary, 1 to 20")
+	fs.Float64Var(&cf.BisectPrecision, "bisect-precision", cf.BisectPrecision, "bisect until the bounds are within this fraction of each other")
+	// The old name, for command lines written before: hidden, and it says to use the new one.
+	fs.Float64Var(&cf.BisectPrecision, "precision", cf.BisectPrecision, "the old name of --bisect-precision")
+	_ = fs.MarkDeprecated("precision", "use --bisect-precision (--pace-precision is the pacing's)")
+	fs.DurationVar(&cf.Drain, "drain", cf.Drain, "the least pause between probes, for the backlog to drain")
 	fs.StringVar(&cf.html, "html", cf.html, "write the curve to FILE: latency (log axis) and achieved rate against offered rate, the SLO line, the knee")
 }
 
-// defaultCapacityFlags are capacity's defaults (and a scenario's capacity: left unset).
+// defaultCapacityFlags are capacity's defaults.
 func defaultCapacityFlags() capacityFlags {
-	return capacityFlags{min: defaultCapMin, max: defaultCapMax, probe: defaultProbe, repeats: 3, precision: 0.05, drain: time.Second}
+	return capacityFlags{Capacity: campaign.DefaultCapacity()}
 }
 
 // parseCapacityFlags takes capacity's own flags out of args; the rest is the command probed.
-func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
+// Notices (a deprecated flag's) go to log.
+func parseCapacityFlags(args []string, log io.Writer) (capacityFlags, []string, error) {
 	cf := defaultCapacityFlags()
 	fs := pflag.NewFlagSet("capacity", pflag.ContinueOnError)
+	fs.SetOutput(log)
 	cf.register(fs)
 	var own, rest []string
 	for i := 0; i < len(args); i++ {
@@ -137,15 +118,15 @@ func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
 		return cf, nil, usageError{Err: err}
 	}
 	switch {
-	case !(cf.min >= cmdline.MinRate) || cf.max > cmdline.MaxRate || !(cf.max >= cf.min):
-		return cf, nil, usagef("--min and --max must be rates with %g <= --min <= --max <= %g, got %v and %v", cmdline.MinRate, cf.min, cf.max, cmdline.MaxRate)
-	case cf.probe < 100*time.Millisecond:
-		return cf, nil, usagef("--probe-duration must be at least 100ms, got %v", cf.probe)
-	case cf.repeats < 1 || cf.repeats > 20:
-		return cf, nil, usagef("--repeats must be 1 to 20, got %d", cf.repeats)
-	case !(cf.precision > 0 && cf.precision < 1):
-		return cf, nil, usagef("--precision must be between 0 and 1, got %v", cf.precision)
-	case cf.drain < 0:
+	case !(cf.Min >= cmdline.MinRate) || cf.Max > cmdline.MaxRate || !(cf.Max >= cf.Min):
+		return cf, nil, usagef("--min and --max must be rates with %g <= --min <= --max <= %g, got %v and %v", cmdline.MinRate, cf.Min, cf.Max, cmdline.MaxRate)
+	case cf.Probe < 100*time.Millisecond:
+		return cf, nil, usagef("--probe-duration must be at least 100ms, got %v", cf.Probe)
+	case cf.Repeats < 1 || cf.Repeats > 20:
+		return cf, nil, usagef("--repeats must be 1 to 20, got %d", cf.Repeats)
+	case !(cf.BisectPrecision > 0 && cf.BisectPrecision < 1):
+		return cf, nil, usagef("--bisect-precision must be between 0 and 1, got %v", cf.BisectPrecision)
+	case cf.Drain < 0:
 		return cf, nil, usagef("--drain must not be negative")
 	}
 	if err := checkOutputFile("--html", cf.html); err != nil {
@@ -154,9 +135,10 @@ func parseCapacityFlags(args []string) (capacityFlags, []string, error) {
 	return cf, rest, nil
 }
 
-// capacity builds the probed command's Spec once and searches over its rate.
+// capacity builds the probed command's Spec once and searches over its rate
+// (campaign.Capacity.Search).
 func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) error {
-	target, sr, err := a.commandSpec(cmd, args, "capacity probes "+fixedRateKinds)
+	target, sr, err := a.commandSpec(cmd, args, "capacity probes "+campaign.FixedRateKinds)
 	if err != nil {
 		return err
 	}
@@ -177,26 +159,25 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 	if len(base.SLO) == 0 {
 		return usagef("capacity needs at least one --slo threshold, e.g. --slo 'p99<5ms'")
 	}
-	if err := searchable(base); err != nil {
+	if err := campaign.Searchable(base); err != nil {
 		return usageError{Err: err}
 	}
 	if err := checkOutputFile("-o", a.out.File); err != nil {
 		return err
 	}
-	warmup := base.Warmup.D()
-	if fl := target.Flags().Lookup("warmup"); fl == nil || !fl.Changed {
-		warmup = defaultWarmup
+	if fl := target.Flags().Lookup("warmup"); fl != nil && fl.Changed {
+		cf.Warmup = base.Warmup.D()
 	}
-	if err := probeSpec(base, cf, warmup, cf.min).Validate(); err != nil {
+	if err := cf.ProbeSpec(base, cf.Min).Validate(); err != nil {
 		return usageError{Err: err}
 	}
 	ctx := runCtx(cmd)
-	o, _, serr := a.searchCapacity(ctx, base, cf, warmup, a.runOptions(sr.Conn), func(p capacity.Probe) {
+	o, _, serr := cf.Search(ctx, base, a.runOptions(sr.Conn), func(p capacity.Probe) {
 		fmt.Fprintln(a.streams.Err, report.ProbeLine(p))
 	})
 	o.Command = strings.Join(args, " ")
 	if serr != nil && len(o.Probes) == 0 {
-		return serr
+		return a.runError(ctx.Err(), serr)
 	}
 	if err := a.renderCapacity(o); err != nil {
 		return err
@@ -210,92 +191,10 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 		if ctx.Err() != nil {
 			return exitCode(exitInterrupted)
 		}
-		return serr
+		return a.runError(nil, serr)
 	}
 	if o.Verdict == capacity.BelowMin || o.Verdict == capacity.GeneratorBound {
 		return exitCode(exitSLO)
-	}
-	return nil
-}
-
-// searchPrecision is the pacing precision a search's probes use unless --pace-precision (the
-// Spec's pace_precision) says, wherever they run (here, on agents, in natsperf-rust): a
-// tenth of its tightest latency threshold, within 250us and 500us, or the default 1ms when no
-// threshold is under 20ms. At 1ms the process's shared pacer sleeps on Go's timer and a send
-// may leave up to about 2ms late, which a search at p99<10ms would charge to the server (or
-// call the generator's limit); a finer precision costs natsperf CPU, which a search can
-// afford (docs/capacity.md).
-func searchPrecision(slos []string) time.Duration {
-	d := time.Millisecond
-	ts, _ := slo.ParseAll(slos)
-	for _, t := range ts {
-		if limit := time.Duration(t.Limit); t.Metric == "p" && (t.Op == "<" || t.Op == "<=") && limit < 20*time.Millisecond {
-			d = min(d, limit/10, 500*time.Microsecond)
-		}
-	}
-	return max(d, 250*time.Microsecond)
-}
-
-// probeSpec is base at a fixed rate for warmup plus cf.probe, paced at the search's precision
-// unless base gives one.
-func probeSpec(base *spec.Spec, cf capacityFlags, warmup time.Duration, rate float64) *spec.Spec {
-	s := *base
-	if s.PacePrecision == 0 {
-		s.PacePrecision = spec.Duration(searchPrecision(base.SLO))
-	}
-	s.Workloads = append([]spec.Workload(nil), base.Workloads...)
-	w := &s.Workloads[0]
-	w.Pacing.Rate, w.Pacing.Msgs, w.Pacing.Duration = rate, 0, spec.Duration(cf.probe+warmup)
-	s.Warmup = spec.Duration(warmup)
-	return &s
-}
-
-// searchCapacity searches base's rate, each probe through runner.Run with opts (here,
-// through natsperf-rust or across agents, on a scenario's shared targets). It returns the
-// search, the Result of the probe at the capacity (of the last probe when none passed),
-// and the error that ended the search early, if any.
-func (a *app) searchCapacity(ctx context.Context, base *spec.Spec, cf capacityFlags, warmup time.Duration, opts runner.Options, progress func(capacity.Probe)) (*capacity.Outcome, *result.Result, error) {
-	o := &capacity.Outcome{SLO: base.SLO, ProbeDuration: cf.probe, Warmup: warmup}
-	open := openLoop[base.Workloads[0].Kind()]
-	var best, last *result.Result
-	var bestRate float64
-	search := capacity.Search{
-		Min: cf.min, Max: cf.max, Factor: capacityGrowth, Precision: cf.precision, Repeats: cf.repeats,
-		Probe: func(ctx context.Context, rate float64) (capacity.Probe, error) {
-			started := time.Now()
-			res, err := runner.Run(ctx, probeSpec(base, cf, warmup, rate), opts)
-			if err != nil {
-				return capacity.Probe{}, a.runError(ctx.Err(), err)
-			}
-			p := capacity.Figures(res, rate, open)
-			last = res
-			if p.Pass && rate >= bestRate {
-				best, bestRate = res, rate
-			}
-			drainAfter(ctx, &p, cf.drain)
-			p.Seconds = time.Since(started).Seconds()
-			return p, nil
-		},
-		Progress: progress,
-	}
-	err := search.Run(ctx, o)
-	if best == nil {
-		best = last
-	}
-	return o, best, err
-}
-
-// searchable says why capacity cannot search s, if it cannot: it probes one fixed-rate
-// workload, whose rate it sets (a load shape or --sleep would fight it).
-func searchable(s *spec.Spec) error {
-	if len(s.Workloads) != 1 {
-		return fmt.Errorf("a capacity search probes one workload, not %d", len(s.Workloads))
-	}
-	if kind := s.Workloads[0].Kind(); !fixedRate[kind] {
-		return fmt.Errorf("%s has no fixed rate: capacity probes %s", kind, fixedRateKinds)
-	}
-	if p := s.Workloads[0].Pacing; p.RateTo > 0 || len(p.Steps) > 0 || p.Sleep > 0 {
-		return errors.New("capacity sets the rate of each probe: give the workload no --rate A..B, --steps or --sleep")
 	}
 	return nil
 }
@@ -307,32 +206,7 @@ func (a *app) checkCapacityArgs(args []string) error {
 	if err != nil {
 		return nil
 	}
-	return searchable(s)
-}
-
-// fixedRate are the kinds capacity can probe, as fixedRateKinds lists them.
-var fixedRate = map[string]bool{"pub": true, "pubsub": true, "service request": true, "js pub sync": true, "js pub async": true, "kv put": true, "latency": true}
-
-const fixedRateKinds = "pub, pubsub, service request, js pub sync|async, kv put or latency"
-
-// drainAfter pauses after a probe for its backlog: what it left unanswered (lost or timed
-// out), at the rate it achieved, at least least; capped at maxDrain, which it notes.
-func drainAfter(ctx context.Context, p *capacity.Probe, least time.Duration) {
-	wait := least
-	if p.Loss > 0 && p.Achieved > 0 {
-		wait = max(wait, time.Duration(float64(p.Loss)/p.Achieved*float64(time.Second)))
-	}
-	if wait > maxDrain {
-		wait = maxDrain
-		p.Drained = false
-		p.Note = strings.TrimSpace(p.Note + " could not drain: " + strconv.FormatInt(p.Loss, 10) + " messages left unanswered may still be queued")
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
+	return campaign.Searchable(s)
 }
 
 // renderCapacity prints the search (or its JSON) and saves it with -o.
@@ -374,54 +248,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// cellCapacity searches a scenario cell's capacity instead of running it once: the search
-// goes to DIR/NAME.capacity.json (named in ir), and the Result returned is the probe's at
-// the capacity (the last probe's when none passed), the cell's Result.
-func (a *app) cellCapacity(ctx context.Context, c *scenario.Capacity, s *spec.Spec, o runner.Options, dir, name string, ir *scenario.IndexRun) (*result.Result, error) {
-	if err := searchable(s); err != nil { // checked when the file loaded (checkCapacityArgs)
-		return nil, fmt.Errorf("capacity: %w", err)
-	}
-	cf := defaultCapacityFlags()
-	warmup := defaultWarmup
-	if c.Min > 0 {
-		cf.min = c.Min
-	}
-	if c.Max > 0 {
-		cf.max = c.Max
-	}
-	cf.max = max(cf.max, cf.min)
-	if c.ProbeDuration > 0 {
-		cf.probe = time.Duration(c.ProbeDuration)
-	}
-	if c.Warmup > 0 {
-		warmup = time.Duration(c.Warmup)
-	}
-	if c.Repeats > 0 {
-		cf.repeats = c.Repeats
-	}
-	if c.Precision > 0 {
-		cf.precision = c.Precision
-	}
-	if c.Drain > 0 {
-		cf.drain = time.Duration(c.Drain)
-	}
-	if err := probeSpec(s, cf, warmup, cf.min).Validate(); err != nil {
-		return nil, err
-	}
-	out, res, serr := a.searchCapacity(ctx, s, cf, warmup, o, nil)
-	out.Command = "scenario cell " + name
-	ir.Capacity = name + ".capacity.json"
-	if err := writeFile(filepath.Join(dir, ir.Capacity), func(w io.Writer) error { return writeJSON(w, out) }); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(a.streams.Out, "  %s\n", report.CapacityLine(out))
-	if res == nil {
-		if serr == nil {
-			serr = errors.New("capacity: the search ran no probe")
-		}
-		return nil, serr
-	}
-	return res, nil
 }

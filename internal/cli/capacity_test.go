@@ -246,25 +246,3 @@ func TestCapacityBadInput(t *testing.T) {
 		}
 	}
 }
-
-// TestSearchPrecision: a search paces at a tenth of its tightest latency threshold, within
-// 250us and the 1ms default, so its own sends' lateness stays a small part of what it judges.
-func TestSearchPrecision(t *testing.T) {
-	for _, tt := range []struct {
-		slos []string
-		want time.Duration
-	}{
-		{[]string{"p99<5ms"}, 500 * time.Microsecond},
-		{[]string{"p99<100ms", "p99.9<=4ms"}, 400 * time.Microsecond},
-		{[]string{"p99<1ms"}, 250 * time.Microsecond},
-		{[]string{"p99<10ms"}, 500 * time.Microsecond},
-		{[]string{"p99<50ms"}, time.Millisecond},
-		{[]string{"p99<20ms"}, time.Millisecond},
-		{[]string{"loss=0", "rate>=0.99"}, time.Millisecond},
-		{[]string{"p99>1ms"}, time.Millisecond},
-	} {
-		if got := searchPrecision(tt.slos); got != tt.want {
-			t.Errorf("%v: precision %v, want %v", tt.slos, got, tt.want)
-		}
-	}
-}

@@ -1,36 +1,17 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"path/filepath"
-	"time"
-
 	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/live"
-	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/runopts"
-	"github.com/natsperf/natsperf/internal/scenario"
-	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
 
-// streamAfter is the --duration from which "stream: auto" streams the series to disk.
-const streamAfter = 5 * time.Minute
-
-// cellSpec is a cell as the Spec the runner runs, with the connection settings to use: the
-// command line's -s or --context win over the file's target (scenario.Cell.Spec made it the
-// Spec's), whose TLS switches the command line may add to; with neither, NATS_URL or the nats
-// context, else an embedded server.
-func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Settings, error) {
-	s, err := c.Spec(keep)
-	if err != nil {
-		return nil, nil, err
-	}
+// cellOptions are the runner options a scenario cell's Spec s runs with, the command line's
+// connection settings given to its target: -s or --context win over the file's target
+// (scenario.Cell.Spec made it the Spec's), whose TLS switches the command line may add to;
+// with neither, NATS_URL or the nats context, else an embedded server.
+func (a *app) cellOptions(s *spec.Spec) runner.Options {
 	cli, file := a.conn.Settings, s.Target
 	var conn connect.Settings
 	switch {
@@ -41,7 +22,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 		a.conn.WithProcesses(&s.Target)
 		a.conn.WithSync(&s.Target)
 		a.withTelemetry(&s.Target, file)
-		return s, nil, nil
+		return a.runOptions(nil)
 	case len(s.Target.Servers) > 0 || s.Target.Context != "":
 		conn = connect.FromSpec(s.Target)
 		conn.TLSFirst, conn.TLSInsecure = conn.TLSFirst || cli.TLSFirst, conn.TLSInsecure || cli.TLSInsecure
@@ -54,7 +35,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	a.conn.WithEncryption(&s.Target)
 	a.conn.WithSync(&s.Target)
 	a.withTelemetry(&s.Target, file)
-	return s, &conn, nil
+	return a.runOptions(&conn)
 }
 
 // withTelemetry gives a cell's target the file's telemetry settings (monitor, the system
@@ -69,129 +50,6 @@ func (a *app) withTelemetry(t *spec.Target, file spec.Target) {
 	if t.SysUser != "" && t.SysPassword == "" && a.streams.Env.Getenv != nil {
 		t.SysPassword = spec.Secret(a.streams.Env.Getenv(cmdline.SysPasswordEnv))
 	}
-}
-
-// runOnce runs one repetition of a cell: its Spec through the runner, as a command's (setup
-// once, one start barrier, post-run state, teardown; here, through natsperf-rust or across
-// agents), then its Result file. Consecutive cells share a target (tg). The returned
-// IndexRun has Stop "" when it could not start.
-func (a *app) runOnce(ctx context.Context, tg *runner.Targets, sc *scenario.Scenario, c scenario.Cell, rep int, dir string, rf runFlags, metrics *live.Metrics) scenario.IndexRun {
-	name := scenario.RunName(c, rep)
-	ir := scenario.IndexRun{Repetition: rep, Result: name + ".json", Start: time.Now().UTC()}
-	fail := func(err error) scenario.IndexRun {
-		fmt.Fprintf(a.streams.Err, "natsperf: %s: %s\n", name, oneLine(err.Error()))
-		ir.Stop, ir.Error, ir.End = result.StopFailed, oneLine(err.Error()), time.Now().UTC()
-		res := &result.Result{Schema: result.Schema, Command: "run", Start: ir.Start, End: ir.End, Stop: result.Stop{Reason: result.StopFailed, Error: ir.Error}}
-		res.Settings, _ = json.Marshal(map[string]any{"scenario": scenarioInfo(sc, c, rep)})
-		if werr := result.WriteFile(filepath.Join(dir, ir.Result), res); werr != nil {
-			ir.Stop = ""
-		}
-		if ctx.Err() != nil {
-			ir.Stop = result.StopInterrupted
-		}
-		return ir
-	}
-	s, conn, err := a.cellSpec(c, rf.keep)
-	if err != nil {
-		return fail(err)
-	}
-	// The intervals, live (also the agents', each client's series named after its agent:
-	// a1/pod1/pub/1): the series file and --metrics-addr.
-	sink, err := openCellSeries(c.File, s, dir, name, metrics, &ir)
-	if err != nil {
-		return fail(err)
-	}
-	o := a.runOptions(conn)
-	o.Targets = tg
-	o.CLI.Title = fmt.Sprintf("Scenario %s, %s, repetition %d", sc.Name, c.Name, rep)
-	o.CLI.Settings = map[string]any{"scenario": scenarioInfo(sc, c, rep)}
-	if sink != nil {
-		o.Series = sink.C()
-	}
-	if metrics != nil {
-		o.CLI.Prepared = func(p runopts.Prepared) { metrics.StartRun(c.Name, name, p.Interval) }
-	}
-	var res *result.Result
-	if c.File.Capacity != nil {
-		res, err = a.cellCapacity(ctx, c.File.Capacity, s, o, dir, name, &ir)
-	} else {
-		res, err = runner.Run(ctx, s, o)
-	}
-	if sink != nil {
-		if serr := sink.Close(); serr != nil && err == nil {
-			err = serr
-		}
-	}
-	var in runner.InputError
-	switch {
-	case err != nil && a.dist.Agents != "" && !errors.As(err, &in):
-		return fail(fmt.Errorf("across agents: %w", err))
-	case err != nil:
-		return fail(err)
-	case a.dist.Agents != "":
-		return a.recordCell(dir, ir, res, fmt.Sprintf(" (%d agents)", len(res.Distributed.Agents)), " ("+name+")")
-	case runner.UsesRust(s):
-		return a.recordCell(dir, ir, res, " (natsperf-rust)", " ("+name+")")
-	}
-	return a.recordCell(dir, ir, res, "", "")
-}
-
-// recordCell saves a finished cell's Result as its index run ir names, and prints the cell's
-// progress line: the one-line summary, then tag (who ran it), why a failed cell failed, and
-// where (each prefixed as given, "" for none).
-func (a *app) recordCell(dir string, ir scenario.IndexRun, res *result.Result, tag, where string) scenario.IndexRun {
-	ir.Stop, ir.Error, ir.Start, ir.End = res.Stop.Reason, res.Stop.Error, res.Start, res.End
-	ir.Lost, ir.NotRecovered = res.Loss(), res.NotRecovered() != nil
-	if err := result.WriteFile(filepath.Join(dir, ir.Result), res); err != nil {
-		ir.Stop = ""
-		fmt.Fprintf(a.streams.Err, "natsperf: %v\n", err)
-		return ir
-	}
-	line := report.OneLine(res) + tag
-	if res.Stop.Reason != result.StopCompleted && res.Stop.Error != "" && res.Stop.Error != res.Stop.Reason {
-		line += ": " + oneLine(res.Stop.Error) // a failed cell says why on its progress line
-	}
-	fmt.Fprintf(a.streams.Out, "  %s%s\n", line, where)
-	return ir
-}
-
-// openCellSeries opens a cell's live interval records: its series file (named in the index
-// run ir) and --metrics-addr. nil when neither is wanted.
-func openCellSeries(f *scenario.File, s *spec.Spec, dir, name string, metrics *live.Metrics, ir *scenario.IndexRun) (*live.Sink, error) {
-	stream := streamSeries(f, s)
-	if !stream && metrics == nil {
-		return nil, nil
-	}
-	path := ""
-	if stream || f.Stream == "" || f.Stream == "auto" {
-		path = filepath.Join(dir, name+".series.jsonl")
-		ir.Series = filepath.Base(path)
-	}
-	return live.Open(path, metrics)
-}
-
-// streamSeries decides whether a run streams its interval records to disk.
-func streamSeries(f *scenario.File, s *spec.Spec) bool {
-	switch f.Stream {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	for _, w := range s.Workloads {
-		if w.Pacing.Duration.D() >= streamAfter {
-			return true
-		}
-	}
-	return false
-}
-
-func scenarioInfo(sc *scenario.Scenario, c scenario.Cell, rep int) map[string]any {
-	values := map[string]string{}
-	for _, v := range c.Values {
-		values[v.Axis] = v.Value
-	}
-	return map[string]any{"name": sc.Name, "file": sc.Path, "cell": c.Name, "cell_index": c.Index, "values": values, "repetition": rep}
 }
 
 // overJS is the scenario file's JetStream settings with the command line's, where given, over

@@ -184,19 +184,6 @@ func TestCapacityProbesCarryPrecision(t *testing.T) {
 	}
 }
 
-// TestProbeSpecPrecision: a probe's Spec carries the search's precision unless the probed
-// command line gave one.
-func TestProbeSpecPrecision(t *testing.T) {
-	base := &spec.Spec{Version: spec.Version, SLO: []string{"p99<1ms"}, Workloads: []spec.Workload{{Config: &spec.Pub{Subject: "x"}}}}
-	if got := probeSpec(base, capacityFlags{probe: time.Second}, 0, 100).PacePrecision.D(); got != 250*time.Microsecond {
-		t.Errorf("a probe of a p99<1ms search paces at %v, want 250us", got)
-	}
-	base.PacePrecision = spec.Duration(3 * time.Millisecond)
-	if got := probeSpec(base, capacityFlags{probe: time.Second}, 0, 100).PacePrecision.D(); got != 3*time.Millisecond {
-		t.Errorf("with --pace-precision 3ms a probe paces at %v", got)
-	}
-}
-
 // TestScenarioCellPrecision: a scenario sets the precision per cell through its workloads'
 // pace-precision flag (a matrix axis here); each cell's Result says its own, and a bad value
 // is refused when the file loads, in one line at its file:line as every mistake of a scenario.

@@ -292,7 +292,7 @@ func TestCapacityHelpListsItsFlags(t *testing.T) {
 	if r.code != 0 || !ok {
 		t.Fatalf("capacity --help: exit %d, no Flags section:\n%s", r.code, r.out)
 	}
-	for _, f := range []string{"--min", "--max", "--html", "--probe-duration", "--repeats", "--precision", "--drain"} {
+	for _, f := range []string{"--min", "--max", "--html", "--probe-duration", "--repeats", "--bisect-precision", "--drain"} {
 		if !strings.Contains(flags, f+" ") {
 			t.Errorf("capacity --help lists no %s under Flags:\n%s", f, flags)
 		}

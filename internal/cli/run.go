@@ -4,20 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/natsperf/natsperf/internal/live"
+	"github.com/natsperf/natsperf/internal/campaign"
 	"github.com/natsperf/natsperf/internal/scenario"
-	"github.com/natsperf/natsperf/result"
-	"github.com/natsperf/natsperf/runner"
 )
 
 // runFlags are the run command's own flags.
@@ -144,230 +138,34 @@ func instancePrefix(name string, i int) string {
 	return fmt.Sprintf("%s%d", name, i)
 }
 
-// runScenario runs every cell and repetition not yet done, writing Results and the index.
+// runScenario runs every cell and repetition not yet done (campaign.Run), then says what
+// they came to: the effects of the matrix's choices, and the exit code.
 func (a *app) runScenario(ctx context.Context, sc *scenario.Scenario, set map[string]string, rf runFlags) error {
 	dir := a.out.File
-	ix, err := a.openIndex(dir, sc, set, rf.resume)
+	out, err := campaign.Run(ctx, sc, campaign.Options{
+		Dir: dir, Set: set, Resume: rf.resume, Keep: rf.keep, MetricsAddr: rf.metricsAddr,
+		Runner: a.cellOptions, Out: a.streams.Out, Err: a.streams.Err,
+	})
 	if err != nil {
-		return err
+		return a.runError(nil, err)
 	}
-	reps := sc.Cells[0].File.Repetitions
-	total, todo := len(sc.Cells)*reps, 0
-	for _, c := range ix.Cells {
-		for r := 1; r <= reps; r++ {
-			if !runDone(c, r) {
-				todo++
-			}
-		}
-	}
-	var metrics *live.Metrics
-	if rf.metricsAddr != "" {
-		metrics = live.NewMetrics(total)
-		stop, err := serveMetrics(rf.metricsAddr, metrics, a.streams.Err)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
-	fmt.Fprintf(a.streams.Out, "Scenario %s: %d cells x %d repetitions = %d runs (%d to do), Results in %s\n", sc.Name, len(sc.Cells), reps, total, todo, dir)
-	tg := &runner.Targets{Log: a.streams.Out}
-	defer tg.Close()
-	started := time.Now()
-	done, failed := 0, 0
-	for ci, c := range sc.Cells {
-		for rep := 1; rep <= reps; rep++ {
-			if runDone(ix.Cells[ci], rep) {
-				continue
-			}
-			if ctx.Err() != nil {
-				break
-			}
-			eta := "estimate after the first run"
-			if done > 0 {
-				eta = "about " + (time.Since(started) / time.Duration(done) * time.Duration(todo-done)).Round(time.Second).String() + " left"
-			}
-			fmt.Fprintf(a.streams.Out, "\n%s cell %d of %d: %s · repetition %d of %d · run %d of %d · %s\n",
-				time.Now().Format("15:04:05"), ci+1, len(sc.Cells), c.Name, rep, reps, done+1, todo, eta)
-			if cd := time.Duration(c.File.Cooldown); cd > 0 && done > 0 {
-				select { // let the servers settle (flushes, compaction) between runs
-				case <-ctx.Done():
-				case <-time.After(cd):
-				}
-			}
-			ir := a.runOnce(ctx, tg, sc, c, rep, dir, rf, metrics)
-			if metrics != nil && ir.Done() {
-				metrics.EndRun()
-			}
-			if ir.Stop != "interrupted" {
-				setRun(&ix.Cells[ci], ir)
-				ix.Updated = time.Now().UTC()
-				if err := scenario.WriteIndex(dir, ix); err != nil {
-					return err
-				}
-			}
-			if ir.Stop == "failed" || ir.Stop == "" {
-				failed++
-			}
-			done++
-		}
-	}
-	if ctx.Err() != nil {
+	if out.Interrupted {
 		fmt.Fprintf(a.streams.Err, "natsperf: interrupted; the finished runs are in %s, continue with --resume\n", dir)
 		return exitCode(exitInterrupted)
 	}
 	printEffects(a.streams.Out, dir)
-	fmt.Fprintf(a.streams.Out, "\nDone in %s. Report: natsperf report %s\n", time.Since(started).Round(time.Second), dir)
-	if failed > 0 {
-		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) failed; see their stop reasons in %s\n", failed, dir)
+	fmt.Fprintf(a.streams.Out, "\nDone in %s. Report: natsperf report %s\n", out.Elapsed.Round(time.Second), dir)
+	switch {
+	case out.Failed > 0:
+		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) failed; see their stop reasons in %s\n", out.Failed, dir)
 		return exitCode(exitFailed)
-	}
-	// Losses decide only when no run failed; they count over the whole index, so a --resume
-	// that runs the rest still reports a loss found earlier.
-	if n := lossyRuns(ix); n > 0 {
-		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) lost messages; see \"lost\" in %s\n", n, filepath.Join(dir, scenario.IndexFile))
+	// Losses decide only when no run failed.
+	case out.Lossy > 0:
+		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) lost messages; see \"lost\" in %s\n", out.Lossy, filepath.Join(dir, scenario.IndexFile))
 		return exitCode(exitLoss)
-	}
-	if n := unrecoveredRuns(ix); n > 0 {
-		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) had not recovered by their end; see \"not_recovered\" in %s\n", n, filepath.Join(dir, scenario.IndexFile))
+	case out.Unrecovered > 0:
+		fmt.Fprintf(a.streams.Err, "natsperf: %d run(s) had not recovered by their end; see \"not_recovered\" in %s\n", out.Unrecovered, filepath.Join(dir, scenario.IndexFile))
 		return exitCode(exitUnrecovered)
 	}
 	return nil
-}
-
-// unrecoveredRuns counts the finished runs of ix that had not recovered by their end.
-func unrecoveredRuns(ix *scenario.Index) int {
-	return finishedRuns(ix, func(r scenario.IndexRun) bool { return r.NotRecovered })
-}
-
-// lossyRuns counts the finished runs of ix that found data loss.
-func lossyRuns(ix *scenario.Index) int {
-	return finishedRuns(ix, func(r scenario.IndexRun) bool { return r.Lost > 0 })
-}
-
-// finishedRuns counts the finished runs of ix for which is holds.
-func finishedRuns(ix *scenario.Index, is func(scenario.IndexRun) bool) int {
-	n := 0
-	for _, c := range ix.Cells {
-		for _, r := range c.Runs {
-			if r.Done() && is(r) {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// runDone: a failed run is not done, so --resume runs it again.
-func runDone(c scenario.IndexCell, rep int) bool {
-	for _, r := range c.Runs {
-		if r.Repetition == rep && r.Done() && r.Stop != result.StopFailed {
-			return true
-		}
-	}
-	return false
-}
-
-func setRun(c *scenario.IndexCell, ir scenario.IndexRun) {
-	for i, r := range c.Runs {
-		if r.Repetition == ir.Repetition {
-			c.Runs[i] = ir
-			return
-		}
-	}
-	c.Runs = append(c.Runs, ir)
-}
-
-// openIndex starts DIR's index, or with resume reads it and checks it is this scenario's.
-func (a *app) openIndex(dir string, sc *scenario.Scenario, set map[string]string, resume bool) (*scenario.Index, error) {
-	old, err := scenario.ReadIndex(dir)
-	switch {
-	case err == nil && !resume:
-		return nil, usagef("%s already holds a run: pass --resume to continue it, or choose another -o DIR", dir)
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return nil, err
-	}
-	if old != nil {
-		// Pinning other axes only picks other cells; other variables would label the earlier
-		// runs with settings they did not have.
-		if k, ok := varChanged(old.Set, set, sc.Axes); ok {
-			return nil, usagef("%s was run with --set %s=%s, not %q: resume with the same variables, or choose another -o DIR", dir, k, old.Set[k], set[k])
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("results directory: %w", err)
-	}
-	ix := &scenario.Index{Schema: scenario.IndexSchema, Scenario: sc.Name, File: sc.Path, Set: set, Axes: sc.Axes, Started: time.Now().UTC(),
-		Description: sc.Cells[0].File.Description, Vars: fixedVars(sc, set)}
-	for _, c := range sc.Cells {
-		values := map[string]string{}
-		for _, v := range c.Values {
-			values[v.Axis] = v.Value
-		}
-		ic := scenario.IndexCell{Index: c.Index, Name: c.Name, Values: values, Runs: []scenario.IndexRun{}}
-		if old != nil {
-			for _, oc := range old.Cells {
-				if oc.Name == c.Name {
-					ic.Runs = oc.Runs
-				}
-			}
-		}
-		ix.Cells = append(ix.Cells, ic)
-	}
-	if old != nil {
-		// Cells of the earlier run that this one does not pin stay in the index.
-		for _, oc := range old.Cells {
-			if !slices.ContainsFunc(ix.Cells, func(c scenario.IndexCell) bool { return c.Name == oc.Name }) {
-				ix.Cells = append(ix.Cells, oc)
-			}
-		}
-		if old.Scenario != sc.Name {
-			return nil, usagef("%s holds a run of scenario %q, not %q", dir, old.Scenario, sc.Name)
-		}
-		ix.Started = old.Started
-	}
-	return ix, scenario.WriteIndex(dir, ix)
-}
-
-// fixedVars is the scenario's variables as this run sets them, without the matrix axes.
-func fixedVars(sc *scenario.Scenario, set map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range sc.Cells[0].File.Vars {
-		out[k] = v
-	}
-	for k, v := range set {
-		out[k] = v
-	}
-	for _, a := range sc.Axes {
-		delete(out, a.Name)
-	}
-	return out
-}
-
-// varChanged names a --set variable (not a matrix axis) whose value differs between runs.
-func varChanged(old, now map[string]string, axes []scenario.Axis) (string, bool) {
-	isAxis := func(k string) bool {
-		return slices.ContainsFunc(axes, func(a scenario.Axis) bool { return a.Name == k })
-	}
-	for _, m := range []map[string]string{old, now} {
-		for k := range m {
-			if !isAxis(k) && old[k] != now[k] {
-				return k, true
-			}
-		}
-	}
-	return "", false
-}
-
-// serveMetrics serves m on addr until stop is called.
-func serveMetrics(addr string, m *live.Metrics, log interface{ Write([]byte) (int, error) }) (func(), error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, usagef("--metrics-addr %s: %v", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", m)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	fmt.Fprintf(log, "Prometheus metrics on http://%s/metrics\n", ln.Addr())
-	return func() { _ = srv.Close() }, nil
 }

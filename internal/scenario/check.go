@@ -51,8 +51,8 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, cell string, is *is
 			at("capacity", "needs at least one slo threshold to search against")
 		case c.Min < 0 || c.Max < 0 || (c.Max > 0 && c.Min > c.Max):
 			at("capacity", "min and max must be rates with min <= max, got %v and %v", c.Min, c.Max)
-		case c.ProbeDuration < 0 || c.Warmup < 0 || c.Drain < 0 || c.Repeats < 0 || c.Precision < 0 || c.Precision >= 1:
-			at("capacity", "probe-duration, warmup, drain and repeats must not be negative, precision between 0 and 1")
+		case c.ProbeDuration < 0 || c.Warmup < 0 || c.Drain < 0 || c.Repeats < 0 || c.Precision < 0 || c.Precision >= 1 || c.BisectPrecision < 0 || c.BisectPrecision >= 1:
+			at("capacity", "probe-duration, warmup, drain and repeats must not be negative, bisect-precision between 0 and 1")
 		}
 	}
 	switch f.Stream {

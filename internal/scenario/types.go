@@ -49,8 +49,10 @@ type Capacity struct {
 	ProbeDuration Duration `yaml:"probe-duration"`
 	Warmup        Duration `yaml:"warmup"`
 	Repeats       int      `yaml:"repeats"`
-	Precision     float64  `yaml:"precision"`
-	Drain         Duration `yaml:"drain"`
+	// BisectPrecision is --bisect-precision; Precision its older name, read when it is not set.
+	BisectPrecision float64  `yaml:"bisect-precision"`
+	Precision       float64  `yaml:"precision"`
+	Drain           Duration `yaml:"drain"`
 }
 
 // Setup is a Spec's setup (spec.Setup: streams, KV buckets, in the Spec's keys), made afresh
