@@ -18,7 +18,6 @@ import (
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/scenario"
-	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -223,11 +222,10 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 // may leave up to about 2ms late, which a search at p99<10ms would charge to the server (or
 // call the generator's limit); a finer precision costs natsperf CPU, which a search can
 // afford (docs/capacity.md).
-func searchPrecision(slos []string) time.Duration {
+func searchPrecision(slos []spec.Threshold) time.Duration {
 	d := time.Millisecond
-	ts, _ := slo.ParseAll(slos)
-	for _, t := range ts {
-		if limit := time.Duration(t.Limit); t.Metric == "p" && (t.Op == "<" || t.Op == "<=") && limit < 20*time.Millisecond {
+	for _, t := range slos {
+		if limit, ok := t.Latency(); ok && limit < 20*time.Millisecond {
 			d = min(d, limit/10, 500*time.Microsecond)
 		}
 	}

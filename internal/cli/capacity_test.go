@@ -14,6 +14,7 @@ import (
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/report"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // pacedResponder answers requests one at a time, each finishing a fixed service time after
@@ -263,7 +264,7 @@ func TestSearchPrecision(t *testing.T) {
 		{[]string{"loss=0", "rate>=0.99"}, time.Millisecond},
 		{[]string{"p99>1ms"}, time.Millisecond},
 	} {
-		if got := searchPrecision(tt.slos); got != tt.want {
+		if got := searchPrecision(spec.MustThresholds(tt.slos...)); got != tt.want {
 			t.Errorf("%v: precision %v, want %v", tt.slos, got, tt.want)
 		}
 	}

@@ -187,7 +187,7 @@ func TestCapacityProbesCarryPrecision(t *testing.T) {
 // TestProbeSpecPrecision: a probe's Spec carries the search's precision unless the probed
 // command line gave one.
 func TestProbeSpecPrecision(t *testing.T) {
-	base := &spec.Spec{Version: spec.Version, SLO: []string{"p99<1ms"}, Workloads: []spec.Workload{{Config: &spec.Pub{Subject: "x"}}}}
+	base := &spec.Spec{Version: spec.Version, SLO: spec.MustThresholds("p99<1ms"), Workloads: []spec.Workload{{Config: &spec.Pub{Subject: "x"}}}}
 	if got := probeSpec(base, capacityFlags{probe: time.Second}, 0, 100).PacePrecision.D(); got != 250*time.Microsecond {
 		t.Errorf("a probe of a p99<1ms search paces at %v, want 250us", got)
 	}

@@ -79,19 +79,19 @@ type Run struct {
 // BenchSettings is what a Result carries of the run's common settings, named as the flags
 // are; the command line's common flags are this type, so the two cannot drift apart.
 type BenchSettings struct {
-	Clients     int           `json:"clients"`
-	Msgs        int64         `json:"msgs"`
-	Size        int64         `json:"size"`
-	Sleep       time.Duration `json:"sleep"`
-	Rate        float64       `json:"rate,omitempty"`
-	Shape       pace.Shape    `json:"shape,omitzero"` // ramp, steps, Poisson arrivals and their seed
-	Duration    time.Duration `json:"duration,omitempty"`
-	Warmup      time.Duration `json:"warmup,omitempty"`
-	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
-	Interval    time.Duration `json:"interval"`
-	NoLatency   bool          `json:"no_latency,omitempty"`
-	Hist        string        `json:"hist,omitempty"`
-	SLO         []string      `json:"slo,omitempty"`
+	Clients     int              `json:"clients"`
+	Msgs        int64            `json:"msgs"`
+	Size        int64            `json:"size"`
+	Sleep       time.Duration    `json:"sleep"`
+	Rate        float64          `json:"rate,omitempty"`
+	Shape       pace.Shape       `json:"shape,omitzero"` // ramp, steps, Poisson arrivals and their seed
+	Duration    time.Duration    `json:"duration,omitempty"`
+	Warmup      time.Duration    `json:"warmup,omitempty"`
+	IdleTimeout time.Duration    `json:"idle_timeout,omitempty"`
+	Interval    time.Duration    `json:"interval"`
+	NoLatency   bool             `json:"no_latency,omitempty"`
+	Hist        string           `json:"hist,omitempty"`
+	SLO         []spec.Threshold `json:"slo,omitempty"`
 	// ServerMetrics are the monitoring endpoints sampled for telemetry; NoServerMetrics
 	// turned telemetry off.
 	ServerMetrics   []string `json:"server_metrics,omitempty"`

@@ -86,8 +86,8 @@ func Conclude(s *spec.Spec, res *result.Result) {
 	res.LoadSteps = loadSteps(s, SeriesInterval(s))
 	result.FillSteps(res.LoadSteps, res.Groups)
 	res.SLO = nil
-	if ts, err := slo.ParseAll(s.SLO); err == nil && len(ts) > 0 { // checked by Validate
-		res.SLO = slo.Judge(res, ts)
+	if len(s.SLO) > 0 {
+		res.SLO = slo.Judge(res, s.SLO)
 	}
 	res.Failovers = failover.Tell(res)
 }

@@ -20,7 +20,14 @@ type WorkloadSpec func(args []string) (*spec.Spec, error)
 // the longest --warmup win (and the finest --pace-precision), and latency is recorded unless every workload says --no-latency.
 func (c Cell) Spec(build WorkloadSpec, keep bool) (*spec.Spec, error) {
 	f := c.File
-	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target, NoLatency: true, SLO: slices.Clone(f.SLO)}
+	ts := f.slo
+	if len(ts) != len(f.SLO) { // a File that Parse did not check
+		var err error
+		if ts, err = spec.ParseThresholds(f.SLO...); err != nil {
+			return nil, err
+		}
+	}
+	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target, NoLatency: true, SLO: slices.Clone(ts)}
 	if e := f.Target.Embedded; e != nil {
 		ee := *e // the file's stays as it is
 		ee.Nodes = max(e.Nodes, 1)
@@ -85,7 +92,7 @@ func addWorkload(s, ws *spec.Spec, name string) error {
 	return nil
 }
 
-func appendNew(to, from []string) []string {
+func appendNew[T comparable](to, from []T) []T {
 	for _, v := range from {
 		if !slices.Contains(to, v) {
 			to = append(to, v)
