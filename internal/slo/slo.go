@@ -3,7 +3,6 @@
 package slo
 
 import (
-
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/natsperf/natsperf/internal/result"
