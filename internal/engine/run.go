@@ -122,7 +122,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	runner := &bench.Runner{
 		Dial: r.Target.Dialer(), JS: r.Target.Settings.JS, Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
 		Logf: o.Logf, Progress: o.Progress, Series: o.Series, Skew: r.skew,
-		StoredClock: &r.clock.offset,
+		StoredClock: &r.clock.offset, PacePrecision: pacePrecision(s),
 	}
 	if r.quiet {
 		runner.Logf = nil
@@ -425,7 +425,6 @@ func idleTimeout(c spec.Config) time.Duration {
 // It needs a Run from Prepare.
 func (r *Run) Start(at time.Time) {
 	if r.prepared != nil {
-		r.pace() // its senders pace at the Spec's precision until the run is closed
 		r.prepared.Start(at)
 	}
 }
@@ -453,7 +452,6 @@ func (r *Run) Close() {
 	if r.prepared != nil {
 		r.prepared.Abort()
 	}
-	r.unpace()
 	for _, c := range r.closers {
 		c()
 	}
