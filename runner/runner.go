@@ -88,6 +88,7 @@ func Run(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
 	if err := checkClient(s); err != nil {
 		return nil, err
 	}
+	s = s.Shaped() // one Poisson seed for every agent, and the Result records it
 	switch {
 	case o.Agents != "":
 		return runAgents(ctx, s, o)

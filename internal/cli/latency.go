@@ -87,7 +87,7 @@ func (lf *latencyFlags) validate(f *pflag.FlagSet) error {
 		return usagef("--size %d: the latency command needs at least %d bytes per message for its stamp (publisher, sequence, send time); latency-tests' 8-byte default is not enough", lf.Size, stamp.Size)
 	case lf.Size > 64<<20:
 		return usagef("--size %d is larger than NATS' 64 MiB maximum payload", lf.Size)
-	case math.IsNaN(lf.Rate) || lf.Rate < minRate || lf.Rate > maxRate:
+	case math.IsNaN(lf.Rate) || (lf.Rate < minRate && len(lf.Shape.Steps) == 0) || lf.Rate > maxRate: // steps give the rate
 		return usagef("--rate must be positive, %g to %g messages per second, got %v", minRate, maxRate, lf.Rate)
 	case lf.Duration <= 0:
 		return usagef("--duration must be positive")

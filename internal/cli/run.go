@@ -18,6 +18,7 @@ import (
 	"github.com/natsperf/natsperf/internal/result"
 	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/runner"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // runFlags are the run command's own flags.
@@ -121,7 +122,7 @@ func (a *app) dryRun(sc *scenario.Scenario) error {
 		for _, wl := range c.File.Workloads {
 			for i := 1; i <= wl.Instances; i++ {
 				args, _ := wl.Args(i)
-				fmt.Fprintf(w, "  %s: natsperf %s\n", instancePrefix(wl.Name, i), strings.Join(args, " "))
+				fmt.Fprintf(w, "  %s: natsperf %s\n", spec.InstanceName(wl.Name, i), strings.Join(args, " "))
 			}
 		}
 	}
@@ -133,14 +134,6 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
-}
-
-// instancePrefix names a workload instance in group names: "pod1/pub".
-func instancePrefix(name string, i int) string {
-	if name != "" && name[len(name)-1] >= '0' && name[len(name)-1] <= '9' {
-		return fmt.Sprintf("%s-%d", name, i)
-	}
-	return fmt.Sprintf("%s%d", name, i)
 }
 
 // runScenario runs every cell and repetition not yet done, writing Results and the index.

@@ -142,7 +142,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
 	}
-	s = shaped(s)
+	s = s.Shaped()
 	for _, w := range s.Workloads {
 		if _, ok := builder(w.Kind()); !ok {
 			return nil, InputError{fmt.Errorf("workload kind %q is not run by the engine yet (it runs %v)", w.Kind(), Kinds())}
@@ -318,16 +318,13 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	return r, nil
 }
 
-// instancePrefix names instance i (1-based) of workload wi: pod1, pod2 (pod-1 after a name
-// that ends in a digit, as a scenario names them); w1-1 for an unnamed workload.
+// instancePrefix names instance i (1-based) of workload wi: spec.InstanceName, w1-1 for an
+// unnamed workload.
 func instancePrefix(name string, wi, i int) string {
 	if name == "" {
 		name = fmt.Sprintf("w%d-", wi+1)
 	}
-	if c := name[len(name)-1]; c >= '0' && c <= '9' {
-		return fmt.Sprintf("%s-%d", name, i)
-	}
-	return fmt.Sprintf("%s%d", name, i)
+	return spec.InstanceName(name, i)
 }
 
 // benchOf is the Result's echo of a workload's common settings, named as the flags are.
