@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -51,24 +50,4 @@ func (c *connFlags) withEncryption(t *spec.Target) {
 	if t.Embedded.Encryption == "" {
 		t.Embedded.Encryption = enc
 	}
-}
-
-// rustStoreCheck refuses what natsperf-rust does not do yet rather than ignore it: it creates
-// the streams it publishes to itself, uncompressed, and fills its payloads its own way.
-// (Encryption is the embedded server's, which natsperf starts for it either way.)
-func rustStoreCheck(s *spec.Spec) error {
-	if !runner.UsesRust(s) {
-		return nil
-	}
-	for _, w := range s.Workloads {
-		if w.PayloadFill != "" {
-			return usagef("--payload-fill is not in natsperf-rust yet: use --client go")
-		}
-	}
-	for _, st := range s.Setup.Streams {
-		if st.Compression == "s2" && !st.Recreate {
-			return usagef("--compression: natsperf-rust creates its stream uncompressed; create it with --client go first, or use --client go")
-		}
-	}
-	return nil
 }

@@ -123,9 +123,6 @@ func (a *app) specRunE(build specBuilder) func(*cobra.Command, []string) error {
 		if err := a.withClient(r.spec); err != nil {
 			return err
 		}
-		if err := rustStoreCheck(r.spec); err != nil {
-			return err
-		}
 		return a.runSpec(cmd, r)
 	}
 }
