@@ -1,6 +1,7 @@
 // Package cli is natsperf's command line: cobra commands that turn flags (or a scenario cell's
-// workload command lines) into a run Spec, hand it to internal/engine and render the Result.
-// Only main exits; everything here returns exit codes.
+// workload command lines) into a run Spec, hand it to runner.Run (which runs it here, through
+// natsperf-rust or across agents) and render the Result. Only main exits; everything here
+// returns exit codes.
 package cli
 
 import (
