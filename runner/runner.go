@@ -119,12 +119,12 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Prepared, error) {
 	}
 	c := cliOf(o)
 	eo := engine.Options{
-		Env: c.Env, Warn: c.Warn, Logf: c.Logf, Progress: c.Progress, Connection: c.Connection,
+		Env: c.Env, Warn: c.Warn, Logf: c.Logf, Progress: c.Progress,
 		Hist: c.Hist, Title: c.Title, Settings: c.Settings, Series: o.Series,
 	}
 	release := func() {}
 	if o.Targets != nil {
-		t, rel, err := o.Targets.get(ctx, s, c.Connection, c.Env)
+		t, rel, err := o.Targets.get(ctx, s, c.Env)
 		if err != nil {
 			return nil, inputError(err)
 		}

@@ -172,14 +172,14 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*Result, error) {
 	c := cliOf(o)
 	var t *engine.Target
 	if o.Targets != nil {
-		shared, release, err := o.Targets.get(ctx, s, c.Connection, c.Env)
+		shared, release, err := o.Targets.get(ctx, s, c.Env)
 		if err != nil {
 			return nil, inputError(err)
 		}
 		defer release()
 		t = shared
 	} else {
-		own, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: c.Env, Warn: c.Warn, Connection: c.Connection})
+		own, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: c.Env, Warn: c.Warn})
 		if err != nil {
 			return nil, inputError(err)
 		}

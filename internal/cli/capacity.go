@@ -188,7 +188,7 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 		return usageError{err}
 	}
 	ctx := runCtx(cmd)
-	o, _, serr := a.searchCapacity(ctx, base, cf, warmup, a.runOptions(sr.conn), func(p capacity.Probe) {
+	o, _, serr := a.searchCapacity(ctx, base, cf, warmup, a.runOptions(), func(p capacity.Probe) {
 		fmt.Fprintln(a.streams.Err, report.ProbeLine(p))
 	})
 	o.Command = strings.Join(args, " ")

@@ -65,14 +65,14 @@ func (a *app) checkWorkloadArgs(args []string) error {
 	return err
 }
 
-// cellSpec is a cell as the Spec the runner runs, with the connection settings to use: the
+// cellSpec is a cell as the Spec the runner runs, its target the connection to use: the
 // command line's -s or --context win over the file's target (scenario.Cell.Spec made it the
 // Spec's), whose TLS switches the command line may add to; with neither, NATS_URL or the nats
 // context, else an embedded server.
-func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Settings, error) {
+func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, error) {
 	s, err := c.Spec(a.workloadSpec, keep)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cli, file := a.conn.s, s.Target
 	var conn connect.Settings
@@ -84,7 +84,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 		a.conn.withProcesses(&s.Target)
 		a.conn.withSync(&s.Target)
 		a.withTelemetry(&s.Target, file)
-		return s, nil, nil
+		return s, nil
 	case len(s.Target.Servers) > 0 || s.Target.Context != "":
 		conn = connect.FromSpec(s.Target)
 		conn.TLSFirst, conn.TLSInsecure = conn.TLSFirst || cli.TLSFirst, conn.TLSInsecure || cli.TLSInsecure
@@ -97,7 +97,7 @@ func (a *app) cellSpec(c scenario.Cell, keep bool) (*spec.Spec, *connect.Setting
 	a.conn.withEncryption(&s.Target)
 	a.conn.withSync(&s.Target)
 	a.withTelemetry(&s.Target, file)
-	return s, &conn, nil
+	return s, nil
 }
 
 // withTelemetry gives a cell's target the file's telemetry settings (monitor, the system
@@ -134,7 +134,7 @@ func (a *app) runOnce(ctx context.Context, tg *runner.Targets, sc *scenario.Scen
 		}
 		return ir
 	}
-	s, conn, err := a.cellSpec(c, rf.keep)
+	s, err := a.cellSpec(c, rf.keep)
 	if err != nil {
 		return fail(err)
 	}
@@ -144,7 +144,7 @@ func (a *app) runOnce(ctx context.Context, tg *runner.Targets, sc *scenario.Scen
 	if err != nil {
 		return fail(err)
 	}
-	o := a.runOptions(conn)
+	o := a.runOptions()
 	o.Targets = tg
 	o.CLI.Title = fmt.Sprintf("Scenario %s, %s, repetition %d", sc.Name, c.Name, rep)
 	o.CLI.Settings = map[string]any{"scenario": scenarioInfo(sc, c, rep)}

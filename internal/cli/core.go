@@ -56,7 +56,7 @@ send time) so a 'natsperf sub' can measure end-to-end latency and count lost mes
 				return nil, err
 			}
 			cfg := &spec.Pub{Subject: args[0], Size: size(bf, cmd.Flags()), MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, cmd.Flags()), MultiSubjectRandomize: sf.Randomize, Payload: pf.spec()}
-			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist}, nil
 		}),
 	}
 	a.specCommand(cmd)
@@ -108,7 +108,7 @@ server (-s), then start a publisher in another terminal: 'natsperf server' runs 
 				Subject: args[0], Size: size(bf, cmd.Flags()), Queue: queue, MultiSubject: sf.MultiSubject, IdleTimeout: idle(bf, cmd.Flags()),
 				PendingMsgs: int(pendingLimit(int64(pend.Msgs))), PendingBytes: spec.Size(pendingLimit(pend.Bytes)),
 			}
-			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist}, nil
 		}),
 	}
 	a.specCommand(cmd)
@@ -190,7 +190,7 @@ stamp in each message, on one clock.`,
 				cfg.JS = jsf.spec(cmd.Flags())
 				s.Setup.Streams = []spec.Stream{jsf.sf.setupStream(cmd.Flags())}
 			}
-			return &specRun{spec: withFaults(s, &ff, cmd.Flags()), hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: withFaults(s, &ff, cmd.Flags()), hist: bf.Hist}, nil
 		}),
 	}
 	a.specCommand(cmd)
@@ -240,7 +240,7 @@ or until --msgs requests are served in total when --msgs is given, then print wh
 				return nil, err
 			}
 			cfg := &spec.ServiceServe{Subject: args[0], Size: size(bf, cmd.Flags())}
-			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), hist: bf.Hist}, nil
 		}),
 	}
 	a.specCommand(cmd)
@@ -283,7 +283,7 @@ in the percentiles instead of silently lowering the rate.`,
 			if timeout != 5*time.Second { // --timeout or --ack-timeout
 				cfg.Timeout = spec.Duration(timeout)
 			}
-			return &specRun{spec: withMaxInflight(a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), cmd.Flags(), maxInflight), hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: withMaxInflight(a.newSpec(bf, cmd.Flags(), bf.Clients, cfg), cmd.Flags(), maxInflight), hist: bf.Hist}, nil
 		}),
 	}
 	a.specCommand(cmd)

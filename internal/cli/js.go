@@ -137,7 +137,7 @@ embedded server) with subjects SUBJECT and SUBJECT.>; an existing one is used as
 				cfg = fc
 			}
 			spc := withStream(withMaxInflight(a.newSpec(bf, f, bf.Clients, cfg), f, maxInflight), &sf, f)
-			return &specRun{spec: withFaults(spc, &ff, f), hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: withFaults(spc, &ff, f), hist: bf.Hist}, nil
 		}),
 	}
 	a.specCommand(cmd)
@@ -209,7 +209,7 @@ messages were already there).`,
 				return nil, usagef("--msgs must be at least 1")
 			}
 			spc := a.newSpec(bf, f, bf.Clients, cf.spec(kind, bf, sf, f))
-			return &specRun{spec: withStream(spc, &sf, f), hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: withStream(spc, &sf, f), hist: bf.Hist}, nil
 		}),
 	}
 	a.specCommand(cmd)
@@ -281,7 +281,7 @@ Latency is each get's round trip (batch: from the request to each message).`,
 				cfg = b
 			}
 			spc := a.newSpec(bf, f, bf.Clients, cfg)
-			return &specRun{spec: withStream(spc, &sf, f), hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: withStream(spc, &sf, f), hist: bf.Hist}, nil
 		}),
 	}
 	a.specCommand(cmd)

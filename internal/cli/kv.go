@@ -91,7 +91,7 @@ Result and the text then give each step's rate and percentiles (docs/capacity.md
 			}
 			spc := withMaxInflight(a.newSpec(bf, f, bf.Clients, cfg), f, maxInflight)
 			spc.Setup.Buckets = []spec.Bucket{bk}
-			return &specRun{spec: spc, hist: bf.Hist, conn: &a.conn.s}, nil
+			return &specRun{spec: spc, hist: bf.Hist}, nil
 		}),
 	}
 	a.specCommand(cmd)

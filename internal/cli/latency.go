@@ -136,10 +136,5 @@ func (a *app) latencySpec(f *pflag.FlagSet, lf latencyFlags) (*specRun, error) {
 	}
 	shapePacing(lf.Shape, &s.Workloads[0].Pacing)
 	withServerMetrics(s, lf.ServerMetrics, lf.NoServerMetrics)
-	conn := a.conn.s
-	if conn.User == "" && conn.Password == "" && conn.Token == "" {
-		// Server B connects with the settings, not server A's URL: credentials from either URL.
-		conn.User, conn.Password, conn.Token = target.User, string(target.Password), string(target.Token)
-	}
-	return &specRun{spec: s, hist: lf.Hist, conn: &conn}, nil
+	return &specRun{spec: s, hist: lf.Hist}, nil
 }

@@ -91,13 +91,11 @@ func withFaults(s *spec.Spec, ff *faultFlags, fs *pflag.FlagSet) *spec.Spec {
 	return s
 }
 
-// specRun is what a benchmark command line builds: the Spec, and what of the command line
-// goes beside it (the --hist file; the connection settings, which may hold credentials in
-// server URLs that a Spec never does; nil for a Spec file, whose target is its own).
+// specRun is what a benchmark command line builds: the Spec (the whole run, its connection
+// included), and the --hist file the command line writes beside it.
 type specRun struct {
 	spec *spec.Spec
 	hist string
-	conn *connect.Settings
 }
 
 // specBuilder turns a parsed command line (flags and arguments) into its specRun; bad input
@@ -143,7 +141,7 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 		return err
 	}
 	ctx := runCtx(cmd)
-	o := a.runOptions(sr.conn)
+	o := a.runOptions()
 	o.CLI.Warn, o.CLI.Logf, o.CLI.Hist = a.streams.Err, a.logf(), sr.hist
 	if a.streams.IsTerminal && !a.out.NoProgress {
 		o.CLI.Progress = progress.Bars{W: a.streams.Err}
@@ -168,13 +166,12 @@ func (a *app) runSpec(cmd *cobra.Command, sr *specRun) error {
 }
 
 // runOptions are the runner's options from the command line's flags: where the run goes
-// (--agents ..., --client-bin) and its connection flags (conn: the run's own, nil for a
-// Spec's target).
-func (a *app) runOptions(conn *connect.Settings) runner.Options {
+// (--agents ..., --client-bin); the run's connection is its Spec's target.
+func (a *app) runOptions() runner.Options {
 	return runner.Options{
 		Agents: a.dist.agents, Control: a.dist.control, AgentsWait: a.dist.wait, OnAgentLoss: a.dist.onLoss,
 		RustBin: a.client.bin,
-		CLI:     &runopts.CLI{Env: a.streams.Env, Connection: conn, Flags: &a.conn.s},
+		CLI:     &runopts.CLI{Env: a.streams.Env, Flags: &a.conn.s},
 	}
 }
 

@@ -32,9 +32,6 @@ type Options struct {
 	Progress bench.Progress
 	// Target, when set, is used instead of resolving the spec's (a scenario's shared target).
 	Target *Target
-	// Connection, when set, replaces the spec target's connection settings: the command
-	// line's own, which may hold what a Spec never does (credentials in server URLs).
-	Connection *connect.Settings
 	// Hist is echoed in the Result's settings (the command line's --hist file).
 	Hist string
 	// Title and Settings label a run of several workloads (a scenario cell): Title replaces
@@ -385,11 +382,7 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if s.Target.Embedded.Processes() && (eo.Network != nil || eo.Leafnodes > 0 || eo.Gateways > 0) {
 		return nil, InputError{errors.New("links, zones, link faults, leaf nodes and gateways are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")}
 	}
-	settings := Settings(s.Target)
-	if o.Connection != nil {
-		settings = *o.Connection
-	}
-	return OpenTarget(ctx, settings, TargetOptions{
+	return OpenTarget(ctx, Settings(s.Target), TargetOptions{
 		Env: o.Env, Embedded: eo, Processes: s.Target.Embedded, Warn: o.Warn, ForceEmbedded: s.Target.Embedded != nil,
 	})
 }
