@@ -101,11 +101,16 @@ type Result struct {
 
 // Verdict is one threshold (--slo) judged on a run.
 type Verdict struct {
-	SLO   string  `json:"slo"`   // as given: "p99<5ms"
-	Value float64 `json:"value"` // the measured value: ns for a latency, a count or a ratio
-	Limit float64 `json:"limit"` // the threshold, in the same unit
-	// Pass: Value is within Limit (false too when Missing says there was nothing to judge).
-	Pass bool `json:"pass"`
+	SLO string `json:"slo"` // as given: "p99<5ms"
+	// Metric, P and Op are the threshold as read ("p", 99, "<"), so what judges a verdict
+	// again (capacity) need not read its text: Metric is "p" (latency percentile P), "loss" or
+	// "rate". Results from before they were recorded lack them.
+	Metric string  `json:"metric,omitempty"`
+	P      float64 `json:"p,omitempty"`
+	Op     string  `json:"op,omitempty"`
+	Value  float64 `json:"value"` // the measured value: ns for a latency, a count or a ratio
+	Limit  float64 `json:"limit"` // the threshold, in the same unit
+	Pass   bool    `json:"pass"`
 	// Missing: the run measured nothing to judge (no latency recorded, no fixed rate); the
 	// threshold fails.
 	Missing string `json:"missing,omitempty"`

@@ -44,13 +44,16 @@ func runAgents(ctx context.Context, s *spec.Spec, o Options) (*result.Result, er
 	}
 	var warnings []string
 	if engine.NeedsSetup(s) {
-		// The agents load their own -s, which defaults to the control server: so does the
-		// setup, made here once, without a target of its own.
-		conn := c.Connection
-		if conn == nil || (conn.Servers == "" && conn.Context == "") {
-			conn = &control
+		// The agents connect to the Spec's target, or, when it leaves the target to them, to
+		// their own -s, which defaults to the control server: so does the setup, made here
+		// once.
+		at := s
+		if len(s.Target.Servers) == 0 && s.Target.Context == "" {
+			cp := *s
+			cp.Target = connect.WithSettings(s.Target, control)
+			at = &cp
 		}
-		t, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: c.Env, Connection: conn})
+		t, err := engine.OpenSpecTarget(ctx, at, engine.Options{Env: c.Env})
 		if err != nil {
 			return nil, inputError(err)
 		}

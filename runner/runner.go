@@ -91,6 +91,7 @@ func Run(ctx context.Context, s *spec.Spec, o Options) (*result.Result, error) {
 	if err := checkClient(s); err != nil {
 		return nil, err
 	}
+	s = s.Shaped() // one Poisson seed for every agent, and the Result records it
 	switch {
 	case o.Agents != "":
 		return runAgents(ctx, s, o)
@@ -121,12 +122,12 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Prepared, error) {
 	}
 	c := cliOf(o)
 	eo := engine.Options{
-		Env: c.Env, Warn: c.Warn, Logf: c.Logf, Progress: c.Progress, Connection: c.Connection,
+		Env: c.Env, Warn: c.Warn, Logf: c.Logf, Progress: c.Progress,
 		Hist: c.Hist, Title: c.Title, Settings: c.Settings, Series: o.Series,
 	}
 	release := func() {}
 	if o.Targets != nil {
-		t, rel, err := o.Targets.get(ctx, s, c.Connection, c.Env)
+		t, rel, err := o.Targets.get(ctx, s, c.Env)
 		if err != nil {
 			return nil, inputError(err)
 		}

@@ -77,6 +77,23 @@ func checkClient(s *spec.Spec) error {
 	if flag := rustLacksTarget(s.Target); flag != "" {
 		return InputError{fmt.Errorf("%s does not apply to --client rust (natsperf-rust connects with -s, --creds, --nkey, --user/--password, --token and TLS only): use --client go", flag)}
 	}
+	return rustStoreCheck(s)
+}
+
+// rustStoreCheck refuses what natsperf-rust does not do yet rather than ignore it: it creates
+// the streams it publishes to itself, uncompressed, and fills its payloads its own way.
+// (Encryption is the embedded server's, which natsperf starts for it either way.)
+func rustStoreCheck(s *spec.Spec) error {
+	for _, w := range s.Workloads {
+		if w.PayloadFill != "" {
+			return InputError{fmt.Errorf("--payload-fill is not in natsperf-rust yet: use --client go")}
+		}
+	}
+	for _, st := range s.Setup.Streams {
+		if st.Compression == "s2" && !st.Recreate {
+			return InputError{fmt.Errorf("--compression: natsperf-rust creates its stream uncompressed; create it with --client go first, or use --client go")}
+		}
+	}
 	return nil
 }
 
@@ -156,14 +173,14 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*result.Result, erro
 	c := cliOf(o)
 	var t *engine.Target
 	if o.Targets != nil {
-		shared, release, err := o.Targets.get(ctx, s, c.Connection, c.Env)
+		shared, release, err := o.Targets.get(ctx, s, c.Env)
 		if err != nil {
 			return nil, inputError(err)
 		}
 		defer release()
 		t = shared
 	} else {
-		own, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: c.Env, Warn: c.Warn, Connection: c.Connection})
+		own, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: c.Env, Warn: c.Warn})
 		if err != nil {
 			return nil, inputError(err)
 		}

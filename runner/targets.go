@@ -26,19 +26,19 @@ type Targets struct {
 }
 
 // get is s's target: the open one when s asks for the same, else a new one.
-func (ts *Targets) get(ctx context.Context, s *spec.Spec, conn *connect.Settings, env connect.Env) (*engine.Target, func(), error) {
+func (ts *Targets) get(ctx context.Context, s *spec.Spec, env connect.Env) (*engine.Target, func(), error) {
 	b, _ := json.Marshal(struct {
 		T spec.Target
-		C *connect.Settings
-		R int // an embedded target is sized for the setup's replicas
-	}{s.Target, conn, engine.SetupReplicas(s)})
+		C connect.Settings // its secrets too, which the target writes redacted
+		R int              // an embedded target is sized for the setup's replicas
+	}{s.Target, engine.Settings(s.Target), engine.SetupReplicas(s)})
 	key, faults := string(b), len(s.Faults.Inject) > 0
 	if ts.t != nil && key == ts.key && !faults {
 		return ts.t, func() {}, nil
 	}
 	ts.Close()
 	var warn bytes.Buffer // Log says "Target:" instead
-	t, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: env, Warn: &warn, Connection: conn})
+	t, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: env, Warn: &warn})
 	if err != nil {
 		return nil, nil, err
 	}

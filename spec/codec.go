@@ -129,6 +129,7 @@ func decodeJSON(data []byte) (*Spec, error) {
 	aux := struct {
 		*specAlias
 		Workloads []json.RawMessage `json:"workloads"` // decoded one by one to name them in errors
+		SLO       []string          `json:"slo"`       // read one by one to name them in errors
 	}{specAlias: (*specAlias)(&s)}
 	if err := strict(data, &aux); err != nil {
 		return nil, err
@@ -145,6 +146,13 @@ func decodeJSON(data []byte) (*Spec, error) {
 			return nil, fmt.Errorf("workloads[%d]: %w", i, err)
 		}
 		s.Workloads = append(s.Workloads, w)
+	}
+	for i, text := range aux.SLO {
+		t, err := ParseThreshold(text)
+		if err != nil {
+			return nil, &FieldError{Path: fmt.Sprintf("slo[%d]", i), Msg: err.Error()}
+		}
+		s.SLO = append(s.SLO, t)
 	}
 	return &s, nil
 }

@@ -33,8 +33,9 @@ type Spec struct {
 	// the run and reconciled against the acknowledgements.
 	Verify bool `json:"verify,omitempty"`
 	// SLO are thresholds the run must hold (--slo): "p99<5ms", "p99.9<=20ms", "loss=0",
-	// "rate>=0.99" (achieved over offered rate); docs/capacity.md.
-	SLO []string `json:"slo,omitempty"`
+	// "rate>=0.99" (achieved over offered rate); docs/capacity.md. Each is read once, when the
+	// Spec is (ParseThreshold), and judged from its typed form.
+	SLO []Threshold `json:"slo,omitempty"`
 }
 
 // Target is where the clients connect. With no servers, context or embedded it is resolved as

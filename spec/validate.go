@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/fault"
-	"github.com/natsperf/natsperf/internal/slo"
 )
 
 // Limits the command line applies too.
@@ -81,13 +80,12 @@ func (s *Spec) Validate() error {
 	}
 	s.checkFaults(c)
 	for i, t := range s.SLO {
-		th, err := slo.Parse(t)
-		if err != nil {
-			c.failf(fmt.Sprintf("slo[%d]", i), "%v", err)
+		if t.Metric == "" { // built in code, not read
+			c.failf(fmt.Sprintf("slo[%d]", i), "%q was not read with ParseThreshold", t.Text)
 			continue
 		}
-		if why := s.unrecorded(th); why != "" {
-			c.failf(fmt.Sprintf("slo[%d]", i), "%q: %s", t, why)
+		if why := s.unrecorded(t); why != "" {
+			c.failf(fmt.Sprintf("slo[%d]", i), "%q: %s", t.Text, why)
 		}
 	}
 	return c.err
@@ -95,7 +93,7 @@ func (s *Spec) Validate() error {
 
 // unrecorded says why the run records nothing th can judge ("" when it does): a latency
 // percentile on a run without latency would fail every time, for no fault of the system.
-func (s *Spec) unrecorded(th slo.Threshold) string {
+func (s *Spec) unrecorded(th Threshold) string {
 	if th.Metric != "p" {
 		return ""
 	}

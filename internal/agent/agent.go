@@ -245,8 +245,8 @@ func (a *Agent) prepare(req micro.Request) {
 		go a.intervals(j, series)
 	}
 	if len(s.Target.Servers) == 0 && s.Target.Context == "" && s.Target.Embedded == nil {
-		target := a.cfg.Target // the Spec leaves the target to the agents: the one this agent loads
-		o.Connection = &target
+		// The Spec leaves the target to the agents: the one this agent loads.
+		s.Target = connect.WithSettings(s.Target, a.cfg.Target)
 	}
 	go a.heartbeat(j)
 	if err := a.watchCoordinator(j); err != nil {

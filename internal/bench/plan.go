@@ -64,7 +64,7 @@ type Group struct {
 	// Rate is the group's target rate in messages per second across its clients (fixed-rate
 	// senders), echoed into the Result so the report can say when it was not reached; 0: none.
 	Rate float64
-	// PacePrecision is the pacing precision its fixed-rate senders ran at (loop.Precision),
+	// PacePrecision is the pacing precision its fixed-rate senders ran at (Runner's),
 	// echoed into the Result beside Rate; 0 for a group without a fixed rate.
 	PacePrecision time.Duration
 	// Dial, when set, connects this group's clients instead of the Runner's Dialer, e.g. the
@@ -124,4 +124,7 @@ type Env struct {
 	// GroupDone reports whether the whole group has handled its total: how the members of a
 	// queue group, whose individual shares are only estimates, know they are done.
 	GroupDone func() bool
+	// PacePrecision is the run's pacing precision (Runner.PacePrecision) for the client's
+	// loop.Waiter; 0: loop.DefaultPrecision.
+	PacePrecision time.Duration
 }

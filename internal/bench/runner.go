@@ -43,6 +43,10 @@ type Runner struct {
 	// StoredClock, when set, puts JetStream stored timestamps on natsperf's clock
 	// (record.Options.StoredClock): set it before the start barrier.
 	StoredClock *atomic.Int64
+	// PacePrecision is the pacing precision of the run's fixed-rate senders (each client's
+	// Env.PacePrecision; 0: loop.DefaultPrecision): a value of the run, so runs in one process
+	// each pace at their own.
+	PacePrecision time.Duration
 }
 
 // Progress shows bars while clients run.
@@ -127,7 +131,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, at+1), Skew: r.Skew, Group: series,
 					StoredClock: r.StoredClock,
 				}),
-				ProducersDone: producersDone,
+				ProducersDone: producersDone, PacePrecision: r.PacePrecision,
 			}
 			name := fmt.Sprintf("natsperf-%s-%d", g.Name, at+1)
 			dialer := r.Dial

@@ -14,7 +14,6 @@ import (
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/report"
 	"github.com/natsperf/natsperf/internal/scenario"
-	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
@@ -81,11 +80,10 @@ func Searchable(s *spec.Spec) error {
 // may leave up to about 2ms late, which a search at p99<10ms would charge to the server (or
 // call the generator's limit); a finer precision costs natsperf CPU, which a search can
 // afford (docs/capacity.md).
-func SearchPrecision(slos []string) time.Duration {
+func SearchPrecision(slos []spec.Threshold) time.Duration {
 	d := time.Millisecond
-	ts, _ := slo.ParseAll(slos)
-	for _, t := range ts {
-		if limit := time.Duration(t.Limit); t.Metric == "p" && (t.Op == "<" || t.Op == "<=") && limit < 20*time.Millisecond {
+	for _, t := range slos {
+		if limit, ok := t.Latency(); ok && limit < 20*time.Millisecond {
 			d = min(d, limit/10, 500*time.Microsecond)
 		}
 	}

@@ -29,7 +29,7 @@ func TestSearchPrecision(t *testing.T) {
 		{[]string{"loss=0", "rate>=0.99"}, time.Millisecond},
 		{[]string{"p99>1ms"}, time.Millisecond},
 	} {
-		if got := SearchPrecision(tt.slos); got != tt.want {
+		if got := SearchPrecision(spec.MustThresholds(tt.slos...)); got != tt.want {
 			t.Errorf("%v: precision %v, want %v", tt.slos, got, tt.want)
 		}
 	}
@@ -38,7 +38,7 @@ func TestSearchPrecision(t *testing.T) {
 // TestProbeSpecPrecision: a probe's Spec carries the search's precision unless the probed
 // command line gave one.
 func TestProbeSpecPrecision(t *testing.T) {
-	base := &spec.Spec{Version: spec.Version, SLO: []string{"p99<1ms"}, Workloads: []spec.Workload{{Config: &spec.Pub{Subject: "x"}}}}
+	base := &spec.Spec{Version: spec.Version, SLO: spec.MustThresholds("p99<1ms"), Workloads: []spec.Workload{{Config: &spec.Pub{Subject: "x"}}}}
 	if got := (Capacity{Probe: time.Second}).ProbeSpec(base, 100).PacePrecision.D(); got != 250*time.Microsecond {
 		t.Errorf("a probe of a p99<1ms search paces at %v, want 250us", got)
 	}

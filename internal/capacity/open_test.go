@@ -8,6 +8,7 @@ import (
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/result"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // TestFiguresOpenModel: open-model senders (a bound on operations awaiting answers) make
@@ -26,7 +27,7 @@ func TestFiguresOpenModel(t *testing.T) {
 			{Name: "request", TargetRate: 1000, Aggregate: result.Aggregate{MsgsPerSec: achieved, Latency: l,
 				SendLateness: histo.Summary(h, true), Events: result.Events{MaxInflight: 100, InflightFull: full}}},
 		}}
-		ts, _ := slo.ParseAll([]string{"p99<10ms"})
+		ts := spec.MustThresholds("p99<10ms")
 		res.SLO = slo.Judge(res, ts)
 		return res
 	}
@@ -55,7 +56,7 @@ func TestFiguresOpenModel(t *testing.T) {
 	// bound is a service that answered too slowly (its queue reached the bound).
 	res := probe(900*ms, 880*ms, 97, 42, 8*ms, 0.02)
 	res.Groups[0].TargetRate = 125
-	ts, _ := slo.ParseAll([]string{"rate>=0.97"})
+	ts := spec.MustThresholds("rate>=0.97")
 	res.SLO = slo.Judge(res, ts)
 	if p := Figures(res, 125, false); p.GeneratorBound || !strings.Contains(p.Evidence, "answered 97 of 125") {
 		t.Errorf("a rate threshold at the bound: generator %v (%s), evidence %q", p.GeneratorBound, p.Bound, p.Evidence)

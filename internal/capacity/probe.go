@@ -8,6 +8,7 @@ import (
 	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/result"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // Figures reads a probe's figures from its run's Result (judged on its thresholds by the
@@ -19,11 +20,11 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 		at  float64
 		out *int64
 	}{{50, &p.P50}, {99, &p.P99}, {99.9, &p.P999}} {
-		if v, ok, _ := slo.Measure(res, slo.Threshold{Metric: "p", P: q.at}); ok {
+		if v, ok, _ := slo.Measure(res, spec.Threshold{Metric: "p", P: q.at}); ok {
 			*q.out = int64(v)
 		}
 	}
-	loss, _, _ := slo.Measure(res, slo.Threshold{Metric: "loss"})
+	loss, _, _ := slo.Measure(res, spec.Threshold{Metric: "loss"})
 	p.Loss = int64(loss)
 	for _, g := range res.Groups {
 		if g.TargetRate <= 0 {
@@ -63,11 +64,11 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 		}
 		p.Pass = false
 		p.Failed = append(p.Failed, v.SLO)
-		t, err := slo.Parse(v.SLO)
-		if err == nil && t.Metric == "rate" {
+		t := slo.Of(v)
+		if t.Metric == "rate" {
 			rateFailed = true
 		}
-		if err == nil && t.Metric == "p" {
+		if t.Metric == "p" {
 			if u, ok := slo.Uncorrected(res, t); ok && t.Holds(u) {
 				// The senders are to blame only when they left late by a material part of
 				// the limit, a fifth or more (what their lateness added, where they recorded
@@ -148,8 +149,8 @@ func (p *Probe) judgeOpen(res *result.Result, offered float64, saturated, short,
 func heldFromSends(res *result.Result) bool {
 	failedP := false
 	for _, v := range res.SLO {
-		t, err := slo.Parse(v.SLO)
-		if v.Pass || err != nil || t.Metric != "p" {
+		t := slo.Of(v)
+		if v.Pass || t.Metric != "p" {
 			continue
 		}
 		failedP = true
@@ -163,10 +164,10 @@ func heldFromSends(res *result.Result) bool {
 // sendsP99 is the P99 from the actual sends in words ("P99 from the sends 4.10ms"), or from
 // the intended send times where the run kept no other.
 func sendsP99(res *result.Result) string {
-	if u, ok := slo.Uncorrected(res, slo.Threshold{Metric: "p", P: 99}); ok {
+	if u, ok := slo.Uncorrected(res, spec.Threshold{Metric: "p", P: 99}); ok {
 		return fmt.Sprintf("P99 from the sends %.2fms", u/1e6)
 	}
-	if v, ok, _ := slo.Measure(res, slo.Threshold{Metric: "p", P: 99}); ok {
+	if v, ok, _ := slo.Measure(res, spec.Threshold{Metric: "p", P: 99}); ok {
 		return fmt.Sprintf("P99 %.2fms", v/1e6)
 	}
 	return "no latency"
@@ -188,10 +189,10 @@ func (p *Probe) evidence(res *result.Result, offered float64, full int64) string
 		return fmt.Sprintf("timer late while idle (late P99 %.2fms)", ms(p.LatenessP99))
 	}
 	for _, v := range res.SLO {
-		t, err := slo.Parse(v.SLO)
-		if v.Pass || err != nil {
+		if v.Pass {
 			continue
 		}
+		t := slo.Of(v)
 		switch t.Metric {
 		case "p":
 			s := sendsP99(res) + " rose with the load"

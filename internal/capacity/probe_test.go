@@ -8,6 +8,7 @@ import (
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/result"
+	"github.com/natsperf/natsperf/spec"
 )
 
 func latencyOf(ns ...time.Duration) *result.Latency {
@@ -29,7 +30,7 @@ func TestFiguresGenerator(t *testing.T) {
 		res := &result.Result{Stop: result.Stop{Reason: result.StopCompleted}, Groups: []result.Group{
 			{Name: "pub", TargetRate: 1000, Aggregate: result.Aggregate{MsgsPerSec: achieved, Latency: l}},
 		}}
-		ts, _ := slo.ParseAll([]string{"p99<10ms"})
+		ts := spec.MustThresholds("p99<10ms")
 		res.SLO = slo.Judge(res, ts)
 		return res
 	}
@@ -101,7 +102,7 @@ func TestBottleneck(t *testing.T) {
 			Aggregate: result.Aggregate{MsgsPerSec: tt.achieved, Latency: l, SendLateness: latencyOf(tt.late)}}
 		res := &result.Result{Stop: result.Stop{Reason: result.StopCompleted}, Groups: []result.Group{g},
 			CPU: &result.CPU{Cores: 2, CoreShare: tt.share}}
-		ts, _ := slo.ParseAll([]string{tt.slo})
+		ts := spec.MustThresholds(tt.slo)
 		res.SLO = slo.Judge(res, ts)
 		p := Figures(res, 1000, tt.openLoop)
 		p.Offered = 1000
@@ -123,7 +124,7 @@ func TestFiguresSlightlyLateIsTheServers(t *testing.T) {
 	res := &result.Result{Stop: result.Stop{Reason: result.StopCompleted}, CPU: &result.CPU{Cores: 2, CoreShare: 0.12}, Groups: []result.Group{
 		{Name: "request", TargetRate: 900, Clients: make([]result.Client, 10), Aggregate: result.Aggregate{MsgsPerSec: 900, Latency: l, SendLateness: latencyOf(340 * time.Microsecond)}},
 	}}
-	ts, _ := slo.ParseAll([]string{"p99<5ms"})
+	ts := spec.MustThresholds("p99<5ms")
 	res.SLO = slo.Judge(res, ts)
 	if p := Figures(res, 900, false); p.Pass || p.GeneratorBound {
 		t.Errorf("pass %v, generator-bound %v (%s): want a failure at the server", p.Pass, p.GeneratorBound, p.Note)

@@ -8,6 +8,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"github.com/natsperf/natsperf/spec"
 )
 
 // Schema names the capacity document's format.
@@ -80,17 +82,17 @@ type Probe struct {
 
 // Outcome is a whole search: its settings, every probe and the capacity found.
 type Outcome struct {
-	Schema        string        `json:"schema"`
-	Command       string        `json:"command"` // the benchmark command line probed
-	SLO           []string      `json:"slo"`
-	Min           float64       `json:"min"`
-	Max           float64       `json:"max"`
-	ProbeDuration time.Duration `json:"probe_duration_ns"`
-	Warmup        time.Duration `json:"warmup_ns"`
-	Repeats       int           `json:"repeats"`
-	Precision     float64       `json:"precision"`
-	Probes        []Probe       `json:"probes"`
-	Verdict       string        `json:"verdict"` // found, above-max, below-min, generator-bound
+	Schema        string           `json:"schema"`
+	Command       string           `json:"command"` // the benchmark command line probed
+	SLO           []spec.Threshold `json:"slo"`
+	Min           float64          `json:"min"`
+	Max           float64          `json:"max"`
+	ProbeDuration time.Duration    `json:"probe_duration_ns"`
+	Warmup        time.Duration    `json:"warmup_ns"`
+	Repeats       int              `json:"repeats"`
+	Precision     float64          `json:"precision"`
+	Probes        []Probe          `json:"probes"`
+	Verdict       string           `json:"verdict"` // found, above-max, below-min, generator-bound
 	// Capacity is the highest rate that passed (0 when none did); Low and High bound it: the
 	// last passing and the first failing rate (High 0: none failed).
 	Capacity float64 `json:"capacity"`

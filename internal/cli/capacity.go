@@ -172,7 +172,7 @@ func (a *app) capacity(cmd *cobra.Command, cf capacityFlags, args []string) erro
 		return usageError{Err: err}
 	}
 	ctx := runCtx(cmd)
-	o, _, serr := cf.Search(ctx, base, a.runOptions(sr.Conn), func(p capacity.Probe) {
+	o, _, serr := cf.Search(ctx, base, a.runOptions(), func(p capacity.Probe) {
 		fmt.Fprintln(a.streams.Err, report.ProbeLine(p))
 	})
 	o.Command = strings.Join(args, " ")

@@ -22,7 +22,7 @@ func (a *app) cellOptions(s *spec.Spec) runner.Options {
 		a.conn.WithProcesses(&s.Target)
 		a.conn.WithSync(&s.Target)
 		a.withTelemetry(&s.Target, file)
-		return a.runOptions(nil)
+		return a.runOptions()
 	case len(s.Target.Servers) > 0 || s.Target.Context != "":
 		conn = connect.FromSpec(s.Target)
 		conn.TLSFirst, conn.TLSInsecure = conn.TLSFirst || cli.TLSFirst, conn.TLSInsecure || cli.TLSInsecure
@@ -35,7 +35,7 @@ func (a *app) cellOptions(s *spec.Spec) runner.Options {
 	a.conn.WithEncryption(&s.Target)
 	a.conn.WithSync(&s.Target)
 	a.withTelemetry(&s.Target, file)
-	return a.runOptions(&conn)
+	return a.runOptions()
 }
 
 // withTelemetry gives a cell's target the file's telemetry settings (monitor, the system

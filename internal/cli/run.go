@@ -12,6 +12,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/campaign"
 	"github.com/natsperf/natsperf/internal/scenario"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // runFlags are the run command's own flags.
@@ -116,7 +117,7 @@ func (a *app) dryRun(sc *scenario.Scenario) error {
 		for _, wl := range c.File.Workloads {
 			for i := 1; i <= wl.Instances; i++ {
 				args, _ := wl.Args(i)
-				fmt.Fprintf(w, "  %s: natsperf %s\n", instancePrefix(wl.Name, i), strings.Join(args, " "))
+				fmt.Fprintf(w, "  %s: natsperf %s\n", spec.InstanceName(wl.Name, i), strings.Join(args, " "))
 			}
 		}
 	}
@@ -128,14 +129,6 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
-}
-
-// instancePrefix names a workload instance in group names: "pod1/pub".
-func instancePrefix(name string, i int) string {
-	if name != "" && name[len(name)-1] >= '0' && name[len(name)-1] <= '9' {
-		return fmt.Sprintf("%s-%d", name, i)
-	}
-	return fmt.Sprintf("%s%d", name, i)
 }
 
 // runScenario runs every cell and repetition not yet done (campaign.Run), then says what

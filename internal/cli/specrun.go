@@ -33,9 +33,6 @@ func (a *app) specRunE(c *cmdline.Command) func(*cobra.Command, []string) error 
 			return err
 		}
 		a.dist, a.clientBin = &l.Agents, l.ClientBin
-		if err := rustStoreCheck(l.Spec); err != nil {
-			return err
-		}
 		return a.runSpec(cmd, l)
 	}
 }
@@ -56,7 +53,7 @@ func (a *app) runSpec(cmd *cobra.Command, sr *cmdline.Line) error {
 		return err
 	}
 	ctx := runCtx(cmd)
-	o := a.runOptions(sr.Conn)
+	o := a.runOptions()
 	o.CLI.Warn, o.CLI.Logf, o.CLI.Hist = a.streams.Err, a.logf(), sr.Hist
 	if a.streams.IsTerminal && !a.out.NoProgress {
 		o.CLI.Progress = progress.Bars{W: a.streams.Err}
@@ -81,13 +78,12 @@ func (a *app) runSpec(cmd *cobra.Command, sr *cmdline.Line) error {
 }
 
 // runOptions are the runner's options from the command line's flags: where the run goes
-// (--agents ..., --client-bin) and its connection flags (conn: the run's own, nil for a
-// Spec's target).
-func (a *app) runOptions(conn *connect.Settings) runner.Options {
+// (--agents ..., --client-bin); the run's connection is its Spec's target.
+func (a *app) runOptions() runner.Options {
 	return runner.Options{
 		Agents: a.dist.Agents, Control: a.dist.Control, AgentsWait: a.dist.Wait, OnAgentLoss: a.dist.OnLoss,
 		RustBin: a.clientBin,
-		CLI:     &runopts.CLI{Env: a.streams.Env, Connection: conn, Flags: &a.conn.Settings},
+		CLI:     &runopts.CLI{Env: a.streams.Env, Flags: &a.conn.Settings},
 	}
 }
 
@@ -235,26 +231,6 @@ func (a *app) commandSpec(cmd *cobra.Command, args []string, notOne string) (*co
 	}
 	a.dist, a.clientBin = &l.Agents, l.ClientBin
 	return target, l, nil
-}
-
-// rustStoreCheck refuses what natsperf-rust does not do yet rather than ignore it: it creates
-// the streams it publishes to itself, uncompressed, and fills its payloads its own way.
-// (Encryption is the embedded server's, which natsperf starts for it either way.)
-func rustStoreCheck(s *spec.Spec) error {
-	if !runner.UsesRust(s) {
-		return nil
-	}
-	for _, w := range s.Workloads {
-		if w.PayloadFill != "" {
-			return usagef("--payload-fill is not in natsperf-rust yet: use --client go")
-		}
-	}
-	for _, st := range s.Setup.Streams {
-		if st.Compression == "s2" && !st.Recreate {
-			return usagef("--compression: natsperf-rust creates its stream uncompressed; create it with --client go first, or use --client go")
-		}
-	}
-	return nil
 }
 
 // clientBinCheck refuses a --client-bin that is not a file, for a run that starts it here.

@@ -12,7 +12,6 @@ import (
 	"github.com/natsperf/natsperf/internal/connect"
 	idlepkg "github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/pace"
-	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -184,7 +183,7 @@ type benchFlags struct {
 	IdleTimeout, Interval time.Duration
 	NoLatency             bool
 	Hist                  string
-	SLO                   []string
+	SLO                   []spec.Threshold
 	ServerMetrics         []string
 	NoServerMetrics       bool
 }
@@ -212,7 +211,7 @@ func (b *benchFlags) register(f *pflag.FlagSet, sender, receiver bool) {
 	f.DurationVar(&b.Interval, "interval", time.Second, "width of one slice of the per-interval series in the Result")
 	f.DurationVar(&b.Warmup, "warmup", 0, "leave this initial period out of the statistics")
 	f.BoolVar(&b.NoLatency, "no-latency", false, "do not record latency histograms")
-	f.StringArrayVar(&b.SLO, "slo", nil, "a threshold the run must hold, repeatable: 'p99<5ms', 'p99.9<20ms', 'loss=0', 'rate>=0.99' (achieved/offered); a failed one exits 6")
+	f.Var(sloFlag{&b.SLO}, "slo", "a threshold the run must hold, repeatable: 'p99<5ms', 'p99.9<20ms', 'loss=0', 'rate>=0.99' (achieved/offered); a failed one exits 6")
 	registerTelemetry(f, &b.ServerMetrics, &b.NoServerMetrics)
 	if sender {
 		b.registerShape(f)
@@ -252,11 +251,6 @@ func (b *benchFlags) validate(f *pflag.FlagSet) error {
 		return usagef("--rate and --sleep both pace the senders: give one of them")
 	case b.Interval < 10*time.Millisecond:
 		return usagef("--interval must be at least 10ms")
-	}
-	for _, t := range b.SLO {
-		if _, err := slo.Parse(t); err != nil {
-			return usageError{err}
-		}
 	}
 	if err := CheckOutputFile("--hist", b.Hist); err != nil {
 		return err

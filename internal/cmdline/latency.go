@@ -55,7 +55,7 @@ func (lf *latencyValues) validate(f *pflag.FlagSet) error {
 		return usagef("--size %d: the latency command needs at least %d bytes per message for its stamp (publisher, sequence, send time); latency-tests' 8-byte default is not enough", lf.Size, stamp.Size)
 	case lf.Size > 64<<20:
 		return usagef("--size %d is larger than NATS' 64 MiB maximum payload", lf.Size)
-	case math.IsNaN(lf.Rate) || lf.Rate < minRate || lf.Rate > maxRate:
+	case math.IsNaN(lf.Rate) || (lf.Rate < minRate && len(lf.Shape.Steps) == 0) || lf.Rate > maxRate:
 		return usagef("--rate must be positive, %g to %g messages per second, got %v", minRate, maxRate, lf.Rate)
 	case lf.Duration <= 0:
 		return usagef("--duration must be positive")
@@ -105,12 +105,5 @@ func latencySpec(in *input, lf latencyValues) (*Line, error) {
 	}
 	shapePacing(lf.Shape, &s.Workloads[0].Pacing)
 	withServerMetrics(s, lf.ServerMetrics, lf.NoServerMetrics)
-	conn := in.conn.Settings
-	if conn.User == "" && conn.Password == "" && conn.Token == "" {
-		// Server B connects with the settings, not server A's URL: credentials from either URL.
-		conn.User, conn.Password, conn.Token = target.User, string(target.Password), string(target.Token)
-	}
-	l := in.line(s, lf.Hist)
-	l.Conn = &conn
-	return l, nil
+	return in.line(s, lf.Hist), nil
 }

@@ -23,9 +23,6 @@ type Line struct {
 	Spec *spec.Spec
 	// Hist is --hist: the file the latency histogram is written to.
 	Hist string
-	// Conn are the connection settings, which may hold credentials in server URLs that a Spec
-	// never does.
-	Conn *connect.Settings
 	// Agents are --agents and its friends: where the Spec runs.
 	Agents Agents
 	// ClientBin is --client-bin: natsperf-rust's path for --client rust.
@@ -214,7 +211,7 @@ func (in *input) newSpec(bf benchFlags, clients int, cfg spec.Config) *spec.Spec
 
 // line is the Line of s, with the command line's connection settings.
 func (in *input) line(s *spec.Spec, hist string) *Line {
-	return &Line{Spec: s, Hist: hist, Conn: &in.conn.Settings}
+	return &Line{Spec: s, Hist: hist}
 }
 
 // size is --size for a spec: zero when left at its default.

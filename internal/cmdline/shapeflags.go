@@ -3,7 +3,6 @@ package cmdline
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -164,10 +163,7 @@ func (l loadShape) validate(f *pflag.FlagSet) error {
 		}
 	}
 	if len(sh.Steps) > 0 {
-		*l.rate = sh.Steps[0]
-	}
-	if sh.Poisson && sh.Seed == 0 {
-		sh.Seed = rand.Uint64() | 1 // drawn here, so agents share it and the Result records it
+		*l.rate = 0 // the steps give the rate (Spec.Shaped), not a command's default --rate
 	}
 	return nil
 }

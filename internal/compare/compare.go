@@ -181,13 +181,13 @@ type jsonDoc struct {
 }
 
 type jsonRow struct {
-	Cell   string    `json:"cell"`
-	Metric string    `json:"metric"` // "pub.rate"
-	Label  string    `json:"label"`  // "pub msgs/s per client"
-	Unit   string    `json:"unit,omitempty"`
-	Higher bool      `json:"higher_is_better"`
-	Old    jsonStats `json:"old"`
-	New    jsonStats `json:"new"`
+	Cell   string       `json:"cell"`
+	Metric string       `json:"metric"` // "pub.rate"
+	Label  string       `json:"label"`  // "pub msgs/s per client"
+	Unit   string       `json:"unit,omitempty"`
+	Higher bool         `json:"higher_is_better"`
+	Old    report.Stats `json:"old"`
+	New    report.Stats `json:"new"`
 	// DeltaPct is new against old in percent; null when old is 0 and new is not.
 	DeltaPct    *float64 `json:"delta_pct"`
 	P           float64  `json:"p"`
@@ -199,15 +199,6 @@ type jsonRow struct {
 	NotComparable bool   `json:"not_comparable,omitempty"`
 	OldNetwork    string `json:"old_network,omitempty"`
 	NewNetwork    string `json:"new_network,omitempty"`
-}
-
-type jsonStats struct {
-	N       int       `json:"n"`
-	Mean    float64   `json:"mean"`
-	StdDev  float64   `json:"stddev"`
-	Min     float64   `json:"min"`
-	Max     float64   `json:"max"`
-	Samples []float64 `json:"samples"`
 }
 
 // WriteJSON prints rows as one JSON document; oldName and newName are the inputs as given,
@@ -243,12 +234,12 @@ func WriteJSON(w io.Writer, oldName, newName string, rows []Row, pct float64) er
 	return nil
 }
 
-func statsJSON(s report.Stats) jsonStats {
-	samples := s.Samples
-	if samples == nil {
-		samples = []float64{}
+// statsJSON is s with its samples a list, never null.
+func statsJSON(s report.Stats) report.Stats {
+	if s.Samples == nil {
+		s.Samples = []float64{}
 	}
-	return jsonStats{N: s.N, Mean: s.Mean, StdDev: s.StdDev, Min: s.Min, Max: s.Max, Samples: samples}
+	return s
 }
 
 // WriteFailed names the runs of sets that failed and were left out of every figure.

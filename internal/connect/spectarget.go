@@ -48,6 +48,16 @@ func SpecTarget(c Settings) spec.Target {
 	return t
 }
 
+// WithSettings is t connecting with c: its connection settings are c's (SpecTarget), what is
+// not a connection setting (embedded server, monitoring endpoints, system account) stays t's.
+// An agent running a Spec that leaves the target to it puts its own -s in this way.
+func WithSettings(t spec.Target, c Settings) spec.Target {
+	out := SpecTarget(c)
+	out.Embedded, out.Monitor = t.Embedded, t.Monitor
+	out.SysCreds, out.SysUser, out.SysPassword = t.SysCreds, t.SysUser, t.SysPassword
+	return out
+}
+
 // MoveUserinfo moves credentials out of a server URL into t's fields (a Spec keeps no
 // credentials in URLs, and writes secrets redacted). A URL that does not parse is kept
 // redacted: the Spec's validation names it without its secret.

@@ -233,7 +233,7 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bo
 		return fmt.Errorf("a fixed rate needs --msgs or --duration")
 	}
 	deadline := loop.Deadline(env.Start, p.cfg.Duration)
-	w := loop.NewWaiter(clk)
+	w := loop.NewWaiter(clk, env.PacePrecision)
 	defer w.Close()
 	// The schedule is walked in order, one message after the other (a Poisson schedule is
 	// drawn as it goes): next is the intended send time of message sent.

@@ -32,9 +32,6 @@ type Options struct {
 	Progress bench.Progress
 	// Target, when set, is used instead of resolving the spec's (a scenario's shared target).
 	Target *Target
-	// Connection, when set, replaces the spec target's connection settings: the command
-	// line's own, which may hold what a Spec never does (credentials in server URLs).
-	Connection *connect.Settings
 	// Hist is echoed in the Result's settings (the command line's --hist file).
 	Hist string
 	// Title and Settings label a run of several workloads (a scenario cell): Title replaces
@@ -79,19 +76,19 @@ type Run struct {
 // BenchSettings is what a Result carries of the run's common settings, named as the command
 // line's flags are (internal/cmdline owns the flags; the engine knows none).
 type BenchSettings struct {
-	Clients     int           `json:"clients"`
-	Msgs        int64         `json:"msgs"`
-	Size        int64         `json:"size"`
-	Sleep       time.Duration `json:"sleep"`
-	Rate        float64       `json:"rate,omitempty"`
-	Shape       pace.Shape    `json:"shape,omitzero"` // ramp, steps, Poisson arrivals and their seed
-	Duration    time.Duration `json:"duration,omitempty"`
-	Warmup      time.Duration `json:"warmup,omitempty"`
-	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
-	Interval    time.Duration `json:"interval"`
-	NoLatency   bool          `json:"no_latency,omitempty"`
-	Hist        string        `json:"hist,omitempty"`
-	SLO         []string      `json:"slo,omitempty"`
+	Clients     int              `json:"clients"`
+	Msgs        int64            `json:"msgs"`
+	Size        int64            `json:"size"`
+	Sleep       time.Duration    `json:"sleep"`
+	Rate        float64          `json:"rate,omitempty"`
+	Shape       pace.Shape       `json:"shape,omitzero"` // ramp, steps, Poisson arrivals and their seed
+	Duration    time.Duration    `json:"duration,omitempty"`
+	Warmup      time.Duration    `json:"warmup,omitempty"`
+	IdleTimeout time.Duration    `json:"idle_timeout,omitempty"`
+	Interval    time.Duration    `json:"interval"`
+	NoLatency   bool             `json:"no_latency,omitempty"`
+	Hist        string           `json:"hist,omitempty"`
+	SLO         []spec.Threshold `json:"slo,omitempty"`
 	// ServerMetrics are the monitoring endpoints sampled for telemetry; NoServerMetrics
 	// turned telemetry off.
 	ServerMetrics   []string `json:"server_metrics,omitempty"`
@@ -122,7 +119,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	runner := &bench.Runner{
 		Dial: r.Target.Dialer(), JS: r.Target.Settings.JS, Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
 		Logf: o.Logf, Progress: o.Progress, Series: o.Series, Skew: r.skew,
-		StoredClock: &r.clock.offset,
+		StoredClock: &r.clock.offset, PacePrecision: pacePrecision(s),
 	}
 	if r.quiet {
 		runner.Logf = nil
@@ -142,7 +139,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
 	}
-	s = shaped(s)
+	s = s.Shaped()
 	for _, w := range s.Workloads {
 		if _, ok := builder(w.Kind()); !ok {
 			return nil, InputError{fmt.Errorf("workload kind %q is not run by the engine yet (it runs %v)", w.Kind(), Kinds())}
@@ -318,16 +315,13 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 	return r, nil
 }
 
-// instancePrefix names instance i (1-based) of workload wi: pod1, pod2 (pod-1 after a name
-// that ends in a digit, as a scenario names them); w1-1 for an unnamed workload.
+// instancePrefix names instance i (1-based) of workload wi: spec.InstanceName, w1-1 for an
+// unnamed workload.
 func instancePrefix(name string, wi, i int) string {
 	if name == "" {
 		name = fmt.Sprintf("w%d-", wi+1)
 	}
-	if c := name[len(name)-1]; c >= '0' && c <= '9' {
-		return fmt.Sprintf("%s-%d", name, i)
-	}
-	return fmt.Sprintf("%s%d", name, i)
+	return spec.InstanceName(name, i)
 }
 
 // benchOf is the Result's echo of a workload's common settings, named as the flags are.
@@ -388,11 +382,7 @@ func openSpecTarget(ctx context.Context, s *spec.Spec, f *Faults, o Options) (*T
 	if s.Target.Embedded.Processes() && (eo.Network != nil || eo.Leafnodes > 0 || eo.Gateways > 0) {
 		return nil, InputError{errors.New("links, zones, link faults, leaf nodes and gateways are not yet on nats-server processes (--server-bin, --server-version): use the in-process server")}
 	}
-	settings := Settings(s.Target)
-	if o.Connection != nil {
-		settings = *o.Connection
-	}
-	return OpenTarget(ctx, settings, TargetOptions{
+	return OpenTarget(ctx, Settings(s.Target), TargetOptions{
 		Env: o.Env, Embedded: eo, Processes: s.Target.Embedded, Warn: o.Warn, ForceEmbedded: s.Target.Embedded != nil,
 	})
 }
@@ -425,7 +415,6 @@ func idleTimeout(c spec.Config) time.Duration {
 // It needs a Run from Prepare.
 func (r *Run) Start(at time.Time) {
 	if r.prepared != nil {
-		r.pace() // its senders pace at the Spec's precision until the run is closed
 		r.prepared.Start(at)
 	}
 }
@@ -453,7 +442,6 @@ func (r *Run) Close() {
 	if r.prepared != nil {
 		r.prepared.Abort()
 	}
-	r.unpace()
 	for _, c := range r.closers {
 		c()
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math/rand/v2"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/failover"
@@ -18,24 +17,6 @@ func shapeOf(p spec.Pacing) pace.Shape {
 		To: p.RateTo, Ramp: p.Ramp.D(), Steps: p.Steps, StepDuration: p.StepDuration.D(),
 		Poisson: p.Arrivals == "poisson", Seed: p.Seed,
 	}
-}
-
-// shaped returns s with every workload's load shape completed: a stepped workload's rate is
-// its first step (so "paced" means one thing everywhere), and Poisson arrivals without a seed
-// get one drawn here, which the Result's settings then record. s itself is not changed.
-func shaped(s *spec.Spec) *spec.Spec {
-	out := *s
-	out.Workloads = append([]spec.Workload(nil), s.Workloads...)
-	for i := range out.Workloads {
-		p := &out.Workloads[i].Pacing
-		if p.Rate == 0 && len(p.Steps) > 0 && p.StepDuration > 0 {
-			p.Rate = p.Steps[0]
-		}
-		if p.Arrivals == "poisson" && p.Seed == 0 {
-			p.Seed = rand.Uint64() | 1
-		}
-	}
-	return &out
 }
 
 // offeredRate is the mean rate a workload's schedule offers over its duration (its rate when
@@ -82,12 +63,12 @@ func loadSteps(s *spec.Spec, interval time.Duration) []result.LoadStep {
 // Result, a coordinator on the Result merged from its agents (whose parts each judged only
 // themselves).
 func Conclude(s *spec.Spec, res *result.Result) {
-	s = shaped(s)
+	s = s.Shaped()
 	res.LoadSteps = loadSteps(s, SeriesInterval(s))
 	result.FillSteps(res.LoadSteps, res.Groups)
 	res.SLO = nil
-	if ts, err := slo.ParseAll(s.SLO); err == nil && len(ts) > 0 { // checked by Validate
-		res.SLO = slo.Judge(res, ts)
+	if len(s.SLO) > 0 {
+		res.SLO = slo.Judge(res, s.SLO)
 	}
 	res.Failovers = failover.Tell(res)
 }

@@ -28,7 +28,7 @@ import (
 	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/slo"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // Handler is what one kind of operation does in the loop.
@@ -59,15 +59,11 @@ const MaxDefault = 100_000
 // thresholds slos, when --max-inflight does not give one: rate x twice the tightest latency
 // threshold (room for a queue that breaks it to form and show), else rate x 1s; at least 1,
 // at most MaxDefault.
-func DefaultBound(rate float64, slos []string) int {
+func DefaultBound(rate float64, slos []spec.Threshold) int {
 	window := time.Second
-	ts, _ := slo.ParseAll(slos)
 	tightest := time.Duration(0)
-	for _, t := range ts {
-		if t.Metric != "p" || (t.Op != "<" && t.Op != "<=") {
-			continue
-		}
-		if l := time.Duration(t.Limit); tightest == 0 || l < tightest {
+	for _, t := range slos {
+		if l, ok := t.Latency(); ok && (tightest == 0 || l < tightest) {
 			tightest = l
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/natsperf/natsperf/internal/record"
+	"github.com/natsperf/natsperf/spec"
 )
 
 type nop struct{ answered, expired int }
@@ -97,7 +98,7 @@ func TestDefaultBound(t *testing.T) {
 		{0.5, nil, 1},
 		{1e6, nil, MaxDefault},
 	} {
-		if got := DefaultBound(c.rate, c.slos); got != c.want {
+		if got := DefaultBound(c.rate, spec.MustThresholds(c.slos...)); got != c.want {
 			t.Errorf("DefaultBound(%v, %v) = %d, want %d", c.rate, c.slos, got, c.want)
 		}
 	}

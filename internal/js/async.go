@@ -275,7 +275,7 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 	p.start = env.Start
 	share, _, pacer := p.share(env)
 	deadline := loop.Deadline(env.Start, p.cfg.Duration)
-	w := loop.NewWaiter(clk)
+	w := loop.NewWaiter(clk, env.PacePrecision)
 	defer w.Close()
 	timer, ackTimer := loop.NewTimer(), loop.NewTimer()
 	var i uint64

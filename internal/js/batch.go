@@ -91,7 +91,7 @@ func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
 	// not, and its latency counts from the slot.
 	var w *loop.Waiter
 	if p.cfg.Rate > 0 {
-		w = loop.NewWaiter(clk)
+		w = loop.NewWaiter(clk, env.PacePrecision)
 		defer w.Close()
 		deadline = loop.Deadline(env.Start, p.cfg.Duration)
 	}

@@ -15,7 +15,7 @@ import (
 
 func TestWaiterLandsOnTimeNotEarly(t *testing.T) {
 	clk := record.NewClock()
-	w := NewWaiter(clk)
+	w := NewWaiter(clk, time.Millisecond)
 	defer w.Close()
 	for _, ahead := range []time.Duration{0, 30 * time.Microsecond, 500 * time.Microsecond, 5 * time.Millisecond} {
 		at := clk.Now() + int64(ahead)
@@ -25,7 +25,7 @@ func TestWaiterLandsOnTimeNotEarly(t *testing.T) {
 		}
 		// Never early; late by the precision at most, plus what a busy host's scheduler adds
 		// (22ms was seen at load 22 on 2 cores): a bound that catches a wait gone wrong.
-		if late := time.Duration(now - at); late > 200*time.Millisecond+Precision() {
+		if late := time.Duration(now - at); late > 200*time.Millisecond+DefaultPrecision {
 			t.Errorf("Until(+%v) overshot by %v", ahead, late)
 		}
 	}
@@ -35,7 +35,7 @@ func TestWaiterLandsOnTimeNotEarly(t *testing.T) {
 // for the precision, so a fast schedule costs at most one wake-up per precision.
 func TestWaiterBatchesCloseSends(t *testing.T) {
 	clk := record.NewClock()
-	w := NewWaiter(clk)
+	w := NewWaiter(clk, time.Millisecond)
 	defer w.Close()
 	at := clk.Now() + int64(time.Millisecond)
 	first, err := w.Until(context.Background(), at)
@@ -46,8 +46,8 @@ func TestWaiterBatchesCloseSends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if next-at < int64(Precision()) {
-		t.Fatalf("woke %v after the previous wake-up's time, want at least %v", time.Duration(next-at), Precision())
+	if next-at < int64(DefaultPrecision) {
+		t.Fatalf("woke %v after the previous wake-up's time, want at least %v", time.Duration(next-at), DefaultPrecision)
 	}
 }
 
@@ -55,9 +55,9 @@ func TestWaiterBatchesCloseSends(t *testing.T) {
 // so sends exactly the precision apart (or more) each keep their own time, however late the
 // previous wake-up ended; closer ones wait for the precision.
 func TestWaiterPlanKeepsExactTimes(t *testing.T) {
-	w := NewWaiter(record.NewClock())
+	w := NewWaiter(record.NewClock(), DefaultPrecision)
 	defer w.Close()
-	gap := int64(Precision())
+	gap := int64(DefaultPrecision)
 	const start = int64(1_000_000_000)
 	for i := int64(0); i < 5; i++ {
 		at := start + i*gap
@@ -78,11 +78,9 @@ func TestWaiterPlanKeepsExactTimes(t *testing.T) {
 func TestTickerWakesAtMostOncePerPrecision(t *testing.T) {
 	clk := record.NewClock()
 	const n, each = 20, 10
-	SetPrecision(time.Millisecond)
-	defer SetPrecision(0)
 	ws := make([]*Waiter, n)
 	for i := range ws {
-		ws[i] = NewWaiter(clk)
+		ws[i] = NewWaiter(clk, time.Millisecond)
 		defer ws[i].Close()
 	}
 	before := tickerFires.Load()
@@ -111,14 +109,14 @@ func TestTickerWakesAtMostOncePerPrecision(t *testing.T) {
 	// n*each sends over 2ms: at most 3 wake-ups a millisecond apart (plus one for a clock
 	// read on the edge), where one per sender's send would be 200.
 	span := time.Duration(n*each) * 10 * time.Microsecond
-	if fires, most := tickerFires.Load()-before, int64(span/Precision())+2; fires > most {
+	if fires, most := tickerFires.Load()-before, int64(span/DefaultPrecision)+2; fires > most {
 		t.Fatalf("the pacer woke %d times for %d sends over %v, want at most %d", fires, n*each, span, most)
 	}
 }
 
 func TestWaiterEndsWithTheContext(t *testing.T) {
 	clk := record.NewClock()
-	w := NewWaiter(clk)
+	w := NewWaiter(clk, time.Millisecond)
 	defer w.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
@@ -275,5 +273,30 @@ func TestScheduleKeepsFastRates(t *testing.T) {
 	}
 	if want := int(rate * d.Seconds()); n != want {
 		t.Fatalf("%d operations in %v at %d/s, want %d", n, d, rate, want)
+	}
+}
+
+// TestWaiterPrecisionIsItsOwn: each Waiter paces at the precision it was given (a run's
+// --pace-precision), not at a process-wide one: two Waiters of one process, 1ms and 10ms,
+// plan the same sends 2ms apart differently; 0 is the default.
+func TestWaiterPrecisionIsItsOwn(t *testing.T) {
+	clk := record.NewClock()
+	fine, coarse, def := NewWaiter(clk, time.Millisecond), NewWaiter(clk, 10*time.Millisecond), NewWaiter(clk, 0)
+	defer fine.Close()
+	defer coarse.Close()
+	defer def.Close()
+	const start = int64(1_000_000_000)
+	next := start + int64(2*time.Millisecond)
+	for _, w := range []*Waiter{fine, coarse, def} {
+		w.plan(start)
+	}
+	if got, exact := fine.plan(next); got != next || !exact {
+		t.Errorf("1ms precision: a send 2ms after the previous planned for +%v, want its own time", time.Duration(got-start))
+	}
+	if got, _ := coarse.plan(next); got != start+int64(10*time.Millisecond) {
+		t.Errorf("10ms precision: a send 2ms after the previous planned for +%v, want +10ms", time.Duration(got-start))
+	}
+	if def.precision != int64(DefaultPrecision) {
+		t.Errorf("precision 0 paces at %v, want the default %v", time.Duration(def.precision), DefaultPrecision)
 	}
 }

@@ -28,10 +28,8 @@ func TestOwnSendersLeaveAProcessor(t *testing.T) {
 // not its slot; a send on its own slot keeps the slot.
 func TestPlannedIsTheGroupedWakeUp(t *testing.T) {
 	const gap = 10 * time.Millisecond
-	SetPrecision(gap)
-	defer SetPrecision(0)
 	clk := record.NewClock()
-	w := NewWaiter(clk)
+	w := NewWaiter(clk, gap)
 	defer w.Close()
 	ctx := context.Background()
 	var first, slot, want int64
@@ -97,13 +95,11 @@ func TestPlannedIsTheGroupedWakeUp(t *testing.T) {
 // and for a slot the pacer grouped into a later wake-up, that wake-up (which the sender never
 // wakes before).
 func TestTickerPlansGroupedSenders(t *testing.T) {
-	SetPrecision(time.Millisecond)
-	defer SetPrecision(0)
 	clk := record.NewClock()
 	const n = preciseSenders + 4 // more than may sleep on their own, whatever GOMAXPROCS
 	ws := make([]*Waiter, n)
 	for i := range ws {
-		ws[i] = NewWaiter(clk)
+		ws[i] = NewWaiter(clk, time.Millisecond)
 		defer ws[i].Close()
 	}
 	type got struct{ slot, intended, now int64 }

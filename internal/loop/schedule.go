@@ -50,7 +50,7 @@ func NewSchedule(env *bench.Env, rate float64, shape pace.Shape, d time.Duration
 	s := &Schedule{clk: env.Clock, rec: env.Rec, start: env.Start, paced: rate > 0, timer: NewTimer()}
 	s.n, s.bounded, s.pacer = Share(env, rate, shape, d)
 	if s.paced {
-		s.waiter = NewWaiter(env.Clock)
+		s.waiter = NewWaiter(env.Clock, env.PacePrecision)
 	}
 	if d > 0 {
 		s.deadline = env.Start + int64(d)

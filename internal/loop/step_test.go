@@ -59,11 +59,9 @@ func (s *sender) step(clk record.Clock) Step {
 func runSenders(t *testing.T, ctx context.Context, senders []*sender) []error {
 	t.Helper()
 	clk := record.NewClock()
-	SetPrecision(time.Millisecond)
-	defer SetPrecision(0)
 	ws := make([]*Waiter, len(senders))
 	for i := range ws {
-		ws[i] = NewWaiter(clk)
+		ws[i] = NewWaiter(clk, time.Millisecond)
 		defer ws[i].Close()
 	}
 	start := clk.Now() + int64(5*time.Millisecond)

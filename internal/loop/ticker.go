@@ -160,7 +160,7 @@ func (k *ticker) run(r *pacerRun) {
 			k.mu.Unlock()
 			return
 		}
-		next, now := max(k.waiting[0].due, k.last+precision.Load()), k.now()
+		next, now := max(k.waiting[0].due, k.last+k.waiting[0].precision), k.now()
 		if now >= next {
 			for len(k.waiting) > 0 && k.waiting[0].due <= now {
 				w := heap.Pop(&k.waiting).(*Waiter)

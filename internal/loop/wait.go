@@ -40,27 +40,6 @@ func ownSenders(gomaxprocs int) int32 { return int32(min(preciseSenders, gomaxpr
 // tools/perfcompare measures), at about its CPU. docs/performance.md has the trade.
 const DefaultPrecision = time.Millisecond
 
-// precision is the least time between two wake-ups of a sender (and of the process's pacer):
-// messages due sooner after the previous wake-up are sent together at the next one, late by
-// less than the precision (their send lateness and their latency from the intended send time
-// show it); a sender whose messages are further apart sleeps to each one's exact time. It
-// bounds the wake-ups, and so the CPU, whatever the rate: at most 1/precision a second.
-var precision atomic.Int64
-
-func init() { precision.Store(int64(DefaultPrecision)) }
-
-// SetPrecision sets the process's pacing precision (see precision); 0 or less restores the
-// default. Set it before the paced senders start.
-func SetPrecision(d time.Duration) {
-	if d <= 0 {
-		d = DefaultPrecision
-	}
-	precision.Store(int64(d))
-}
-
-// Precision is the process's pacing precision.
-func Precision() time.Duration { return time.Duration(precision.Load()) }
-
 // senders counts the process's live paced senders (see preciseSenders).
 var senders atomic.Int32
 
@@ -88,12 +67,20 @@ func toward(ctx context.Context, t *time.Timer, d time.Duration, spin bool) erro
 // than the precision, so pacing costs a bounded number of wake-ups per second instead of a
 // spinning core. Close it when the sender is done.
 type Waiter struct {
-	clk     record.Clock
-	t       *time.Timer
-	last    int64 // the previous wake-up's target, 0 before the first
-	planned int64 // the planned wake-up of the wait that ended last (see Planned)
-	owner   bool  // holds one of the process's places to sleep on its own (ownSenders)
-	close   func()
+	clk record.Clock
+	// precision is the least time between two wake-ups of the sender (and of the process's
+	// pacer when it is the next due there): messages due sooner after the previous wake-up
+	// are sent together at the next one, late by less than the precision (their send
+	// lateness and their latency from the intended send time show it); a sender whose
+	// messages are further apart sleeps to each one's exact time. It bounds the wake-ups, and
+	// so the CPU, whatever the rate: at most 1/precision a second. It is the run's
+	// (--pace-precision, bench.Env.PacePrecision), given to each Waiter as a value.
+	precision int64
+	t         *time.Timer
+	last      int64 // the previous wake-up's target, 0 before the first
+	planned   int64 // the planned wake-up of the wait that ended last (see Planned)
+	owner     bool  // holds one of the process's places to sleep on its own (ownSenders)
+	close     func()
 
 	// Kept by the ticker while the Waiter waits on it.
 	due   int64
@@ -118,13 +105,17 @@ func (w *Waiter) handBack(out Stepped, err error) {
 // owners counts the Waiters holding one of the process's places to sleep on their own.
 var owners atomic.Int32
 
-// NewWaiter returns a Waiter reading clk. It sleeps on its own when one of the process's
+// NewWaiter returns a Waiter reading clk and pacing at precision (0 or less:
+// DefaultPrecision; see Waiter.precision). It sleeps on its own when one of the process's
 // ownSenders places is free (and the process has at most preciseSenders paced senders);
 // otherwise it waits on the process's pacer. Two senders on 2 processors: one sleeps on its
 // own, the other on the pacer, each to its exact times, where both on the pacer would go
 // together once per precision (a burst the receivers queue).
-func NewWaiter(clk record.Clock) *Waiter {
-	w := &Waiter{clk: clk, t: NewTimer(), index: -1, wake: make(chan struct{}, 1)}
+func NewWaiter(clk record.Clock, precision time.Duration) *Waiter {
+	if precision <= 0 {
+		precision = DefaultPrecision
+	}
+	w := &Waiter{clk: clk, precision: int64(precision), t: NewTimer(), index: -1, wake: make(chan struct{}, 1)}
 	senders.Add(1)
 	if owners.Add(1) <= ownSenders(runtime.GOMAXPROCS(0)) {
 		w.owner = true
@@ -206,7 +197,7 @@ func (w *Waiter) Until(ctx context.Context, at int64) (int64, error) {
 // lateness, which would otherwise add up until it reached the precision.
 func (w *Waiter) plan(at int64) (target int64, exact bool) {
 	target, exact = at, true
-	if gap := precision.Load(); w.last != 0 && at-w.last < gap {
+	if gap := w.precision; w.last != 0 && at-w.last < gap {
 		target, exact = w.last+gap, false
 	}
 	w.last = target

@@ -9,13 +9,14 @@ import (
 
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/units"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // Capacity writes a capacity search: every probe, then the capacity line.
 func Capacity(w io.Writer, o *capacity.Outcome) error {
 	fmt.Fprintf(w, "Capacity search: natsperf %s\n", o.Command)
 	fmt.Fprintf(w, "Thresholds: %s · probes of %v after a %v warm-up · %s to %s msgs/s\n\n",
-		strings.Join(o.SLO, ", "), o.ProbeDuration, o.Warmup, perSec(o.Min), perSec(o.Max))
+		strings.Join(spec.Texts(o.SLO), ", "), o.ProbeDuration, o.Warmup, perSec(o.Min), perSec(o.Max))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "#\toffered\tachieved\tP50\tP99\tP99.9\tloss\tlate P99\tCPU\tverdict\tevidence\t")
 	for _, p := range o.Probes {
@@ -40,7 +41,7 @@ func Capacity(w io.Writer, o *capacity.Outcome) error {
 
 // CapacityLine is the search's one-line answer.
 func CapacityLine(o *capacity.Outcome) string {
-	at := strings.Join(o.SLO, " and ")
+	at := strings.Join(spec.Texts(o.SLO), " and ")
 	switch o.Verdict {
 	case capacity.Found:
 		agree := fmt.Sprintf("%d repeats agree", o.Repeats)

@@ -6,12 +6,13 @@ import (
 
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/result"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // TestCapacityOutputs: the capacity line of each verdict, the probe table, and the HTML curve
 // with both charts, the SLO line and the knee.
 func TestCapacityOutputs(t *testing.T) {
-	o := &capacity.Outcome{Command: "service request svc", SLO: []string{"p99<5ms"}, Min: 1000, Max: 1e5, Repeats: 3,
+	o := &capacity.Outcome{Command: "service request svc", SLO: spec.MustThresholds("p99<5ms"), Min: 1000, Max: 1e5, Repeats: 3,
 		Verdict: capacity.Found, Capacity: 8400, Low: 8400, High: 8900, PassRepeats: 3, FailRepeats: 3}
 	for i, r := range []float64{1000, 2000, 4000, 8000, 16000, 12000, 10000, 8900, 8400} {
 		p99 := int64(1e6)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/natsperf/natsperf/internal/capacity"
-	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/internal/units"
 )
 
@@ -30,9 +29,9 @@ func CapacityHTML(w io.Writer, o *capacity.Outcome) error {
 		knee = &band{from: o.Low, to: o.High, label: fmt.Sprintf("knee: passes at %s, fails at %s msgs/s", perSec(o.Low), perSec(o.High))}
 	}
 	var limits []sloLine
-	for _, s := range o.SLO {
-		if t, err := slo.Parse(s); err == nil && t.Metric == "p" {
-			limits = append(limits, sloLine{label: "SLO " + s, ms: t.Limit / 1e6})
+	for _, t := range o.SLO {
+		if t.Metric == "p" {
+			limits = append(limits, sloLine{label: "SLO " + t.Text, ms: t.Limit / 1e6})
 		}
 	}
 	lat := []capSeries{

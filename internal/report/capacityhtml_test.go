@@ -9,12 +9,13 @@ import (
 
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/report"
+	"github.com/natsperf/natsperf/spec"
 )
 
 // knownSearch is a search as the issue saw it: passing probes under a millisecond, a failing
 // one of 2.5 s, and repeats at both sides of the knee.
 func knownSearch() *capacity.Outcome {
-	o := &capacity.Outcome{Command: "service request svc -s nats://127.0.0.1:4222 --clients 4", SLO: []string{"p99<5ms", "loss=0"},
+	o := &capacity.Outcome{Command: "service request svc -s nats://127.0.0.1:4222 --clients 4", SLO: spec.MustThresholds("p99<5ms", "loss=0"),
 		Min: 1000, Max: 1e5, Repeats: 3, Precision: 0.05, ProbeDuration: 5e9, Warmup: 1e9,
 		Verdict: capacity.Found, Capacity: 8400, Low: 8400, High: 8900, PassRepeats: 3, FailRepeats: 3, Seconds: 95}
 	rates := []float64{1000, 2000, 4000, 8000, 16000, 12000, 10000, 8900, 8400, 8900, 8400, 8900, 8400}

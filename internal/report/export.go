@@ -50,11 +50,11 @@ func CSV(w io.Writer, s *Set) error {
 
 // jsonCell is a cell in the JSON report.
 type jsonCell struct {
-	Name    string               `json:"name"`
-	Values  map[string]string    `json:"values,omitempty"`
-	Runs    int                  `json:"runs"` // the runs the metrics come from
-	Failed  []jsonFailed         `json:"failed,omitempty"`
-	Metrics map[string]jsonStats `json:"metrics"`
+	Name    string            `json:"name"`
+	Values  map[string]string `json:"values,omitempty"`
+	Runs    int               `json:"runs"` // the runs the metrics come from
+	Failed  []jsonFailed      `json:"failed,omitempty"`
+	Metrics map[string]Stats  `json:"metrics"`
 }
 
 // jsonEffect is one axis level's effect on one metric (see Effect): low and high are the 95%
@@ -76,15 +76,6 @@ type jsonEffect struct {
 type jsonFailed struct {
 	Repetition int    `json:"repetition"`
 	Reason     string `json:"reason"`
-}
-
-type jsonStats struct {
-	N       int       `json:"n"`
-	Mean    float64   `json:"mean"`
-	StdDev  float64   `json:"stddev"`
-	Min     float64   `json:"min"`
-	Max     float64   `json:"max"`
-	Samples []float64 `json:"samples"`
 }
 
 // JSON writes the per-cell statistics.
@@ -110,12 +101,12 @@ func JSON(w io.Writer, s *Set) error {
 		out.Effects = append(out.Effects, je)
 	}
 	for _, c := range s.Cells {
-		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.OK()), Metrics: map[string]jsonStats{}}
+		jc := jsonCell{Name: c.Name, Values: c.Values, Runs: len(c.OK()), Metrics: map[string]Stats{}}
 		for _, r := range c.FailedRuns() {
 			jc.Failed = append(jc.Failed, jsonFailed{r.Repetition, r.FailReason()})
 		}
 		for k, st := range CellStats(c, metrics) {
-			jc.Metrics[k] = jsonStats(st)
+			jc.Metrics[k] = st
 		}
 		out.Cells = append(out.Cells, jc)
 	}

@@ -122,11 +122,15 @@ func Values(r *result.Result) map[string]float64 {
 	return v
 }
 
-// Stats is one metric over a cell's repetitions.
+// Stats is one metric over a cell's repetitions. Its JSON form is the one report's and
+// compare's JSON outputs share.
 type Stats struct {
-	N                      int
-	Mean, StdDev, Min, Max float64
-	Samples                []float64
+	N       int       `json:"n"`
+	Mean    float64   `json:"mean"`
+	StdDev  float64   `json:"stddev"`
+	Min     float64   `json:"min"`
+	Max     float64   `json:"max"`
+	Samples []float64 `json:"samples"`
 }
 
 // Of summarises samples.

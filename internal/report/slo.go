@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
+	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/result"
 )
@@ -36,16 +36,17 @@ func VerdictLine(v result.Verdict) string {
 	if v.Missing != "" {
 		return fmt.Sprintf("SLO %s: %s: %s", v.SLO, v.Missing, verdict)
 	}
-	return fmt.Sprintf("SLO %s: %s (limit %s): %s", v.SLO, SLOValue(v.SLO, v.Value), SLOValue(v.SLO, v.Limit), verdict)
+	m := slo.Of(v).Metric
+	return fmt.Sprintf("SLO %s: %s (limit %s): %s", v.SLO, SLOValue(m, v.Value), SLOValue(m, v.Limit), verdict)
 }
 
-// SLOValue writes a value of an SLO's metric: a duration for a percentile, a count for loss, a
-// ratio for rate.
-func SLOValue(slo string, x float64) string {
-	switch s := strings.ToLower(strings.TrimSpace(slo)); {
-	case strings.HasPrefix(s, "loss"):
+// SLOValue writes a value of an SLO's metric (spec.Threshold.Metric): a duration for a
+// percentile, a count for loss, a ratio for rate.
+func SLOValue(metric string, x float64) string {
+	switch metric {
+	case "loss":
 		return units.Comma(int64(x))
-	case strings.HasPrefix(s, "rate"):
+	case "rate":
 		return strconv.FormatFloat(x, 'f', 3, 64)
 	}
 	return Duration(int64(x))

@@ -1,4 +1,7 @@
-// Package report renders Results. Text is the nats bench look; JSON is the Result itself.
+// Package report renders Results: one run's text in the nats bench look (its sections as
+// data, its SLO verdicts and load steps), a scenario's runs as a report in text, Markdown,
+// HTML, CSV or JSON (per-cell statistics and axis effects), and capacity searches as text and
+// an HTML page. A Result's own JSON is the result package's (result.Write), not this one's.
 package report
 
 import (

@@ -1,5 +1,6 @@
 // Package runopts holds what natsperf's own command line gives runner.Run beyond the public
-// runner.Options: its connection flags (which may hold what a Spec never does), where notices
+// runner.Options (the run itself, its connection included, is the Spec): the connection flags
+// that reach the agents' control server, where notices
 // and start lines go, progress bars, the --hist echo, a scenario cell's labels, and a hook
 // told when the run is prepared (its text layout, for the command line's render).
 package runopts
@@ -25,8 +26,6 @@ type CLI struct {
 	Logf func(format string, args ...any)
 	// Progress shows live progress (bars per client, or per agent); nil shows nothing.
 	Progress bench.Progress
-	// Connection, when set, replaces the Spec target's connection settings.
-	Connection *connect.Settings
 	// Flags are the command line's connection flags: the agents' control server is reached
 	// with them, its server replaced by runner.Options.Control.
 	Flags *connect.Settings

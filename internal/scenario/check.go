@@ -10,7 +10,6 @@ import (
 	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/slo"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -40,10 +39,13 @@ func check(f *File, pos map[string]*yaml.Node, opts Options, cell string, is *is
 	if f.Repetitions < 0 {
 		at("repetitions", "must be at least 1")
 	}
+	f.slo = nil
 	for i, t := range f.SLO {
-		if _, err := slo.Parse(t); err != nil {
+		th, err := spec.ParseThreshold(t)
+		if err != nil {
 			at(fmt.Sprintf("slo[%d]", i), "%v", err)
 		}
+		f.slo = append(f.slo, th)
 	}
 	if c := f.Capacity; c != nil {
 		switch {

@@ -22,7 +22,14 @@ func (c Cell) Spec(keep bool) (*spec.Spec, error) { return c.spec(cmdline.Worklo
 // spec is Spec with build making each instance's one-workload Spec (tests stand one in).
 func (c Cell) spec(build func(args []string) (*spec.Spec, error), keep bool) (*spec.Spec, error) {
 	f := c.File
-	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target, NoLatency: true, SLO: slices.Clone(f.SLO)}
+	ts := f.slo
+	if len(ts) != len(f.SLO) { // a File that Parse did not check
+		var err error
+		if ts, err = spec.ParseThresholds(f.SLO...); err != nil {
+			return nil, err
+		}
+	}
+	s := &spec.Spec{Version: spec.Version, Name: c.Name, Target: f.Target, NoLatency: true, SLO: slices.Clone(ts)}
 	if e := f.Target.Embedded; e != nil {
 		ee := *e // the file's stays as it is
 		ee.Nodes = max(e.Nodes, 1)
@@ -87,7 +94,7 @@ func addWorkload(s, ws *spec.Spec, name string) error {
 	return nil
 }
 
-func appendNew(to, from []string) []string {
+func appendNew[T comparable](to, from []T) []T {
 	for _, v := range from {
 		if !slices.Contains(to, v) {
 			to = append(to, v)

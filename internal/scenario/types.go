@@ -31,6 +31,9 @@ type File struct {
 	// SLO are thresholds every cell's run must hold (--slo); a workload's own --slo joins them.
 	// The report marks the cells that pass.
 	SLO []string `yaml:"slo"`
+	// slo are SLO as read by check (which refuses a bad one with its line), for the cells'
+	// Specs to carry.
+	slo []spec.Threshold
 	// Capacity, when set, searches each cell's capacity (natsperf capacity) instead of running
 	// it once: the highest rate at which every slo holds. Its capacity goes into the index and
 	// the report's effects compare it between cells.
