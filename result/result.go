@@ -106,11 +106,12 @@ type Verdict struct {
 	// again (capacity) need not read its text: Metric is "p" (latency percentile P), "loss" or
 	// "rate". Results from before they were recorded lack them.
 	Metric string  `json:"metric,omitempty"`
-	P      float64 `json:"p,omitempty"`
-	Op     string  `json:"op,omitempty"`
-	Value  float64 `json:"value"` // the measured value: ns for a latency, a count or a ratio
-	Limit  float64 `json:"limit"` // the threshold, in the same unit
-	Pass   bool    `json:"pass"`
+	P      float64 `json:"p,omitempty"`  // the percentile of a "p" threshold (99 for p99); 0 otherwise
+	Op     string  `json:"op,omitempty"` // the comparison: "<", "<=", ">", ">=" or "="
+	Value  float64 `json:"value"`        // the measured value: ns for a latency, a count or a ratio
+	Limit  float64 `json:"limit"`        // the threshold, in the same unit
+	// Pass: Value is within Limit (false too when Missing says there was nothing to judge).
+	Pass bool `json:"pass"`
 	// Missing: the run measured nothing to judge (no latency recorded, no fixed rate); the
 	// threshold fails.
 	Missing string `json:"missing,omitempty"`
