@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -145,41 +144,4 @@ func TestTickerPlansGroupedSenders(t *testing.T) {
 			t.Fatalf("no send was intended after its slot in 20 tries: the pacer's grouping is not in Planned")
 		}
 	}
-}
-
-// TestFineTimerWakesAndReArms: the pacer's timerfd ends a wait at its time, never before,
-// and a Reset from another goroutine ends a longer wait early (a kick).
-func TestFineTimerWakesAndReArms(t *testing.T) {
-	ft, err := newFineTimer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ft.Close()
-	start := time.Now()
-	ft.Reset(3 * time.Millisecond)
-	if err := ft.Wait(start.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d < 3*time.Millisecond || d > 5*time.Second {
-		t.Fatalf("a 3ms wait took %v", d)
-	}
-	start = time.Now()
-	ft.Reset(time.Hour)
-	go func() { time.Sleep(5 * time.Millisecond); ft.Reset(0) }()
-	if err := ft.Wait(start.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d < 5*time.Millisecond || d > 30*time.Second {
-		t.Fatalf("a kicked wait ended after %v", d)
-	}
-	// A busy Go processor polls the network seldom: the Go timer of the deadline ends it too.
-	start = time.Now()
-	ft.Reset(time.Hour)
-	if err := ft.Wait(start.Add(5 * time.Millisecond)); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d < 5*time.Millisecond || d > 30*time.Second {
-		t.Fatalf("a wait with a 5ms deadline ended after %v", d)
-	}
-	runtime.KeepAlive(ft)
 }

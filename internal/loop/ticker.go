@@ -121,7 +121,7 @@ func (k *ticker) add(w *Waiter, due int64) {
 	heap.Push(&k.waiting, w)
 	if !k.running {
 		k.fineOnce.Do(func() {
-			if f, err := newFineTimer(); err == nil {
+			if f, err := newFineTimer(k.kicked); err == nil {
 				k.fine = f // the process's, for its life: one descriptor
 			}
 		})
@@ -203,22 +203,22 @@ func (k *ticker) sleep(t *time.Timer, d time.Duration) {
 		}
 		return
 	}
-	by := time.Now().Add(d)
-	k.fine.Reset(d)
-	select {
-	case <-k.kick: // added before the timer was armed: its kick re-armed nothing
-		return
-	default:
-	}
-	if err := k.fine.Wait(by); err != nil {
+	if err := k.fine.Sleep(d); err != nil {
 		// Never seen; were it to repeat, the loop would spin: wait on Go's timer from now on.
 		k.mu.Lock()
 		k.fine = nil
 		k.mu.Unlock()
 	}
+	k.kicked()
+}
+
+// kicked reports, and clears, a kick (an earlier send was added).
+func (k *ticker) kicked() bool {
 	select {
 	case <-k.kick:
+		return true
 	default:
+		return false
 	}
 }
 

@@ -44,11 +44,17 @@ func preciseSleep(d time.Duration) {
 // fineTimer is a timerfd the netpoller watches: a goroutine waiting on it holds no thread
 // and no P, and the kernel ends the wait within the timer slack of the netpoller's thread
 // (a Go timer rounds a wait up to the netpoller's next millisecond). Reset may be called from
-// another goroutine while one waits: the wait then ends at the new time.
+// another goroutine while one sleeps: the sleep then ends at the new time.
 type fineTimer struct {
-	f   *os.File
-	fd  uintptr
-	buf [8]byte
+	f  *os.File
+	rc syscall.RawConn
+	fd uintptr
+
+	kicked func() bool
+	// The sleep in progress, for onReady (one sleeper at a time: the pacer's goroutine).
+	d     time.Duration
+	armed bool
+	ready func(fd uintptr) bool // onReady, bound once
 }
 
 const (
@@ -56,13 +62,22 @@ const (
 	tfdCloexec  = syscall.O_CLOEXEC
 )
 
-func newFineTimer() (*fineTimer, error) {
+// newFineTimer returns a fineTimer whose sleeps end at once when kicked (may be nil) reports,
+// once the timer is armed, that an earlier send was added before.
+func newFineTimer(kicked func() bool) (*fineTimer, error) {
 	fd, _, errno := syscall.Syscall(syscall.SYS_TIMERFD_CREATE, 1 /* CLOCK_MONOTONIC */, tfdNonblock|tfdCloexec, 0)
 	if errno != 0 {
 		return nil, errno
 	}
 	// A non-blocking descriptor: os.NewFile registers it with the netpoller.
-	return &fineTimer{f: os.NewFile(fd, "pacer-timer"), fd: fd}, nil
+	t := &fineTimer{f: os.NewFile(fd, "pacer-timer"), fd: fd, kicked: kicked}
+	rc, err := t.f.SyscallConn()
+	if err != nil {
+		t.f.Close()
+		return nil, err
+	}
+	t.rc, t.ready = rc, t.onReady
+	return t, nil
 }
 
 // Reset arms the timer to expire in d (at once when d <= 0).
@@ -72,19 +87,60 @@ func (t *fineTimer) Reset(d time.Duration) {
 	_, _, _ = syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, t.fd, 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
 }
 
-// Wait blocks until the timer expires, or at the latest until the Go runtime's timers say
-// by is past. The netpoller sees the timerfd at once when a Go processor is idle, but a
-// processor kept busy polls the network only every 10ms (the runtime's monitor), while it
-// runs its timers at every scheduling: the read deadline is that Go timer.
-func (t *fineTimer) Wait(by time.Time) error {
+// monitorLead is how long before the timerfd's expiry the Go timer that backs a Sleep up
+// ends, for sleeps longer than twice that. The runtime's monitor thread (sysmon) sleeps until
+// the earliest Go timer when every Go processor is idle, and a system call made while it so
+// sleeps wakes it and resets it to polling every 20us for the next millisecond or more. With
+// the Go timer at the timerfd's own time, the timerfd (which the kernel ends on time) won
+// every race, and the pacer's system calls after each wake-up woke the monitor: 2,000-3,500
+// extra thread wake-ups a second with 8 paced senders (docs/performance.md, eighth round). A
+// Go timer ending first lets the monitor wake on its own and back off to 10ms sleeps, as it
+// does beside a pacer on Go's timers. It is longer than the monitor's timer slack (50us).
+const monitorLead = 100 * time.Microsecond
+
+// Sleep waits until the timer, armed here to expire in d, expires; or until a Reset from
+// another goroutine makes it expire sooner; or at once when kicked reports (once armed) that
+// an earlier send was added before the timer was armed (its Reset re-armed nothing). A Go timer backs it up: the
+// netpoller sees the timerfd at once when a Go processor is idle, but a processor kept busy
+// polls the network only every 10ms (the runtime's monitor), while it runs its timers at
+// every scheduling. That timer ends monitorLead early (see there), so a Sleep may end that
+// much before d: the caller re-reads the clock and sleeps the rest.
+//
+// One system call per sleep, the arming: the timer is armed inside the read's callback, after
+// the poller forgot any earlier readiness, so its expiry cannot be missed, and the expiry is
+// never read (the poller is edge-triggered, and arming clears the count), where reading first
+// and after the wake-up cost two more.
+func (t *fineTimer) Sleep(d time.Duration) error {
+	by := time.Now().Add(d)
+	if d > 2*monitorLead {
+		by = by.Add(-monitorLead)
+	}
+	return t.sleep(d, by)
+}
+
+// sleep is Sleep with its Go timer at by.
+func (t *fineTimer) sleep(d time.Duration, by time.Time) error {
 	if err := t.f.SetReadDeadline(by); err != nil {
 		return err
 	}
-	_, err := t.f.Read(t.buf[:])
+	t.d, t.armed = d, false
+	err := t.rc.Read(t.ready)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return nil
 	}
 	return err
+}
+
+// onReady is the read's callback: the first call arms the timer and waits unless kicked; a
+// later one comes after the poller saw the timerfd expire (or a stale expiry of an earlier
+// arming: the caller re-reads the clock either way).
+func (t *fineTimer) onReady(uintptr) bool {
+	if t.armed {
+		return true
+	}
+	t.armed = true
+	t.Reset(t.d)
+	return t.kicked != nil && t.kicked()
 }
 
 // Close releases the descriptor.
