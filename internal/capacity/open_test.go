@@ -23,7 +23,7 @@ func TestFiguresOpenModel(t *testing.T) {
 		h := histo.New()
 		histo.Record(h, int64(late))
 		res := &result.Result{Stop: result.Stop{Reason: result.StopCompleted}, CPU: &result.CPU{CoreShare: cpu, Cores: 2}, Groups: []result.Group{
-			{Name: "request", TargetRate: 1000, Aggregate: result.Aggregate{MsgsPerSec: achieved, Latency: l,
+			{Name: "request", TargetRate: 1000, Aggregate: result.Aggregate{MsgsPerSec: achieved, Msgs: 1000, Latency: l,
 				SendLateness: histo.Summary(h, true), Events: result.Events{MaxInflight: 100, InflightFull: full}}},
 		}}
 		ts, _ := slo.ParseAll([]string{"p99<10ms"})
@@ -43,6 +43,11 @@ func TestFiguresOpenModel(t *testing.T) {
 		{"a service slower under load", probe(30*ms, 25*ms, 1000, 0, ms, 0.1), false, "", "rose with the load"},
 		{"the bound too small", probe(60*ms, 2*ms, 600, 400, 50*ms, 0.1), true, BoundInflight, "in-flight at its bound"},
 		{"a late timer while idle", probe(60*ms, 2*ms, 1000, 0, 50*ms, 0.1), true, BoundTimer, "timer late while idle"},
+		// Late from the sends too, with no send held at the bound: natsperf's machine held
+		// its sends (and the replies' reader) back, not the system.
+		{"a late host, late replies", probe(60*ms, 30*ms, 1000, 0, 50*ms, 0.1), true, BoundTimer, "did not keep up"},
+		// One send of 1,000 at the bound (a stall) is no evidence against the bound.
+		{"one send at the bound", probe(30*ms, 2*ms, 1000, 1, ms, 0.1), false, "", "1 sends waited at the in-flight bound"},
 		{"natsperf's CPU", probe(60*ms, 2*ms, 600, 0, 50*ms, 0.95), true, BoundCPU, "CPU 95%"},
 	}
 	for _, tt := range tests {

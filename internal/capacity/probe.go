@@ -119,25 +119,50 @@ func inflight(res *result.Result) (limit, full int64) {
 
 // judgeOpen decides a failed probe of open-model senders (service request, js pub sync, kv
 // put at a fixed rate) on evidence. natsperf is the limit only when its own resources were:
-// its CPU; its in-flight bound, reached while the response time from the actual sends held
-// (the bound, not the system, kept the rate from being offered); or its timer, late while the
-// senders were idle (never at the bound). Otherwise the response time rose with the load:
-// the system saturated, and the thresholds decide.
+// its CPU; its in-flight bound, reached for 1% of the sends or more (enough to move a P99)
+// while the response time from the actual sends held (the bound, not the system, kept the
+// rate from being offered); or its machine, when its sends left late at P99 by a fifth of a
+// failed latency limit or more while the bound held back fewer than 1% of them (an open-model
+// sender below its bound waits for nothing but its timer, so that lateness is the host's
+// wake-ups, measured at the threshold's own percentile; it holds back the replies' reader
+// too). Otherwise the response time rose with the load: the system saturated, and the
+// thresholds decide. One send that waited at the bound during a stall is not evidence (it
+// made a 1,040/s probe "generator-bound" at load 16).
 func (p *Probe) judgeOpen(res *result.Result, offered float64, saturated, short, late bool, limit, full int64) {
 	held := heldFromSends(res)
+	atBound := full > 0 && full*100 >= max(p.Sent, 1)
+	hostLate := !atBound && p.lateFor(res)
 	switch {
 	case p.Pass:
-	case saturated && (short || late || full > 0):
+	case saturated && (short || late || full > 0 || hostLate):
 		p.GeneratorBound, p.Bound = true, BoundCPU
-	case full > 0 && held:
+	case atBound && held:
 		p.GeneratorBound, p.Bound = true, BoundInflight
-	case full == 0 && late:
+	case hostLate:
 		p.GeneratorBound, p.Bound = true, BoundTimer
 	}
 	p.Evidence = p.evidence(res, offered, full)
-	if p.Bound == BoundInflight {
+	switch p.Bound {
+	case BoundInflight:
 		p.Evidence = fmt.Sprintf("in-flight at its bound (%s) for %s sends while %s held", units.Comma(limit), units.Comma(full), sendsP99(res))
+	case BoundTimer:
+		p.Evidence += fmt.Sprintf(", %s of %s sends at the in-flight bound: this machine did not keep up", units.Comma(full), units.Comma(p.Sent))
 	}
+}
+
+// lateFor reports whether the senders' lateness P99 reached a fifth of a failed latency
+// threshold's limit.
+func (p *Probe) lateFor(res *result.Result) bool {
+	if p.LatenessP99 < 0 {
+		return false
+	}
+	for _, v := range res.SLO {
+		t, err := slo.Parse(v.SLO)
+		if !v.Pass && err == nil && t.Metric == "p" && float64(p.LatenessP99) >= t.Limit/5 {
+			return true
+		}
+	}
+	return false
 }
 
 // heldFromSends reports whether the response time from the actual sends held every failed

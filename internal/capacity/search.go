@@ -7,6 +7,7 @@ package capacity
 import (
 	"context"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -113,6 +114,11 @@ type Search struct {
 	Factor    float64 // the geometric step up (0: 2)
 	Precision float64 // bisect until (high-low)/low is at most this (0: 0.05)
 	Repeats   int     // probes at each side of the boundary (0: 3)
+	// Retries is how many times a probe is run again when its machine did not keep up
+	// (BoundTimer: its sends left late while it was not at its in-flight bound), before the
+	// search stops at it (0: 2; negative: none). A host's stall is passing noise more often
+	// than not; a rate is never called the system's limit on a probe natsperf could not run.
+	Retries int
 	// Probe runs one probe at rate; an error ends the search (the run could not start).
 	Probe func(ctx context.Context, rate float64) (Probe, error)
 	// Progress, when set, sees each probe as it ends.
@@ -133,8 +139,12 @@ func (s Search) Run(ctx context.Context, o *Outcome) error {
 	if repeats <= 0 {
 		repeats = 3
 	}
+	retries := s.Retries
+	if retries == 0 {
+		retries = 2
+	}
 	o.Schema, o.Min, o.Max, o.Precision, o.Repeats = Schema, s.Min, s.Max, precision, repeats
-	probe := func(rate float64) (Probe, error) {
+	once := func(rate float64) (Probe, error) {
 		p, err := s.Probe(ctx, rate)
 		if err != nil {
 			return p, err
@@ -145,6 +155,14 @@ func (s Search) Run(ctx context.Context, o *Outcome) error {
 			s.Progress(p)
 		}
 		return p, ctx.Err()
+	}
+	probe := func(rate float64) (Probe, error) {
+		p, err := once(rate)
+		for try := 0; err == nil && p.Bound == BoundTimer && try < retries; try++ {
+			o.Probes[len(o.Probes)-1].Note = strings.TrimSpace(p.Note + " run again: this machine did not keep up")
+			p, err = once(rate)
+		}
+		return p, err
 	}
 	generator := func(p Probe, lo float64) error {
 		o.Verdict, o.GeneratorRate, o.Low, o.Capacity = GeneratorBound, p.Offered, lo, 0
