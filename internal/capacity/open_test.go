@@ -56,13 +56,59 @@ func TestFiguresOpenModel(t *testing.T) {
 			t.Errorf("%s: generator %v bound %q evidence %q, want %v %q %q", tt.name, p.GeneratorBound, p.Bound, p.Evidence, tt.gen, tt.bound, tt.evidence)
 		}
 	}
+	// Sends late because their calls blocked (the connection's buffers full: the system not
+	// taking the bytes, so it answered short of the rate) are the system's queue, not this
+	// machine's wake-ups; with the rate kept, blocked calls are a host stall's.
+	res := probe(60*ms, 30*ms, 900, 0, 50*ms, 0.1)
+	res.Groups[0].Aggregate.Events.SendBlocked = 200
+	if p := Figures(res, 1000, false); p.GeneratorBound || !strings.Contains(p.Evidence, "200 sends blocked") {
+		t.Errorf("blocked sends: generator %v (%s), evidence %q", p.GeneratorBound, p.Bound, p.Evidence)
+	}
+	res.Groups[0].Aggregate.MsgsPerSec = 1000
+	if p := Figures(res, 1000, false); p.Bound != BoundTimer {
+		t.Errorf("blocked sends with the rate kept: bound %q, evidence %q", p.Bound, p.Evidence)
+	}
 	// Without a latency threshold the bound is never cleared: a rate threshold failing at the
 	// bound is a service that answered too slowly (its queue reached the bound).
-	res := probe(900*ms, 880*ms, 97, 42, 8*ms, 0.02)
+	res = probe(900*ms, 880*ms, 97, 42, 8*ms, 0.02)
 	res.Groups[0].TargetRate = 125
 	ts, _ := slo.ParseAll([]string{"rate>=0.97"})
 	res.SLO = slo.Judge(res, ts)
 	if p := Figures(res, 125, false); p.GeneratorBound || !strings.Contains(p.Evidence, "answered 97 of 125") {
 		t.Errorf("a rate threshold at the bound: generator %v (%s), evidence %q", p.GeneratorBound, p.Bound, p.Evidence)
+	}
+}
+
+// TestJudgeHost: a failed probe charged to the system is charged to natsperf's host when its
+// process stalled, by half the limit or more, for half the share of the probe the percentile
+// lets go over it (p99: 0.5%), and the response time from the sends less the worst stall holds;
+// shorter or fewer stalls, or a response time far over the limit, leave it to the system.
+func TestJudgeHost(t *testing.T) {
+	ms := time.Millisecond
+	for _, tt := range []struct {
+		name   string
+		pass   bool
+		sends  time.Duration
+		stalls []time.Duration
+		host   bool
+	}{
+		{"one 30ms stall in 2s", false, 25 * ms, []time.Duration{30 * ms}, true},
+		{"two 6ms stalls in 2s", false, 25 * ms, []time.Duration{6 * ms, 6 * ms}, false},
+		{"many 9ms stalls, each under half the limit", false, 25 * ms, []time.Duration{9 * ms, 9 * ms, 9 * ms, 9 * ms, 9 * ms}, false},
+		{"saturated past the limit, stalls or not", false, 77 * ms, []time.Duration{28 * ms, 20 * ms, 15 * ms}, false},
+		{"a passing probe", true, ms, []time.Duration{300 * ms}, false},
+	} {
+		p := Probe{Pass: tt.pass, Evidence: "P99 from the sends rose with the load"}
+		if !tt.pass {
+			th, _ := slo.Parse("p99<20ms")
+			p.Failed, p.sends = []string{"p99<20ms"}, []fromSends{{th, float64(tt.sends)}}
+		}
+		p.judgeHost(tt.stalls, 2*time.Second)
+		if (p.Bound == BoundHost) != tt.host || p.GeneratorBound != tt.host {
+			t.Errorf("%s: bound %q, evidence %q", tt.name, p.Bound, p.Evidence)
+		}
+		if tt.host && (!strings.Contains(p.Evidence, "host stalled 30ms") || !strings.Contains(p.Bottleneck(), "worst 30ms")) {
+			t.Errorf("%s: evidence %q, bottleneck %q", tt.name, p.Evidence, p.Bottleneck())
+		}
 	}
 }

@@ -64,8 +64,8 @@ func judgeTruth(t *testing.T, o *capacity.Outcome, code int, R float64) {
 func judgeTruthBetween(t *testing.T, o *capacity.Outcome, code int, lo, hi float64) {
 	t.Helper()
 	for _, p := range o.Probes {
-		t.Logf("%5.0f/s offered, %5.0f answered, P99 %v, late P99 %v, CPU %.0f%%: pass %v %s [%s] %s", p.Offered, p.Achieved,
-			time.Duration(p.P99), time.Duration(p.LatenessP99), 100*p.CPUShare, p.Pass, p.Bound, p.Evidence, p.Note)
+		t.Logf("%5.0f/s offered, %5.0f answered, P99 %v, late P99 %v, host stall %v, CPU %.0f%%: pass %v %s [%s] %s", p.Offered, p.Achieved,
+			time.Duration(p.P99), time.Duration(p.LatenessP99), time.Duration(p.HostStallMax), 100*p.CPUShare, p.Pass, p.Bound, p.Evidence, p.Note)
 		if p.Evidence == "" {
 			t.Errorf("probe %d has no evidence", p.N)
 		}
@@ -75,8 +75,11 @@ func judgeTruthBetween(t *testing.T, o *capacity.Outcome, code int, lo, hi float
 		if p.Bound == capacity.BoundTimer && !(p.LatenessP99 >= int64(4*time.Millisecond)) {
 			t.Errorf("probe %d blames this machine with its sends late by %v at P99, under a fifth of 20ms", p.N, time.Duration(p.LatenessP99))
 		}
+		if p.Bound == capacity.BoundHost && !(p.HostStallMax >= int64(10*time.Millisecond)) {
+			t.Errorf("probe %d blames natsperf's host with its worst stall %v, under half of 20ms", p.N, time.Duration(p.HostStallMax))
+		}
 	}
-	keptUp := !(o.Verdict == capacity.GeneratorBound && (o.Bound == capacity.BoundTimer || o.Bound == capacity.BoundCPU))
+	keptUp := !(o.Verdict == capacity.GeneratorBound && (o.Bound == capacity.BoundTimer || o.Bound == capacity.BoundHost || o.Bound == capacity.BoundCPU))
 	t.Logf("R %.0f-%.0f: %s, capacity %v (%v..%v), exit %d, machine kept up %v; %s", lo, hi, o.Verdict, o.Capacity, o.Low, o.High, code, keptUp, o.Bottleneck)
 	switch {
 	case o.Verdict == capacity.AboveMax || o.Capacity > 1.03*hi:
