@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/slo"
@@ -13,10 +14,13 @@ import (
 // senders' lateness sees them only at send times. So a failed latency threshold is charged
 // to the host (and the probe run again) when the host stalled by half the limit or more for
 // at least half the share of the probe that the percentile lets go over it (0.5% of the
-// probe for a p99): stalls that alone could have failed it; and when the response time from
-// the actual sends, less the worst stall, holds: a system saturated past the threshold is
-// the system's, however the host stalled meanwhile (2,000/s against a link of 1,480/s: 77ms
-// from the sends with stalls up to 28ms).
+// probe for a p99): stalls that alone could have failed it; and when the system kept the
+// offered rate (answered 98% of it or more: stalls close together add up, 197ms from the
+// sends at 1,000/s against a 1,500/s responder with the process stalled 15% of the probe) or
+// the response time from the actual sends, less the worst stall, holds. A system answering
+// short of the rate with the response time far over the threshold is the system's, however
+// the host stalled meanwhile (2,000/s against a link of 1,480/s: 1,427 answered, 77ms from the
+// sends with stalls up to 28ms).
 
 const watchEvery = time.Millisecond
 
@@ -52,9 +56,14 @@ func hostWatch() (stop func() (stalls []time.Duration, span time.Duration)) {
 
 // judgeHost charges p, a failed probe charged to the system, to natsperf's host when the
 // stalls during it could have failed one of its latency thresholds by themselves (see above).
-func (p *Probe) judgeHost(stalls []time.Duration, span time.Duration) {
+func (p *Probe) judgeHost(stalls []time.Duration, span time.Duration, offered float64) {
+	var sum time.Duration
 	for _, d := range stalls {
 		p.HostStallMax = max(p.HostStallMax, int64(d))
+		sum += d
+	}
+	if span > 0 {
+		p.HostStalled = float64(sum) / float64(span)
 	}
 	if p.Pass || p.GeneratorBound || len(p.Agents) > 0 {
 		return
@@ -69,7 +78,8 @@ func (p *Probe) judgeHost(stalls []time.Duration, span time.Duration) {
 		}
 		return t.P < 100 && float64(stalled) >= float64(span)*(100-t.P)/100/2
 	}
-	if p.hostExplains(material, p.HostStallMax) {
+	kept := offered > 0 && p.Achieved >= 0.98*offered
+	if kept && p.hostExplains(material, math.MaxInt64/2) || p.hostExplains(material, p.HostStallMax) {
 		p.GeneratorBound, p.Bound = true, BoundHost
 		p.Evidence = fmt.Sprintf("natsperf's host stalled %.0fms in %.1fs (worst %.0fms) with %s: this machine did not keep up", ms(int64(stalled)), span.Seconds(), ms(p.HostStallMax), p.Evidence)
 	}

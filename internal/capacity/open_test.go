@@ -96,18 +96,22 @@ func TestJudgeHost(t *testing.T) {
 		{"two 6ms stalls in 2s", false, 25 * ms, []time.Duration{6 * ms, 6 * ms}, false},
 		{"many 9ms stalls, each under half the limit", false, 25 * ms, []time.Duration{9 * ms, 9 * ms, 9 * ms, 9 * ms, 9 * ms}, false},
 		{"saturated past the limit, stalls or not", false, 77 * ms, []time.Duration{28 * ms, 20 * ms, 15 * ms}, false},
+		{"stalls adding up, the rate kept", false, 197 * ms, []time.Duration{107 * ms, 60 * ms, 40 * ms}, true},
 		{"a passing probe", true, ms, []time.Duration{300 * ms}, false},
 	} {
-		p := Probe{Pass: tt.pass, Evidence: "P99 from the sends rose with the load"}
+		p := Probe{Pass: tt.pass, Achieved: 700, Evidence: "P99 from the sends rose with the load"}
+		if tt.sends > 100*ms {
+			p.Achieved = 995
+		}
 		if !tt.pass {
 			th, _ := slo.Parse("p99<20ms")
 			p.Failed, p.sends = []string{"p99<20ms"}, []fromSends{{th, float64(tt.sends)}}
 		}
-		p.judgeHost(tt.stalls, 2*time.Second)
+		p.judgeHost(tt.stalls, 2*time.Second, 1000)
 		if (p.Bound == BoundHost) != tt.host || p.GeneratorBound != tt.host {
 			t.Errorf("%s: bound %q, evidence %q", tt.name, p.Bound, p.Evidence)
 		}
-		if tt.host && (!strings.Contains(p.Evidence, "host stalled 30ms") || !strings.Contains(p.Bottleneck(), "worst 30ms")) {
+		if tt.host && tt.sends < 100*ms && (!strings.Contains(p.Evidence, "host stalled 30ms") || !strings.Contains(p.Bottleneck(), "worst 30ms")) {
 			t.Errorf("%s: evidence %q, bottleneck %q", tt.name, p.Evidence, p.Bottleneck())
 		}
 	}

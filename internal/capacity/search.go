@@ -78,6 +78,10 @@ type Probe struct {
 	// HostStallMax is the worst stall of natsperf's own process during the probe (ns): how
 	// late a 1ms sleep woke up, when 1ms or more.
 	HostStallMax int64 `json:"host_stall_max_ns,omitempty"`
+	// HostStalled is the share of the probe's wall time that sleep spent waking up late (its
+	// lateness of 1ms or more, summed): time a goroutine of natsperf's process, and of a
+	// system sharing it, could not run.
+	HostStalled float64 `json:"host_stalled,omitempty"`
 	// Drained is false when the pause after the probe was too short for its backlog; Note
 	// says so, or anything else about the probe.
 	Drained bool    `json:"drained"`
@@ -160,7 +164,7 @@ func (s Search) Run(ctx context.Context, o *Outcome) error {
 		if err != nil {
 			return p, err
 		}
-		p.judgeHost(stalls, span)
+		p.judgeHost(stalls, span, rate)
 		p.N, p.Offered = len(o.Probes)+1, rate
 		o.Probes = append(o.Probes, p)
 		if s.Progress != nil {

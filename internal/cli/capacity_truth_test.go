@@ -23,11 +23,14 @@ import (
 // a 1.5s probe's requests miss p99<20ms on any machine (noise only adds latency).
 //
 // Within 10% below R unless natsperf's own evidence says its machine did not keep up
-// (keptUp): the search stopped at a probe whose sends left late at P99 by a fifth of the
-// threshold or more while fewer than 1% of them waited at the in-flight bound (an open-model
-// sender below its bound waits for its timer only: the host's wake-ups), or at natsperf's CPU.
-// That is the only excuse: a probe natsperf charges to the service ("rose with the load")
-// below 0.9 R fails the test. Every failed probe is logged with its evidence.
+// (judgeTruthBetween's keptUp): the search stopped at a probe natsperf charged to its machine
+// after running it three times (its sends late at P99 by a fifth of the threshold with under
+// 1% at the in-flight bound, or its process stalled by half the threshold for 0.5% of the
+// probe, either accounting for the failure from the actual sends; or its CPU), or a failed
+// probe's host watch saw natsperf's process, which the reference shares, stalled for more of
+// the probe than the reference's headroom at that rate (1 - offered/R). Nothing else excuses:
+// a probe natsperf charges to the service below 0.9 R otherwise fails the test. Every probe
+// is logged with its evidence.
 func TestCapacityOfAServiceAtDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two capacity searches of about 8 probes each")
@@ -64,8 +67,8 @@ func judgeTruth(t *testing.T, o *capacity.Outcome, code int, R float64) {
 func judgeTruthBetween(t *testing.T, o *capacity.Outcome, code int, lo, hi float64) {
 	t.Helper()
 	for _, p := range o.Probes {
-		t.Logf("%5.0f/s offered, %5.0f answered, P99 %v, late P99 %v, host stall %v, CPU %.0f%%: pass %v %s [%s] %s", p.Offered, p.Achieved,
-			time.Duration(p.P99), time.Duration(p.LatenessP99), time.Duration(p.HostStallMax), 100*p.CPUShare, p.Pass, p.Bound, p.Evidence, p.Note)
+		t.Logf("%5.0f/s offered, %5.0f answered, P99 %v, late P99 %v, host stalls %.1f%% (worst %v), CPU %.0f%%: pass %v %s [%s] %s", p.Offered, p.Achieved,
+			time.Duration(p.P99), time.Duration(p.LatenessP99), 100*p.HostStalled, time.Duration(p.HostStallMax), 100*p.CPUShare, p.Pass, p.Bound, p.Evidence, p.Note)
 		if p.Evidence == "" {
 			t.Errorf("probe %d has no evidence", p.N)
 		}
@@ -79,16 +82,26 @@ func judgeTruthBetween(t *testing.T, o *capacity.Outcome, code int, lo, hi float
 			t.Errorf("probe %d blames natsperf's host with its worst stall %v, under half of 20ms", p.N, time.Duration(p.HostStallMax))
 		}
 	}
-	keptUp := !(o.Verdict == capacity.GeneratorBound && (o.Bound == capacity.BoundTimer || o.Bound == capacity.BoundHost || o.Bound == capacity.BoundCPU))
+	stopped := o.Verdict == capacity.GeneratorBound && (o.Bound == capacity.BoundTimer || o.Bound == capacity.BoundHost || o.Bound == capacity.BoundCPU)
+	keptUp := !stopped
+	// The reference shares natsperf's process and host: a share s of a probe's time its
+	// process could not run (natsperf's host watch) leaves the reference (1 - s) x its
+	// capacity, below the offered rate when s > 1 - offered/hi. A failed probe there is the
+	// host's too, by natsperf's own measure.
+	for _, p := range o.Probes {
+		if !p.Pass && !p.GeneratorBound && p.Offered < hi && p.HostStalled > 1-p.Offered/hi {
+			keptUp = false
+			t.Logf("probe %d at %.0f/s: natsperf's process was stalled %.0f%% of it, leaving the reference under %.0f/s", p.N, p.Offered, 100*p.HostStalled, (1-p.HostStalled)*hi)
+		}
+	}
 	t.Logf("R %.0f-%.0f: %s, capacity %v (%v..%v), exit %d, machine kept up %v; %s", lo, hi, o.Verdict, o.Capacity, o.Low, o.High, code, keptUp, o.Bottleneck)
 	switch {
 	case o.Verdict == capacity.AboveMax || o.Capacity > 1.03*hi:
 		t.Fatalf("exit %d: %s, capacity %v: a system of %.0f/s cannot pass above %.0f", code, o.Verdict, o.Capacity, hi, 1.03*hi)
+	case stopped && code != exitSLO:
+		t.Fatalf("exit %d for %s, want %d", code, o.Verdict, exitSLO)
 	case !keptUp:
-		if code != exitSLO {
-			t.Fatalf("exit %d for %s, want %d", code, o.Verdict, exitSLO)
-		}
-		t.Logf("natsperf's evidence: its machine did not keep up at %v/s (%s); the -10%% bound does not apply", o.GeneratorRate, o.Bottleneck)
+		t.Logf("natsperf's evidence: its machine did not keep up (%s); the -10%% bound does not apply", o.Bottleneck)
 	case o.Verdict != capacity.Found || code != 0 || o.Capacity < 0.9*lo:
 		t.Fatalf("exit %d: %s, capacity %v (%s) with natsperf's machine keeping up: want %.0f to %.0f (-10%%/+3%% of %.0f-%.0f)", code, o.Verdict, o.Capacity, o.Bottleneck, 0.9*lo, 1.03*hi, lo, hi)
 	}
