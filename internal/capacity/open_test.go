@@ -116,3 +116,15 @@ func TestJudgeHost(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeHostOverTheBound: sends at the in-flight bound while the host stalled a quarter of
+// the probe are the host's (the answers waited unread), not a bound too small.
+func TestJudgeHostOverTheBound(t *testing.T) {
+	th, _ := slo.Parse("p99<20ms")
+	p := Probe{Failed: []string{"p99<20ms"}, sends: []fromSends{{th, float64(14 * time.Millisecond)}}, Achieved: 1407,
+		GeneratorBound: true, Bound: BoundInflight, Evidence: "in-flight at its bound (50) for 21 sends"}
+	p.judgeHost([]time.Duration{203 * time.Millisecond, 150 * time.Millisecond}, 2*time.Second, 1250)
+	if p.Bound != BoundHost || !strings.Contains(p.Evidence, "in-flight at its bound") {
+		t.Errorf("bound %q, evidence %q", p.Bound, p.Evidence)
+	}
+}
