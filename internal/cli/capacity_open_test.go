@@ -81,7 +81,9 @@ func TestCapacityOfASaturatedService(t *testing.T) {
 					t.Errorf("probe %d blames senders waiting for replies (%s): the open model does not wait", p.N, p.Bound)
 				}
 			}
-			quiet := wake < 12500*time.Microsecond && !disturbed
+			// A search natsperf stopped on its own evidence that its machine did not keep up
+			// (its process stalled, or its senders' wake-ups late) is judged the same way.
+			quiet := wake < 12500*time.Microsecond && !disturbed && !machineStopped(&o)
 			switch {
 			case o.Verdict == capacity.AboveMax || o.Capacity > 1.03*R:
 				t.Fatalf("exit %d: %s, capacity %v: a service of %v/s cannot pass above %v", r.code, o.Verdict, o.Capacity, R, 1.03*R)

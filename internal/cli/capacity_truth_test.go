@@ -82,7 +82,7 @@ func judgeTruthBetween(t *testing.T, o *capacity.Outcome, code int, lo, hi float
 			t.Errorf("probe %d blames natsperf's host with its worst stall %v, under half of 20ms", p.N, time.Duration(p.HostStallMax))
 		}
 	}
-	stopped := o.Verdict == capacity.GeneratorBound && (o.Bound == capacity.BoundTimer || o.Bound == capacity.BoundHost || o.Bound == capacity.BoundCPU)
+	stopped := machineStopped(o)
 	keptUp := !stopped
 	// The reference shares natsperf's process and host: a share s of a probe's time its
 	// process could not run (natsperf's host watch) leaves the reference (1 - s) x its
@@ -161,4 +161,10 @@ func TestCapacityOfALinkAtDefaults(t *testing.T) {
 			judgeTruthBetween(t, &o, r.code, lo, hi)
 		})
 	}
+}
+
+// machineStopped reports whether a search stopped on natsperf's own evidence that its machine
+// did not keep up: its process stalled, its senders' wake-ups late, or its CPU.
+func machineStopped(o *capacity.Outcome) bool {
+	return o.Verdict == capacity.GeneratorBound && (o.Bound == capacity.BoundTimer || o.Bound == capacity.BoundHost || o.Bound == capacity.BoundCPU)
 }
