@@ -626,6 +626,10 @@ type Events struct {
 	// InflightFull counts the sends that waited because MaxInflight operations were awaiting
 	// answers.
 	InflightFull int64 `json:"inflight_full,omitempty"`
+	// SendBlocked counts the open model's sends whose call took 1ms or more: the connection's
+	// buffers were full because the system was not taking the bytes (or the host stalled
+	// inside the call). The sends behind such a call leave late.
+	SendBlocked int64 `json:"send_blocked,omitempty"`
 }
 
 // Add accumulates o into e.
@@ -639,6 +643,7 @@ func (e *Events) Add(o Events) {
 	e.NotSent += o.NotSent
 	e.MaxInflight += o.MaxInflight
 	e.InflightFull += o.InflightFull
+	e.SendBlocked += o.SendBlocked
 }
 
 // Interval is one slice of the per-interval series of a group.

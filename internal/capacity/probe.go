@@ -69,6 +69,13 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 			rateFailed = true
 		}
 		if t.Metric == "p" {
+			u, ok := slo.Uncorrected(res, t)
+			if !ok {
+				u = v.Value
+			}
+			p.sends = append(p.sends, fromSends{t, u})
+		}
+		if t.Metric == "p" {
 			if u, ok := slo.Uncorrected(res, t); ok && t.Holds(u) {
 				// The senders are to blame only when they left late by a material part of
 				// the limit, a fifth or more (what their lateness added, where they recorded
@@ -94,8 +101,8 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 	// so theirs counts only when natsperf's own CPU was the limit.
 	short := offered > 0 && p.Achieved < 0.98*offered
 	saturated := res.CPU != nil && res.CPU.CoreShare >= 0.9
-	if limit, full := inflight(res); limit > 0 && !openLoop {
-		p.judgeOpen(res, offered, saturated, short, late, limit, full)
+	if limit, full, blocked := inflight(res); limit > 0 && !openLoop {
+		p.judgeOpen(res, offered, saturated, short, late, limit, full, blocked)
 		return p
 	}
 	p.GeneratorBound = !p.Pass && ((short && saturated) || (openLoop && (short || rateFailed)) || late)
@@ -106,39 +113,86 @@ func Figures(res *result.Result, offered float64, openLoop bool) Probe {
 	return p
 }
 
-// inflight sums the open model's bound and the sends that waited at it over the fixed-rate
-// groups (0, 0: the senders waited for each answer, or never wait for any).
-func inflight(res *result.Result) (limit, full int64) {
+// inflight sums the open model's bound, the sends that waited at it and the sends whose call
+// blocked over the fixed-rate groups (0, 0, 0: the senders waited for each answer, or never
+// wait for any).
+func inflight(res *result.Result) (limit, full, blocked int64) {
 	for _, g := range res.Groups {
 		if g.TargetRate > 0 {
 			limit += g.Aggregate.Events.MaxInflight
 			full += g.Aggregate.Events.InflightFull
+			blocked += g.Aggregate.Events.SendBlocked
 		}
 	}
-	return limit, full
+	return limit, full, blocked
 }
 
 // judgeOpen decides a failed probe of open-model senders (service request, js pub sync, kv
 // put at a fixed rate) on evidence. natsperf is the limit only when its own resources were:
-// its CPU; its in-flight bound, reached while the response time from the actual sends held
-// (the bound, not the system, kept the rate from being offered); or its timer, late while the
-// senders were idle (never at the bound). Otherwise the response time rose with the load:
-// the system saturated, and the thresholds decide.
-func (p *Probe) judgeOpen(res *result.Result, offered float64, saturated, short, late bool, limit, full int64) {
+// its CPU; its in-flight bound, reached for 1% of the sends or more (enough to move a P99)
+// while the response time from the actual sends held (the bound, not the system, kept the
+// rate from being offered); or its machine, when its sends left late at P99 by a fifth of a
+// failed latency limit or more while the bound held back fewer than 1% of them (an open-model
+// sender below its bound waits for nothing but its timer, so that lateness is the host's
+// wake-ups, measured at the threshold's own percentile; it holds back the replies' reader
+// too). Sends whose call blocked (1% or more of them took 1ms or more: the connection's
+// buffers were full) while the system answered short of the offered rate were held back by
+// the system not taking their bytes, a queue in front of it, so their lateness is the
+// system's (a host stall also blocks sends, with the rate kept). Otherwise the response time rose with the load: the
+// system saturated, and the thresholds decide. One send that waited at the bound during a
+// stall is not evidence (it made a 1,040/s probe "generator-bound" at load 16).
+func (p *Probe) judgeOpen(res *result.Result, offered float64, saturated, short, late bool, limit, full, blocked int64) {
 	held := heldFromSends(res)
+	atBound := full > 0 && full*100 >= max(p.Sent, 1)
+	pushedBack := short && blocked > 0 && blocked*100 >= max(p.Sent, 1)
+	hostLate := !atBound && !pushedBack && p.lateFor(res)
 	switch {
 	case p.Pass:
-	case saturated && (short || late || full > 0):
+	case saturated && (short || late || full > 0 || hostLate):
 		p.GeneratorBound, p.Bound = true, BoundCPU
-	case full > 0 && held:
+	case atBound && held:
 		p.GeneratorBound, p.Bound = true, BoundInflight
-	case full == 0 && late:
+	case hostLate:
 		p.GeneratorBound, p.Bound = true, BoundTimer
 	}
 	p.Evidence = p.evidence(res, offered, full)
-	if p.Bound == BoundInflight {
+	switch p.Bound {
+	case BoundInflight:
 		p.Evidence = fmt.Sprintf("in-flight at its bound (%s) for %s sends while %s held", units.Comma(limit), units.Comma(full), sendsP99(res))
+	case BoundTimer:
+		p.Evidence += fmt.Sprintf(", %s of %s sends at the in-flight bound, %s blocked: this machine did not keep up", units.Comma(full), units.Comma(p.Sent), units.Comma(blocked))
+	case "":
+		if pushedBack && !p.Pass {
+			p.Evidence += fmt.Sprintf("; %s sends blocked: the system was not taking their bytes", units.Comma(blocked))
+		}
 	}
+}
+
+// lateFor reports whether the senders' lateness P99 reached a fifth of a failed latency
+// threshold's limit and accounts for its failure: the response time from the actual sends,
+// less that lateness, holds (the host that woke the senders late reads the answers late
+// too). A response time from the sends far over the limit is the system's, however late the
+// senders (at 1,500/s against a link of 1,480/s: 35ms from the sends, late 4.4ms at P99).
+func (p *Probe) lateFor(*result.Result) bool {
+	return p.LatenessP99 >= 0 && p.hostExplains(func(t spec.Threshold) bool { return float64(p.LatenessP99) >= t.Limit/5 }, p.LatenessP99)
+}
+
+// fromSends is a failed latency threshold and its value from the actual sends (from the
+// intended send times where the run kept no other).
+type fromSends struct {
+	t spec.Threshold
+	v float64
+}
+
+// hostExplains reports whether a failed latency threshold material says is material holds
+// from the actual sends once the host's delay is taken off.
+func (p *Probe) hostExplains(material func(spec.Threshold) bool, delay int64) bool {
+	for _, s := range p.sends {
+		if material(s.t) && s.t.Holds(s.v-float64(delay)) {
+			return true
+		}
+	}
+	return false
 }
 
 // heldFromSends reports whether the response time from the actual sends held every failed
@@ -261,6 +315,8 @@ func (p Probe) Bottleneck() string {
 		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s: its senders were still waiting for replies or acks when their next send was due (send lateness P99 %.2fms): add --clients (js pub async: or a wider --batch window)", at, ms(p.LatenessP99))
 	case BoundInflight:
 		return fmt.Sprintf("the load generator was the bottleneck at %s msgs/s: its operations awaiting answers were at their bound while the response time from the actual sends held: raise --max-inflight", at)
+	case BoundHost:
+		return fmt.Sprintf("at %s msgs/s natsperf's host stalled (worst %.0fms) long enough to fail the threshold by itself: this machine did not keep up; rerun on a quieter one", at, ms(p.HostStallMax))
 	case BoundTimer:
 		return fmt.Sprintf("at %s msgs/s the senders' wake-ups were late (send lateness P99 %.2fms, natsperf's CPU %.0f%%): the threshold is finer than this machine's timer precision", at, ms(p.LatenessP99), 100*max(p.CPUShare, 0))
 	}

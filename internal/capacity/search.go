@@ -7,6 +7,7 @@ package capacity
 import (
 	"context"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/natsperf/natsperf/spec"
@@ -32,6 +33,9 @@ const (
 	// BoundInflight: the open model's operations awaiting answers were at their bound
 	// (--max-inflight) while the response time from the actual sends held.
 	BoundInflight = "inflight"
+	// BoundHost: natsperf's host stalled, by half a failed latency limit or more, for long
+	// enough to fail it by itself (host.go).
+	BoundHost = "host"
 )
 
 // Probe is one run at a fixed offered rate.
@@ -73,11 +77,20 @@ type Probe struct {
 	// from the actual sends held (natsperf's limit), or the response time from the actual
 	// sends, which rises with the load when the system saturates (the system's).
 	Evidence string `json:"evidence,omitempty"`
+	// HostStallMax is the worst stall of natsperf's own process during the probe (ns): how
+	// late a 1ms sleep woke up, when 1ms or more.
+	HostStallMax int64 `json:"host_stall_max_ns,omitempty"`
+	// HostStalled is the share of the probe's wall time that sleep spent waking up late (its
+	// lateness of 1ms or more, summed): time a goroutine of natsperf's process, and of a
+	// system sharing it, could not run.
+	HostStalled float64 `json:"host_stalled,omitempty"`
 	// Drained is false when the pause after the probe was too short for its backlog; Note
 	// says so, or anything else about the probe.
 	Drained bool    `json:"drained"`
 	Note    string  `json:"note,omitempty"`
 	Seconds float64 `json:"seconds"` // wall time of the probe, drain included
+
+	sends []fromSends // its failed latency thresholds from the actual sends (Figures)
 }
 
 // Outcome is a whole search: its settings, every probe and the capacity found.
@@ -115,6 +128,12 @@ type Search struct {
 	Factor    float64 // the geometric step up (0: 2)
 	Precision float64 // bisect until (high-low)/low is at most this (0: 0.05)
 	Repeats   int     // probes at each side of the boundary (0: 3)
+	// Retries is how many times a probe is run again when its machine did not keep up
+	// (BoundTimer: its sends left late while it was not at its in-flight bound; BoundHost:
+	// its process stalled long enough to fail a latency threshold by itself), before the
+	// search stops at it (0: 2; negative: none). A host's stall is passing noise more often
+	// than not; a rate is never called the system's limit on a probe natsperf could not run.
+	Retries int
 	// Probe runs one probe at rate; an error ends the search (the run could not start).
 	Probe func(ctx context.Context, rate float64) (Probe, error)
 	// Progress, when set, sees each probe as it ends.
@@ -135,18 +154,33 @@ func (s Search) Run(ctx context.Context, o *Outcome) error {
 	if repeats <= 0 {
 		repeats = 3
 	}
+	retries := s.Retries
+	if retries == 0 {
+		retries = 2
+	}
 	o.Schema, o.Min, o.Max, o.Precision, o.Repeats = Schema, s.Min, s.Max, precision, repeats
-	probe := func(rate float64) (Probe, error) {
+	once := func(rate float64) (Probe, error) {
+		stop := hostWatch()
 		p, err := s.Probe(ctx, rate)
+		stalls, span := stop()
 		if err != nil {
 			return p, err
 		}
+		p.judgeHost(stalls, span, rate)
 		p.N, p.Offered = len(o.Probes)+1, rate
 		o.Probes = append(o.Probes, p)
 		if s.Progress != nil {
 			s.Progress(p)
 		}
 		return p, ctx.Err()
+	}
+	probe := func(rate float64) (Probe, error) {
+		p, err := once(rate)
+		for try := 0; err == nil && (p.Bound == BoundTimer || p.Bound == BoundHost) && try < retries; try++ {
+			o.Probes[len(o.Probes)-1].Note = strings.TrimSpace(p.Note + " run again: this machine did not keep up")
+			p, err = once(rate)
+		}
+		return p, err
 	}
 	generator := func(p Probe, lo float64) error {
 		o.Verdict, o.GeneratorRate, o.Low, o.Capacity = GeneratorBound, p.Offered, lo, 0

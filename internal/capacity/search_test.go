@@ -86,3 +86,36 @@ func TestRound(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchRunsADisturbedProbeAgain: a probe whose machine did not keep up (BoundTimer) is
+// run again up to Retries times before the search stops at it; one that passes on a retry
+// lets the search go on, and every run is in the table.
+func TestSearchRunsADisturbedProbeAgain(t *testing.T) {
+	runs := map[float64]int{}
+	noisy := func(disturbed int) func(context.Context, float64) (Probe, error) {
+		return func(_ context.Context, r float64) (Probe, error) {
+			runs[r]++
+			if r == 2000 && runs[r] <= disturbed {
+				return Probe{GeneratorBound: true, Bound: BoundTimer}, nil
+			}
+			return Probe{Pass: r <= 3000}, nil
+		}
+	}
+	var o Outcome
+	if err := (Search{Min: 1000, Max: 1e5, Repeats: 1, Probe: noisy(2)}).Run(context.Background(), &o); err != nil || o.Verdict != Found || o.Capacity < 2900 {
+		t.Fatalf("two disturbed runs then a pass: %v %+v", err, o)
+	}
+	if runs[2000] != 3 || o.Probes[1].Note == "" || o.Probes[1].Offered != 2000 || o.Probes[3].Offered != 2000 || !o.Probes[3].Pass {
+		t.Errorf("2,000/s ran %d times, probes %+v", runs[2000], o.Probes)
+	}
+	clear(runs)
+	o = Outcome{}
+	if err := (Search{Min: 1000, Max: 1e5, Repeats: 1, Probe: noisy(3)}).Run(context.Background(), &o); err != nil || o.Verdict != GeneratorBound || o.Bound != BoundTimer || runs[2000] != 3 {
+		t.Errorf("three disturbed runs: %v %s, 2,000/s ran %d times", err, o.Verdict, runs[2000])
+	}
+	clear(runs)
+	o = Outcome{}
+	if err := (Search{Min: 1000, Max: 1e5, Repeats: 1, Retries: -1, Probe: noisy(1)}).Run(context.Background(), &o); err != nil || o.Verdict != GeneratorBound || runs[2000] != 1 {
+		t.Errorf("no retries: %v %s, 2,000/s ran %d times", err, o.Verdict, runs[2000])
+	}
+}

@@ -15,7 +15,8 @@ import (
 // TestCapacityOfASaturatedService is issue 32's part 3: a responder that serves at most R
 // requests a second (pacedResponder: its queue grows past R whatever the CPU does), searched
 // with 'capacity service request --slo p99<50ms' at the default --clients 1, through
-// natsperf's clients and natsperf-rust's (R = 1,500). The open model
+// natsperf-rust (R = 1,500); natsperf's own clients are judged at the issue's p99<20ms and
+// R = 1,500 and 4,000 in TestCapacityOfAServiceAtDefaults. The open model
 // keeps the offered rate with requests awaiting replies, so past R the queue forms and p99
 // fails from the actual sends: the service's limit, not "the generator was the bottleneck"
 // (what the closed loop said, exit 6). Past R by 3% the queue of a 1.8s probe holds 54ms of
@@ -30,7 +31,7 @@ func TestCapacityOfASaturatedService(t *testing.T) {
 	for _, tc := range []struct {
 		rate int
 		rust bool
-	}{{1500, false}, {3000, false}, {1500, true}} {
+	}{{1500, true}} { // natsperf's own clients: TestCapacityOfAServiceAtDefaults
 		rate := tc.rate
 		name := strconv.Itoa(rate)
 		if tc.rust {
@@ -80,7 +81,9 @@ func TestCapacityOfASaturatedService(t *testing.T) {
 					t.Errorf("probe %d blames senders waiting for replies (%s): the open model does not wait", p.N, p.Bound)
 				}
 			}
-			quiet := wake < 12500*time.Microsecond && !disturbed
+			// A search natsperf stopped on its own evidence that its machine did not keep up
+			// (its process stalled, or its senders' wake-ups late) is judged the same way.
+			quiet := wake < 12500*time.Microsecond && !disturbed && !machineStopped(&o)
 			switch {
 			case o.Verdict == capacity.AboveMax || o.Capacity > 1.03*R:
 				t.Fatalf("exit %d: %s, capacity %v: a service of %v/s cannot pass above %v", r.code, o.Verdict, o.Capacity, R, 1.03*R)

@@ -174,6 +174,9 @@ func Run(ctx context.Context, env *bench.Env, conn *bench.Conn, sched *loop.Sche
 			}
 			return conn.Explain(cfg.Op, err)
 		}
+		if s.clk.Now()-sent >= blocked {
+			s.rec.Events.SendBlocked.Add(1)
+		}
 		s.next++
 		if s.next == len(s.slots) {
 			s.next = 0
@@ -328,6 +331,11 @@ func (s *loopState) sleep(ctx context.Context, conn *bench.Conn, timer *time.Tim
 	}
 	return nil
 }
+
+// blocked is how long a send call takes before it counts as blocked (Events.SendBlocked):
+// a publish copies into the connection's buffer in microseconds unless the buffer is full
+// and the call waits for the socket, that is for the system to take the bytes.
+const blocked = int64(time.Millisecond)
 
 var errLost = errors.New("connection lost with operations awaiting answers")
 

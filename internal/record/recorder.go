@@ -424,4 +424,7 @@ type Events struct {
 	// (internal/inflight); InflightFull counts its sends that waited for one to be answered.
 	MaxInflight  atomic.Int64
 	InflightFull atomic.Int64
+	// SendBlocked counts its sends whose call took 1ms or more: the connection's buffers were
+	// full (the system pushed back), or the host stalled inside the call.
+	SendBlocked atomic.Int64
 }

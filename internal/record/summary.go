@@ -188,6 +188,7 @@ func (e *Events) snapshot() result.Events {
 		NotSent:       e.NotSent.Load(),
 		MaxInflight:   e.MaxInflight.Load(),
 		InflightFull:  e.InflightFull.Load(),
+		SendBlocked:   e.SendBlocked.Load(),
 	}
 }
 
