@@ -20,7 +20,7 @@ var onLeader = map[string]bool{"kill-leader": true, "stepdown": true}
 // of natsperf's that acted on a stream leader, or a leader that stopped answering the
 // telemetry on its own), the stream's new leader from its leader-elected advisory, each
 // client's longest time without success in it with the publishes that waited out the ack
-// timeout, and the latency peak. It is pure: a Result in, the story out.
+// timeout and the ones refused fast (by reason), and the latency peak. It is pure: a Result in, the story out.
 func Tell(res *result.Result) []result.Failover {
 	runEnd := res.End.Sub(res.Start)
 	if runEnd <= 0 {
@@ -42,7 +42,7 @@ func Tell(res *result.Result) []result.Failover {
 			out[i].Until = out[i+1].At
 		}
 	}
-	used := map[[2]any]bool{} // group, client: a client's longest gap is told once
+	used := map[[3]any]bool{} // group, client, from: a client's stretch is told once
 	for i := range out {
 		f := &out[i]
 		newLeaders(res, f)
@@ -323,12 +323,13 @@ func settled(f *result.Failover) time.Duration {
 	return s
 }
 
-// clients are the clients whose longest time without success belongs to the failover: it
-// ended after the failover began and began before the failover settled plus what the
-// client's acks could still wait (the ack timeout) plus a series interval. A stretch that began
-// after the new leader (or an interval after the failover began) while natsperf's own process
-// stalled at least half its length is the host's, not the failover's.
-func clients(res *result.Result, f *result.Failover, used map[[2]any]bool) {
+// clients are each client's longest time without success that belongs to the failover (of
+// its kept stretches, result.Client.Gaps): it ended after the failover began and began before
+// the failover settled plus what the client's acks could still wait (the ack timeout) plus a
+// series interval. A stretch that began after the new leader (or an interval after the
+// failover began) while natsperf's own process stalled at least half its length is the
+// host's, not the failover's. Each stretch is told once.
+func clients(res *result.Result, f *result.Failover, used map[[3]any]bool) {
 	var outages []result.PublisherOutage
 	if res.Faults != nil {
 		outages = res.Faults.Publishers
@@ -341,25 +342,35 @@ func clients(res *result.Result, f *result.Failover, used map[[2]any]bool) {
 	for _, g := range res.Groups {
 		width := spike.Interval(g.Series)
 		for _, c := range g.Clients {
-			gap := c.Gap
-			if gap == nil || gap.Duration <= 0 || used[[2]any{g.Name, c.ID}] {
+			var best *result.Gap
+			for _, gap := range c.Stretches() {
+				if gap.Duration <= 0 || used[[3]any{g.Name, c.ID, gap.From}] {
+					continue
+				}
+				wait := ackTimeout
+				if wait == 0 && c.Events.Timeouts > 0 {
+					wait = f.Until // publishes timed out, after a wait not known here (a run without --fault)
+				}
+				if gap.To <= f.At || gap.From >= f.Until || gap.From > leader+wait+width {
+					continue
+				}
+				if gap.From >= min(leader, f.At+width) && HostStall(res, gap.From, gap.To) >= gap.Duration/2 {
+					continue
+				}
+				if best == nil || gap.Duration > best.Duration {
+					best = &gap
+				}
+			}
+			if best == nil {
 				continue
 			}
-			wait := ackTimeout
-			if wait == 0 && c.Events.Timeouts > 0 {
-				wait = f.Until // publishes timed out, after a wait not known here (a run without --fault)
-			}
-			if gap.To <= f.At || gap.From >= f.Until || gap.From > leader+wait+width {
-				continue
-			}
-			if gap.From >= min(leader, f.At+width) && HostStall(res, gap.From, gap.To) >= gap.Duration/2 {
-				continue
-			}
-			used[[2]any{g.Name, c.ID}] = true
+			gap := *best
+			used[[3]any{g.Name, c.ID, gap.From}] = true
 			o := result.ClientOutage{Group: g.Name, Client: c.ID, Duration: gap.Duration, From: gap.From, To: gap.To, Open: gap.Open}
 			for _, p := range outages {
 				if p.Group == g.Name && p.Client == c.ID && p.LastAckBefore == gap.From {
 					o.TimedOut, o.TimedOutFrom, o.TimedOutWait, o.AckTimeout = p.TimedOut, p.TimedOutFrom, p.TimedOutWait, p.AckTimeout
+					o.Refused = p.Refused
 				}
 			}
 			f.Clients = append(f.Clients, o)

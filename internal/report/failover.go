@@ -103,6 +103,10 @@ func clientOutage(r *result.Result, c result.ClientOutage, leader time.Duration)
 	if c.Open {
 		s = fmt.Sprintf("%s %d: %s %s, from %s, NOT RECOVERED by its end at %s", c.Group, c.Client, seconds(c.Duration), what, seconds(c.From), seconds(c.To))
 	}
+	var why []string
+	for _, r := range c.Refused {
+		why = append(why, refusedWords(r))
+	}
 	if c.TimedOut > 0 {
 		before := ""
 		if leader > 0 && c.TimedOutFrom < leader {
@@ -112,10 +116,32 @@ func clientOutage(r *result.Result, c result.ClientOutage, leader time.Duration)
 		if c.TimedOut == 1 {
 			n = "1 publish"
 		}
-		s += fmt.Sprintf(": %s sent from %s%s never answered, it waited out its ack timeout (%s)",
-			n, seconds(c.TimedOutFrom), before, seconds(c.AckTimeout))
+		why = append(why, fmt.Sprintf("%s sent from %s%s never answered, it waited out its ack timeout (%s)",
+			n, seconds(c.TimedOutFrom), before, seconds(c.AckTimeout)))
+	}
+	if len(why) > 0 {
+		s += ": " + strings.Join(why, "; ")
 	}
 	return s
+}
+
+// refusedWords words a client's publishes that failed fast for one reason, and why.
+func refusedWords(r result.Refusals) string {
+	n := units.Comma(r.Count) + " publishes"
+	if r.Count == 1 {
+		n = "1 publish"
+	}
+	when := "from " + seconds(r.From) + " to " + seconds(r.To)
+	if r.From == r.To {
+		when = "at " + seconds(r.From)
+	}
+	switch r.Reason {
+	case result.ReasonNoResponders:
+		return fmt.Sprintf("%s failed fast %s: no responders (no server took them, the stream had no leader)", n, when)
+	case result.ReasonNotSent:
+		return fmt.Sprintf("%s were never sent (%s): its window was full of publishes awaiting acks", n, when)
+	}
+	return fmt.Sprintf("%s refused %s: %s", n, when, r.Reason)
 }
 
 // toldInFailover reports whether a spike of from-to is told in a failover's block: a group's

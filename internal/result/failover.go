@@ -38,7 +38,7 @@ type NewLeader struct {
 	Source string `json:"source,omitempty"`
 }
 
-// ClientOutage is a client's longest time without success within a failover (its Gap). For
+// ClientOutage is a client's longest time without success within a failover (of its Gaps). For
 // a JetStream publisher, TimedOut publishes sent from TimedOutFrom were never answered and
 // held its acks back until they timed out (AckTimeout), which can make its outage longer than
 // the election.
@@ -54,6 +54,9 @@ type ClientOutage struct {
 	TimedOutFrom time.Duration `json:"timed_out_from_ns,omitempty"`
 	TimedOutWait time.Duration `json:"timed_out_wait_ns,omitempty"`
 	AckTimeout   time.Duration `json:"ack_timeout_ns,omitempty"`
+	// Refused are its operations within it that failed fast, by reason: errors, not the
+	// timeouts above.
+	Refused []Refusals `json:"refused,omitempty"`
 }
 
 // LatencyPeak is a group's highest interval P99 in a window.

@@ -245,6 +245,14 @@ func (m *merger) addPart(p Input) {
 				gap.From, gap.To = gap.From+shift, gap.To+shift
 				c.Gap = &gap
 			}
+			if len(c.Gaps) > 0 {
+				gaps := make([]Gap, len(c.Gaps))
+				for i, g := range c.Gaps {
+					g.From, g.To = g.From+shift, g.To+shift
+					gaps[i] = g
+				}
+				c.Gaps = gaps
+			}
 			if c.NotRecovered != nil {
 				gap := *c.NotRecovered
 				gap.From, gap.To = gap.From+shift, gap.To+shift

@@ -308,6 +308,9 @@ type Client struct {
 	SendLateness *Latency `json:"send_lateness,omitempty"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`
+	// Gaps are its stretches without success of GapMin or more in time order, the MaxGaps
+	// longest when there were more (Gap and an open one among them): each failover's own.
+	Gaps []Gap `json:"gaps,omitempty"`
 	// NotRecovered is the client's time without success that was still open when it ended:
 	// operations failed after its last success (a publisher whose acks stopped and never came
 	// back within the run).

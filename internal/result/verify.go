@@ -122,6 +122,8 @@ type PublisherOutage struct {
 	TimedOutFrom time.Duration `json:"timed_out_from_ns,omitempty"`
 	// NotRecovered: no ack came after LastAckBefore; FirstAckAfter is then the publisher's end.
 	NotRecovered bool `json:"not_recovered,omitempty"`
+	// Refused are its publishes within it that failed fast, by reason (not timeouts).
+	Refused []Refusals `json:"refused,omitempty"`
 }
 
 // FaultEvent is one action of the timeline.
