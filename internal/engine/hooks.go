@@ -97,6 +97,7 @@ func (f *Faults) Attach(plan *bench.Plan, t *Target, s *StreamRef, logf func(str
 		res.Events = append(res.Events, faultEvents(res.Faults.Timeline)...)
 		result.SortEvents(res.Events)
 		res.Faults.Publishers = f.publisherOutages(res, res.Faults.Timeline)
+		f.refusals(res)
 		for _, g := range res.Groups {
 			one := *res
 			one.Groups = []result.Group{g}
@@ -128,6 +129,29 @@ func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent
 		}
 	}
 	return out
+}
+
+// refusals gives each publisher its publishes that failed fast, in runs of one reason, and
+// the ones given up at their timeout, in runs.
+func (f *Faults) refusals(res *result.Result) {
+	if f.Waits == nil {
+		return
+	}
+	for gi := range res.Groups {
+		g := &res.Groups[gi]
+		if g.Name != "pub" {
+			continue
+		}
+		for ci := range g.Clients {
+			c := &g.Clients[ci]
+			for _, r := range f.Waits.Runs(c.ID) {
+				c.Refused = append(c.Refused, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
+			}
+			for _, r := range f.Waits.TimedOutRuns(c.ID) {
+				c.TimedOut = append(c.TimedOut, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
+			}
+		}
+	}
 }
 
 // outage is a publisher's stretch without acks told against the fault it came after; ok

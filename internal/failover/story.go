@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -343,6 +344,7 @@ func clients(res *result.Result, f *result.Failover, used map[[3]any]bool) {
 		width := spike.Interval(g.Series)
 		for _, c := range g.Clients {
 			var best *result.Gap
+			bestDuring := false
 			for _, gap := range c.Stretches() {
 				if gap.Duration <= 0 || used[[3]any{g.Name, c.ID, gap.From}] {
 					continue
@@ -357,25 +359,77 @@ func clients(res *result.Result, f *result.Failover, used map[[3]any]bool) {
 				if gap.From >= min(leader, f.At+width) && HostStall(res, gap.From, gap.To) >= gap.Duration/2 {
 					continue
 				}
-				if best == nil || gap.Duration > best.Duration {
-					best = &gap
+				// The stretch the election itself is in comes first, then the longest: a
+				// later one within the ack timeout may be longer (publishes given up at the
+				// run's end) without being the failover's.
+				during := gap.From < leader+width && gap.To > f.At
+				if best == nil || (during && !bestDuring) || (during == bestDuring && gap.Duration > best.Duration) {
+					best, bestDuring = &gap, during
 				}
 			}
+			refused := within(c.Refused, f.At, f.Until)
 			if best == nil {
+				// Failures, but no stretch of GapMin without success: the ones in the window.
+				o := result.ClientOutage{Group: g.Name, Client: c.ID, Refused: refused}
+				timedOut(&o, c.TimedOut, f, ackTimeout)
+				if len(refused) > 0 || o.TimedOut > 0 {
+					f.Clients = append(f.Clients, o)
+				}
 				continue
 			}
 			gap := *best
 			used[[3]any{g.Name, c.ID, gap.From}] = true
-			o := result.ClientOutage{Group: g.Name, Client: c.ID, Duration: gap.Duration, From: gap.From, To: gap.To, Open: gap.Open}
+			o := result.ClientOutage{Group: g.Name, Client: c.ID, Duration: gap.Duration, From: gap.From, To: gap.To, Open: gap.Open, Refused: refused}
 			for _, p := range outages {
 				if p.Group == g.Name && p.Client == c.ID && p.LastAckBefore == gap.From {
 					o.TimedOut, o.TimedOutFrom, o.TimedOutWait, o.AckTimeout = p.TimedOut, p.TimedOutFrom, p.TimedOutWait, p.AckTimeout
-					o.Refused = p.Refused
+					if len(o.Refused) == 0 {
+						o.Refused = p.Refused // a Result from before Client.Refused
+					}
 				}
+			}
+			if len(c.TimedOut) > 0 {
+				o.TimedOut, o.TimedOutFrom = 0, 0
+				timedOut(&o, c.TimedOut, f, ackTimeout)
 			}
 			f.Clients = append(f.Clients, o)
 		}
 	}
+}
+
+// timedOut adds to o the client's publishes given up at their timeout that waited in the
+// failover: sent before its window ended, given up after it began (in the open model the
+// ones sent to a dying leader are given up seconds after the client is back).
+func timedOut(o *result.ClientOutage, runs []result.Refusals, f *result.Failover, ackTimeout time.Duration) {
+	for _, r := range runs {
+		if r.From >= f.Until || r.To < f.At {
+			continue
+		}
+		if o.TimedOut == 0 || r.From < o.TimedOutFrom {
+			o.TimedOutFrom = r.From
+		}
+		o.TimedOut += r.Count
+		o.AckTimeout = max(o.AckTimeout, ackTimeout)
+	}
+}
+
+// within sums a client's runs of fast failures that began from from to before to, by reason
+// in the order each first came.
+func within(runs []result.Refusals, from, to time.Duration) []result.Refusals {
+	var out []result.Refusals
+	for _, r := range runs {
+		if r.From < from || r.From >= to {
+			continue
+		}
+		k := slices.IndexFunc(out, func(o result.Refusals) bool { return o.Reason == r.Reason })
+		if k < 0 {
+			out = append(out, r)
+			continue
+		}
+		out[k].Count += r.Count
+		out[k].From, out[k].To = min(out[k].From, r.From), max(out[k].To, r.To)
+	}
+	return out
 }
 
 // HostStall is the worst stall of natsperf's own process from from to to.

@@ -148,6 +148,42 @@ func (w *ackWait) refuse(at time.Duration, reason string, k int64) {
 	w.refused = append(w.refused, Refusal{reason, k, at, at})
 }
 
+// TimedOutRuns are publisher id's publishes given up at their timeout, in runs of ones whose
+// waits overlapped (from the first one's send to the last one's give-up), in time order.
+func (a *AckWaits) TimedOutRuns(id int) []Refusal {
+	w := a.publisher(id)
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	each := slices.Clone(w.each)
+	w.mu.Unlock()
+	slices.SortFunc(each, func(x, y Span) int { return int(x.From - y.From) })
+	var out []Refusal
+	for _, e := range each {
+		if n := len(out); n > 0 && e.From <= out[n-1].To {
+			out[n-1].N++
+			out[n-1].To = max(out[n-1].To, e.To)
+			continue
+		}
+		out = append(out, Refusal{result.ReasonTimedOut, 1, e.From, e.To})
+	}
+	return out
+}
+
+// Runs are all of publisher id's runs of publishes that failed fast, in time order.
+func (a *AckWaits) Runs(id int) []Refusal {
+	w := a.publisher(id)
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := slices.Clone(w.refused)
+	slices.SortStableFunc(out, func(x, y Refusal) int { return int(x.From - y.From) })
+	return out
+}
+
 // Refused are publisher id's publishes that failed fast within from..to, by reason in the
 // order each reason first came: how many, the first and the last.
 func (a *AckWaits) Refused(id int, from, to time.Duration) []Refusal {

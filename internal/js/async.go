@@ -155,7 +155,11 @@ func (p *asyncPub) free(m *nats.Msg) {
 func (p *asyncPub) onErr(_ jetstream.JetStream, m *nats.Msg, err error) {
 	count(&p.rec.Events, err)
 	now := p.clk.Now()
-	p.rec.Failed(now)
+	failed := now
+	if i := p.slot(m); i >= 0 && isTimeout(err) {
+		failed = p.sent[i] // as of its send: publishes sent after it and acked show recovery
+	}
+	p.rec.Failed(failed)
 	p.refused(err, 1)
 	if p.waits != nil && isTimeout(err) {
 		if i := p.slot(m); i >= 0 {

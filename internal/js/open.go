@@ -106,7 +106,9 @@ func replyReason(data []byte) string {
 
 func (o *openPub) Expired(now int64, _ uint64, _, sent int64) {
 	o.rec.Events.Timeouts.Add(1)
-	o.rec.Failed(now)
+	// Failed as of its send: the publishes sent after it and answered show the client
+	// recovered, though this one is given up later (at the run's end, in its drain).
+	o.rec.Failed(sent)
 	o.p.waits.add(time.Duration(sent-o.start), time.Duration(now-o.start))
 }
 

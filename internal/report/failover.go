@@ -100,6 +100,9 @@ func clientOutage(r *result.Result, c result.ClientOutage, leader time.Duration)
 		what = "without an ack"
 	}
 	s := fmt.Sprintf("%s %d: %s %s, from %s to %s", c.Group, c.Client, seconds(c.Duration), what, seconds(c.From), seconds(c.To))
+	if c.Duration == 0 { // errors only
+		s = fmt.Sprintf("%s %d: no stretch %s of %s or more", c.Group, c.Client, what, seconds(result.GapMin))
+	}
 	if c.Open {
 		s = fmt.Sprintf("%s %d: %s %s, from %s, NOT RECOVERED by its end at %s", c.Group, c.Client, seconds(c.Duration), what, seconds(c.From), seconds(c.To))
 	}
@@ -139,7 +142,7 @@ func refusedWords(r result.Refusals) string {
 	case result.ReasonNoResponders:
 		return fmt.Sprintf("%s failed fast %s: no responders (no server took them, the stream had no leader)", n, when)
 	case result.ReasonNotSent:
-		return fmt.Sprintf("%s were never sent (%s): its window was full of publishes awaiting acks", n, when)
+		return fmt.Sprintf("%s not sent (%s): the run ended with its window full of publishes awaiting acks", n, when)
 	}
 	return fmt.Sprintf("%s refused %s: %s", n, when, r.Reason)
 }

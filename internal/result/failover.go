@@ -54,8 +54,9 @@ type ClientOutage struct {
 	TimedOutFrom time.Duration `json:"timed_out_from_ns,omitempty"`
 	TimedOutWait time.Duration `json:"timed_out_wait_ns,omitempty"`
 	AckTimeout   time.Duration `json:"ack_timeout_ns,omitempty"`
-	// Refused are its operations within it that failed fast, by reason: errors, not the
-	// timeouts above.
+	// Refused are its operations that failed fast in the failover (from At to Until), by
+	// reason: errors, not the timeouts above. A client with such errors but no stretch of
+	// GapMin without success has only these (Duration 0).
 	Refused []Refusals `json:"refused,omitempty"`
 }
 

@@ -19,6 +19,8 @@ const (
 	ReasonNoResponders = "no responders"
 	// ReasonNotSent: a fixed-rate send never went out, its window all awaiting acks.
 	ReasonNotSent = "not sent"
+	// ReasonTimedOut: given up unanswered at the timeout (Client.TimedOut's runs).
+	ReasonTimedOut = "timed out"
 )
 
 // GapMin is the shortest stretch without success a client keeps in Client.Gaps, and MaxGaps
@@ -28,13 +30,14 @@ const (
 	MaxGaps = 16
 )
 
-// Stretches are the client's stretches without success: the ones it kept (Gaps), else its
-// longest (a Result from before Gaps, or a client that keeps only that).
+// Stretches are the client's stretches without success of GapMin or more: the ones it kept
+// (Gaps), else its longest when that long (a Result from before Gaps, or a client that keeps
+// only that).
 func (c *Client) Stretches() []Gap {
 	if len(c.Gaps) > 0 {
 		return c.Gaps
 	}
-	if c.Gap != nil && c.Gap.Duration > 0 {
+	if c.Gap != nil && c.Gap.Duration >= GapMin {
 		return []Gap{*c.Gap}
 	}
 	return nil

@@ -253,6 +253,22 @@ func (m *merger) addPart(p Input) {
 				}
 				c.Gaps = gaps
 			}
+			if len(c.Refused) > 0 {
+				runs := make([]Refusals, len(c.Refused))
+				for i, r := range c.Refused {
+					r.From, r.To = r.From+shift, r.To+shift
+					runs[i] = r
+				}
+				c.Refused = runs
+			}
+			if len(c.TimedOut) > 0 {
+				runs := make([]Refusals, len(c.TimedOut))
+				for i, r := range c.TimedOut {
+					r.From, r.To = r.From+shift, r.To+shift
+					runs[i] = r
+				}
+				c.TimedOut = runs
+			}
 			if c.NotRecovered != nil {
 				gap := *c.NotRecovered
 				gap.From, gap.To = gap.From+shift, gap.To+shift
