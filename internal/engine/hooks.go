@@ -97,6 +97,9 @@ func (f *Faults) Attach(plan *bench.Plan, t *Target, s *StreamRef, logf func(str
 		res.Events = append(res.Events, faultEvents(res.Faults.Timeline)...)
 		result.SortEvents(res.Events)
 		res.Faults.Publishers = f.publisherOutages(res, res.Faults.Timeline)
+		if f.Waits != nil {
+			res.Faults.AckTimeout = f.AckTimeout
+		}
 		f.refusals(res)
 		for _, g := range res.Groups {
 			one := *res

@@ -336,6 +336,9 @@ func clients(res *result.Result, f *result.Failover, used map[[3]any]bool) {
 		outages = res.Faults.Publishers
 	}
 	var ackTimeout time.Duration
+	if res.Faults != nil {
+		ackTimeout = res.Faults.AckTimeout
+	}
 	for _, o := range outages {
 		ackTimeout = max(ackTimeout, o.AckTimeout)
 	}
@@ -373,6 +376,7 @@ func clients(res *result.Result, f *result.Failover, used map[[3]any]bool) {
 				o := result.ClientOutage{Group: g.Name, Client: c.ID, Refused: refused}
 				timedOut(&o, c.TimedOut, f, ackTimeout)
 				if len(refused) > 0 || o.TimedOut > 0 {
+					o.From, o.To = span(o, c.TimedOut, f)
 					f.Clients = append(f.Clients, o)
 				}
 				continue
@@ -411,6 +415,30 @@ func timedOut(o *result.ClientOutage, runs []result.Refusals, f *result.Failover
 		o.TimedOut += r.Count
 		o.AckTimeout = max(o.AckTimeout, ackTimeout)
 	}
+}
+
+// span is from the first to the last failure of a client with no stretch told: its From and
+// To, with Duration 0.
+func span(o result.ClientOutage, timedOut []result.Refusals, f *result.Failover) (from, to time.Duration) {
+	first := true
+	add := func(a, b time.Duration) {
+		if first || a < from {
+			from = a
+		}
+		if first || b > to {
+			to = b
+		}
+		first = false
+	}
+	for _, r := range o.Refused {
+		add(r.From, r.To)
+	}
+	for _, r := range timedOut {
+		if r.From < f.Until && r.To >= f.At {
+			add(r.From, r.To)
+		}
+	}
+	return from, to
 }
 
 // within sums a client's runs of fast failures that began from from to before to, by reason

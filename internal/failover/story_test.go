@@ -222,7 +222,8 @@ func TestTellEachFailoverItsOwnGap(t *testing.T) {
 // TestTellFailuresWithoutAStretch: a client that never went GapMin without success but had
 // publishes fail in the failover (no responders during a 60 ms election, and the ones sent to
 // the dying leader given up at their timeout) is told with those, once, in the failover
-// whose window they fall in; failures before the failover are not its.
+// whose window they fall in (From and To the first and the last, Duration 0); failures
+// before the failover are not its.
 func TestTellFailuresWithoutAStretch(t *testing.T) {
 	res := run([]result.FaultEvent{kill}, []result.Event{elected}, nil, &result.Gap{Duration: 60 * ms, From: 2000 * ms, To: 2060 * ms},
 		result.PublisherOutage{Group: "pub", Client: 1, AckTimeout: 5 * s})
@@ -235,7 +236,7 @@ func TestTellFailuresWithoutAStretch(t *testing.T) {
 	c.TimedOut = []result.Refusals{{Reason: result.ReasonTimedOut, Count: 3, From: 1990 * ms, To: 6990 * ms}}
 	res.End = res.Start.Add(8 * s)
 	got := failover.Tell(res)
-	want := result.ClientOutage{Group: "pub", Client: 1, TimedOut: 3, TimedOutFrom: 1990 * ms, AckTimeout: 5 * s,
+	want := result.ClientOutage{Group: "pub", Client: 1, From: 1990 * ms, To: 6990 * ms, TimedOut: 3, TimedOutFrom: 1990 * ms, AckTimeout: 5 * s,
 		Refused: []result.Refusals{{Reason: result.ReasonNoResponders, Count: 14, From: 2010 * ms, To: 2050 * ms}}}
 	if len(got) != 1 || len(got[0].Clients) != 1 || !reflect.DeepEqual(got[0].Clients[0], want) {
 		t.Fatalf("failovers %+v: want one, whose client is %+v", got, want)

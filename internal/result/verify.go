@@ -102,6 +102,8 @@ type Faults struct {
 	// Publishers is, per JetStream publisher whose longest time without acks spans a fault,
 	// that outage split into the wait on acks that timed out and the rest.
 	Publishers []PublisherOutage `json:"publishers,omitempty"`
+	// AckTimeout is the JetStream publishers' --ack-timeout (0: none published).
+	AckTimeout time.Duration `json:"ack_timeout_ns,omitempty"`
 }
 
 // PublisherOutage is one publisher's longest time without acknowledgements around a fault:
