@@ -63,7 +63,7 @@ func failoverLines(r *result.Result, f result.Failover) []string {
 		out = append(out, clientOutage(r, c, leader))
 	}
 	if len(f.Clients) == 0 {
-		out = append(out, "no client's longest time without success was in it"+elsewhere(r))
+		out = append(out, fmt.Sprintf("no client went %s without success in it, nor had an operation fail", seconds(result.GapMin))+elsewhere(r))
 	}
 	for _, pk := range f.Peaks {
 		line := fmt.Sprintf("latency peak: %s P99 %s at %s-%s (median interval P99 %s)", pk.Group, Duration(pk.P99),
@@ -89,7 +89,7 @@ func elsewhere(r *result.Result) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return " (longest: " + strings.Join(parts, ", ") + ")"
 }
 
 // clientOutage words a client's time without success, and why a publisher's was longer than
@@ -144,7 +144,7 @@ func refusedWords(r result.Refusals) string {
 	case result.ReasonNotSent:
 		return fmt.Sprintf("%s not sent (%s): the run ended with its window full of publishes awaiting acks", n, when)
 	}
-	return fmt.Sprintf("%s refused %s: %s", n, when, r.Reason)
+	return fmt.Sprintf("%s failed fast %s: %s", n, when, r.Reason)
 }
 
 // toldInFailover reports whether a spike of from-to is told in a failover's block: a group's
