@@ -40,7 +40,7 @@ type NewLeader struct {
 	Source string `json:"source,omitempty"`
 }
 
-// ClientOutage is a client's longest time without success within a failover (its Gap). For
+// ClientOutage is a client's longest time without success within a failover (of its Gaps). For
 // a JetStream publisher, TimedOut publishes sent from TimedOutFrom were never answered and
 // held its acks back until they timed out (AckTimeout), which can make its outage longer than
 // the election.
@@ -63,6 +63,10 @@ type ClientOutage struct {
 	TimedOutWait time.Duration `json:"timed_out_wait_ns,omitempty"`
 	// AckTimeout is the publisher's --ack-timeout.
 	AckTimeout time.Duration `json:"ack_timeout_ns,omitempty"`
+	// Refused are its operations that failed fast in the failover (from At to Until), by
+	// reason: errors, not the timeouts above. A client with such errors but no stretch of
+	// GapMin without success has only these (Duration 0).
+	Refused []Refusals `json:"refused,omitempty"`
 }
 
 // LatencyPeak is a group's highest interval P99 in a window.

@@ -252,6 +252,30 @@ func (m *merger) addPart(p Input) {
 				gap.From, gap.To = gap.From+shift, gap.To+shift
 				c.Gap = &gap
 			}
+			if len(c.Gaps) > 0 {
+				gaps := make([]Gap, len(c.Gaps))
+				for i, g := range c.Gaps {
+					g.From, g.To = g.From+shift, g.To+shift
+					gaps[i] = g
+				}
+				c.Gaps = gaps
+			}
+			if len(c.Refused) > 0 {
+				runs := make([]Refusals, len(c.Refused))
+				for i, r := range c.Refused {
+					r.From, r.To = r.From+shift, r.To+shift
+					runs[i] = r
+				}
+				c.Refused = runs
+			}
+			if len(c.TimedOut) > 0 {
+				runs := make([]Refusals, len(c.TimedOut))
+				for i, r := range c.TimedOut {
+					r.From, r.To = r.From+shift, r.To+shift
+					runs[i] = r
+				}
+				c.TimedOut = runs
+			}
 			if c.NotRecovered != nil {
 				gap := *c.NotRecovered
 				gap.From, gap.To = gap.From+shift, gap.To+shift

@@ -414,6 +414,15 @@ type Client struct {
 	SendLateness *Latency `json:"send_lateness,omitempty"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`
+	// Gaps are its stretches without success of GapMin or more in time order, the MaxGaps
+	// longest when there were more (Gap and an open one among them): each failover's own.
+	Gaps []Gap `json:"gaps,omitempty"`
+	// Refused are its operations that failed fast (not timeouts), in runs of one reason, in
+	// time order: a fault run's JetStream publishers, for the failover story.
+	Refused []Refusals `json:"refused,omitempty"`
+	// TimedOut are its operations given up at their timeout, in runs whose waits overlapped
+	// (From: the first one's send, To: the last one's give-up), in time order: the same runs.
+	TimedOut []Refusals `json:"timed_out,omitempty"`
 	// NotRecovered is the client's time without success that was still open when it ended:
 	// operations failed after its last success (a publisher whose acks stopped and never came
 	// back within the run).

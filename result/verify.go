@@ -134,6 +134,8 @@ type Faults struct {
 	// Publishers is, per JetStream publisher whose longest time without acks spans a fault,
 	// that outage split into the wait on acks that timed out and the rest.
 	Publishers []PublisherOutage `json:"publishers,omitempty"`
+	// AckTimeout is the JetStream publishers' --ack-timeout (0: none published).
+	AckTimeout time.Duration `json:"ack_timeout_ns,omitempty"`
 }
 
 // PublisherOutage is one publisher's longest time without acknowledgements around a fault:
@@ -161,6 +163,8 @@ type PublisherOutage struct {
 	TimedOutFrom time.Duration `json:"timed_out_from_ns,omitempty"`
 	// NotRecovered: no ack came after LastAckBefore; FirstAckAfter is then the publisher's end.
 	NotRecovered bool `json:"not_recovered,omitempty"`
+	// Refused are its publishes within it that failed fast, by reason (not timeouts).
+	Refused []Refusals `json:"refused,omitempty"`
 }
 
 // FaultEvent is one action of the timeline.

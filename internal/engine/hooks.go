@@ -97,6 +97,10 @@ func (f *Faults) Attach(plan *bench.Plan, t *Target, s *StreamRef, logf func(str
 		res.Events = append(res.Events, faultEvents(res.Faults.Timeline)...)
 		result.SortEvents(res.Events)
 		res.Faults.Publishers = f.publisherOutages(res, res.Faults.Timeline)
+		if f.Waits != nil {
+			res.Faults.AckTimeout = f.AckTimeout
+		}
+		f.refusals(res)
 		for _, g := range res.Groups {
 			one := *res
 			one.Groups = []result.Group{g}
@@ -107,7 +111,9 @@ func (f *Faults) Attach(plan *bench.Plan, t *Target, s *StreamRef, logf func(str
 	})
 }
 
-// publisherOutages splits each publisher's longest time without acks that spans a fault.
+// publisherOutages splits each publisher's times without acks that span a fault (each of its
+// kept stretches, result.Client.Gaps, else its longest): the wait on acks that timed out, the
+// publishes refused fast by reason, the rest.
 func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent) []result.PublisherOutage {
 	if f.Waits == nil {
 		return nil
@@ -118,33 +124,67 @@ func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent
 			continue
 		}
 		for _, c := range g.Clients {
-			if c.Gap == nil || c.Gap.Duration <= 0 {
-				continue
-			}
-			spec := ""
-			for _, ev := range events {
-				// The last fault before the publisher had acks again (a pause or a kill lasts
-				// beyond its action); for an outage still open at the end, the last before it
-				// began, or else the first during it.
-				if ev.Skipped || (ev.Error != "" && ev.Kind != fault.Exec) || ev.Started > c.Gap.To {
-					continue
-				}
-				if !c.Gap.Open || ev.Started <= c.Gap.From || spec == "" {
-					spec = ev.Spec
+			for _, gap := range c.Stretches() {
+				if o, ok := f.outage(g.Name, c.ID, gap, events); ok {
+					out = append(out, o)
 				}
 			}
-			if spec == "" {
-				continue // before any fault
-			}
-			n, first := f.Waits.TimedOut(c.ID, c.Gap.From, c.Gap.To)
-			out = append(out, result.PublisherOutage{
-				Group: g.Name, Client: c.ID, Fault: spec, LastAckBefore: c.Gap.From, FirstAckAfter: c.Gap.To,
-				WithoutAcks: c.Gap.Duration, TimedOutWait: f.Waits.Within(c.ID, c.Gap.From, c.Gap.To), AckTimeout: f.AckTimeout,
-				NotRecovered: c.Gap.Open, TimedOut: n, TimedOutFrom: first,
-			})
 		}
 	}
 	return out
+}
+
+// refusals gives each publisher its publishes that failed fast, in runs of one reason, and
+// the ones given up at their timeout, in runs.
+func (f *Faults) refusals(res *result.Result) {
+	if f.Waits == nil {
+		return
+	}
+	for gi := range res.Groups {
+		g := &res.Groups[gi]
+		if g.Name != "pub" {
+			continue
+		}
+		for ci := range g.Clients {
+			c := &g.Clients[ci]
+			for _, r := range f.Waits.Runs(c.ID) {
+				c.Refused = append(c.Refused, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
+			}
+			for _, r := range f.Waits.TimedOutRuns(c.ID) {
+				c.TimedOut = append(c.TimedOut, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
+			}
+		}
+	}
+}
+
+// outage is a publisher's stretch without acks told against the fault it came after; ok
+// false when it began before any fault.
+func (f *Faults) outage(group string, id int, gap result.Gap, events []result.FaultEvent) (result.PublisherOutage, bool) {
+	spec := ""
+	for _, ev := range events {
+		// The last fault before the publisher had acks again (a pause or a kill lasts
+		// beyond its action); for an outage still open at the end, the last before it
+		// began, or else the first during it.
+		if ev.Skipped || (ev.Error != "" && ev.Kind != fault.Exec) || ev.Started > gap.To {
+			continue
+		}
+		if !gap.Open || ev.Started <= gap.From || spec == "" {
+			spec = ev.Spec
+		}
+	}
+	if spec == "" {
+		return result.PublisherOutage{}, false
+	}
+	n, first := f.Waits.TimedOut(id, gap.From, gap.To)
+	o := result.PublisherOutage{
+		Group: group, Client: id, Fault: spec, LastAckBefore: gap.From, FirstAckAfter: gap.To,
+		WithoutAcks: gap.Duration, TimedOutWait: f.Waits.Within(id, gap.From, gap.To), AckTimeout: f.AckTimeout,
+		NotRecovered: gap.Open, TimedOut: n, TimedOutFrom: first,
+	}
+	for _, r := range f.Waits.Refused(id, gap.From, gap.To) {
+		o.Refused = append(o.Refused, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
+	}
+	return o, true
 }
 
 // Chain adds f to what the plan does after the run.

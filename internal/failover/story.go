@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ var onLeader = map[string]bool{"kill-leader": true, "stepdown": true}
 // of natsperf's that acted on a stream leader, or a leader that stopped answering the
 // telemetry on its own), the stream's new leader from its leader-elected advisory, each
 // client's longest time without success in it with the publishes that waited out the ack
-// timeout, and the latency peak. It is pure: a Result in, the story out.
+// timeout and the ones refused fast (by reason), and the latency peak. It is pure: a Result in, the story out.
 func Tell(res *result.Result) []result.Failover {
 	runEnd := res.End.Sub(res.Start)
 	if runEnd <= 0 {
@@ -42,7 +43,7 @@ func Tell(res *result.Result) []result.Failover {
 			out[i].Until = out[i+1].At
 		}
 	}
-	used := map[[2]any]bool{} // group, client: a client's longest gap is told once
+	used := map[[3]any]bool{} // group, client, from: a client's stretch is told once
 	for i := range out {
 		f := &out[i]
 		newLeaders(res, f)
@@ -323,17 +324,21 @@ func settled(f *result.Failover) time.Duration {
 	return s
 }
 
-// clients are the clients whose longest time without success belongs to the failover: it
-// ended after the failover began and began before the failover settled plus what the
-// client's acks could still wait (the ack timeout) plus a series interval. A stretch that began
-// after the new leader (or an interval after the failover began) while natsperf's own process
-// stalled at least half its length is the host's, not the failover's.
-func clients(res *result.Result, f *result.Failover, used map[[2]any]bool) {
+// clients are each client's longest time without success that belongs to the failover (of
+// its kept stretches, result.Client.Gaps): it ended after the failover began and began before
+// the failover settled plus what the client's acks could still wait (the ack timeout) plus a
+// series interval. A stretch that began after the new leader (or an interval after the
+// failover began) while natsperf's own process stalled at least half its length is the
+// host's, not the failover's. Each stretch is told once.
+func clients(res *result.Result, f *result.Failover, used map[[3]any]bool) {
 	var outages []result.PublisherOutage
 	if res.Faults != nil {
 		outages = res.Faults.Publishers
 	}
 	var ackTimeout time.Duration
+	if res.Faults != nil {
+		ackTimeout = res.Faults.AckTimeout
+	}
 	for _, o := range outages {
 		ackTimeout = max(ackTimeout, o.AckTimeout)
 	}
@@ -341,30 +346,118 @@ func clients(res *result.Result, f *result.Failover, used map[[2]any]bool) {
 	for _, g := range res.Groups {
 		width := spike.Interval(g.Series)
 		for _, c := range g.Clients {
-			gap := c.Gap
-			if gap == nil || gap.Duration <= 0 || used[[2]any{g.Name, c.ID}] {
+			var best *result.Gap
+			bestDuring := false
+			for _, gap := range c.Stretches() {
+				if gap.Duration <= 0 || used[[3]any{g.Name, c.ID, gap.From}] {
+					continue
+				}
+				wait := ackTimeout
+				if wait == 0 && c.Events.Timeouts > 0 {
+					wait = f.Until // publishes timed out, after a wait not known here (a run without --fault)
+				}
+				if gap.To <= f.At || gap.From >= f.Until || gap.From > leader+wait+width {
+					continue
+				}
+				if gap.From >= min(leader, f.At+width) && HostStall(res, gap.From, gap.To) >= gap.Duration/2 {
+					continue
+				}
+				// The stretch the election itself is in comes first, then the longest: a
+				// later one within the ack timeout may be longer (publishes given up at the
+				// run's end) without being the failover's.
+				during := gap.From < leader+width && gap.To > f.At
+				if best == nil || (during && !bestDuring) || (during == bestDuring && gap.Duration > best.Duration) {
+					best, bestDuring = &gap, during
+				}
+			}
+			refused := within(c.Refused, f.At, f.Until)
+			if best == nil {
+				// Failures, but no stretch of GapMin without success: the ones in the window.
+				o := result.ClientOutage{Group: g.Name, Client: c.ID, Refused: refused}
+				timedOut(&o, c.TimedOut, f, ackTimeout)
+				if len(refused) > 0 || o.TimedOut > 0 {
+					o.From, o.To = span(o, c.TimedOut, f)
+					f.Clients = append(f.Clients, o)
+				}
 				continue
 			}
-			wait := ackTimeout
-			if wait == 0 && c.Events.Timeouts > 0 {
-				wait = f.Until // publishes timed out, after a wait not known here (a run without --fault)
-			}
-			if gap.To <= f.At || gap.From >= f.Until || gap.From > leader+wait+width {
-				continue
-			}
-			if gap.From >= min(leader, f.At+width) && HostStall(res, gap.From, gap.To) >= gap.Duration/2 {
-				continue
-			}
-			used[[2]any{g.Name, c.ID}] = true
-			o := result.ClientOutage{Group: g.Name, Client: c.ID, Duration: gap.Duration, From: gap.From, To: gap.To, Open: gap.Open}
+			gap := *best
+			used[[3]any{g.Name, c.ID, gap.From}] = true
+			o := result.ClientOutage{Group: g.Name, Client: c.ID, Duration: gap.Duration, From: gap.From, To: gap.To, Open: gap.Open, Refused: refused}
 			for _, p := range outages {
 				if p.Group == g.Name && p.Client == c.ID && p.LastAckBefore == gap.From {
 					o.TimedOut, o.TimedOutFrom, o.TimedOutWait, o.AckTimeout = p.TimedOut, p.TimedOutFrom, p.TimedOutWait, p.AckTimeout
+					if len(o.Refused) == 0 {
+						o.Refused = p.Refused // a Result from before Client.Refused
+					}
 				}
+			}
+			if len(c.TimedOut) > 0 {
+				o.TimedOut, o.TimedOutFrom = 0, 0
+				timedOut(&o, c.TimedOut, f, ackTimeout)
 			}
 			f.Clients = append(f.Clients, o)
 		}
 	}
+}
+
+// timedOut adds to o the client's publishes given up at their timeout that waited in the
+// failover: sent before its window ended, given up after it began (in the open model the
+// ones sent to a dying leader are given up seconds after the client is back).
+func timedOut(o *result.ClientOutage, runs []result.Refusals, f *result.Failover, ackTimeout time.Duration) {
+	for _, r := range runs {
+		if r.From >= f.Until || r.To < f.At {
+			continue
+		}
+		if o.TimedOut == 0 || r.From < o.TimedOutFrom {
+			o.TimedOutFrom = r.From
+		}
+		o.TimedOut += r.Count
+		o.AckTimeout = max(o.AckTimeout, ackTimeout)
+	}
+}
+
+// span is from the first to the last failure of a client with no stretch told: its From and
+// To, with Duration 0.
+func span(o result.ClientOutage, timedOut []result.Refusals, f *result.Failover) (from, to time.Duration) {
+	first := true
+	add := func(a, b time.Duration) {
+		if first || a < from {
+			from = a
+		}
+		if first || b > to {
+			to = b
+		}
+		first = false
+	}
+	for _, r := range o.Refused {
+		add(r.From, r.To)
+	}
+	for _, r := range timedOut {
+		if r.From < f.Until && r.To >= f.At {
+			add(r.From, r.To)
+		}
+	}
+	return from, to
+}
+
+// within sums a client's runs of fast failures that began from from to before to, by reason
+// in the order each first came.
+func within(runs []result.Refusals, from, to time.Duration) []result.Refusals {
+	var out []result.Refusals
+	for _, r := range runs {
+		if r.From < from || r.From >= to {
+			continue
+		}
+		k := slices.IndexFunc(out, func(o result.Refusals) bool { return o.Reason == r.Reason })
+		if k < 0 {
+			out = append(out, r)
+			continue
+		}
+		out[k].Count += r.Count
+		out[k].From, out[k].To = min(out[k].From, r.From), max(out[k].To, r.To)
+	}
+	return out
 }
 
 // HostStall is the worst stall of natsperf's own process from from to to.

@@ -1,6 +1,7 @@
 package failover_test
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -146,7 +147,7 @@ func TestTell(t *testing.T) {
 				if len(g.Leaders) != len(w.Leaders) || (len(w.Leaders) > 0 && g.Leaders[0] != w.Leaders[0]) {
 					t.Errorf("leaders %+v, want %+v", g.Leaders, w.Leaders)
 				}
-				if len(g.Clients) != len(w.Clients) || (len(w.Clients) > 0 && g.Clients[0] != w.Clients[0]) {
+				if len(g.Clients) != len(w.Clients) || (len(w.Clients) > 0 && !reflect.DeepEqual(g.Clients[0], w.Clients[0])) {
 					t.Errorf("clients %+v, want %+v", g.Clients, w.Clients)
 				}
 				if w.Cause != "2s:pause:3s" && w.Cause != "server_silent" && (len(g.Peaks) != 1 || g.Peaks[0].P99 != int64(300*ms) || g.Peaks[0].From != 2250*ms || g.Peaks[0].Median != int64(ms)) {
@@ -180,4 +181,64 @@ func slowAnswer() *result.Result {
 	}
 	n2.Samples = keep
 	return res
+}
+
+// TestTellEachFailoverItsOwnGap: a publisher without acks in two failovers, longer in the
+// second: each failover's block tells the client's stretch that overlaps it (kept in
+// Client.Gaps), not the run's longest for both or none; and the publishes refused fast in a
+// stretch (no responders while the stream had no leader) are told with it, apart from the
+// ones that timed out.
+func TestTellEachFailoverItsOwnGap(t *testing.T) {
+	first := result.Gap{Duration: 700 * ms, From: 2000 * ms, To: 2700 * ms}
+	second := result.Gap{Duration: 1500 * ms, From: 4000 * ms, To: 5500 * ms}
+	refused := []result.Refusals{{Reason: "no responders", Count: 492, From: 2001 * ms, To: 2400 * ms}}
+	kill2 := result.FaultEvent{Spec: "4s:kill-leader", Kind: "kill-leader", At: 4 * s, Started: 4 * s, Node: "n3"}
+	res := run([]result.FaultEvent{kill, kill2}, []result.Event{elected,
+		{At: 4100 * ms, Kind: "leader_elected", Source: "advisory", Stream: "S", Server: "n1"}}, nil, &second,
+		result.PublisherOutage{Group: "pub", Client: 1, LastAckBefore: 2000 * ms, TimedOut: 8, TimedOutFrom: 2000 * ms, AckTimeout: 500 * ms, Refused: refused},
+		result.PublisherOutage{Group: "pub", Client: 1, LastAckBefore: 4000 * ms, TimedOut: 3, TimedOutFrom: 4000 * ms, AckTimeout: 500 * ms})
+	res.Groups[0].Clients[0].Gaps = []result.Gap{first, second}
+	got := failover.Tell(res)
+	if len(got) != 2 {
+		t.Fatalf("%d failovers %+v, want 2", len(got), got)
+	}
+	want := []result.ClientOutage{
+		{Group: "pub", Client: 1, Duration: first.Duration, From: first.From, To: first.To, TimedOut: 8, TimedOutFrom: 2 * s, AckTimeout: 500 * ms, Refused: refused},
+		{Group: "pub", Client: 1, Duration: second.Duration, From: second.From, To: second.To, TimedOut: 3, TimedOutFrom: 4 * s, AckTimeout: 500 * ms},
+	}
+	for i, f := range got {
+		if len(f.Clients) != 1 || !reflect.DeepEqual(f.Clients[0], want[i]) {
+			t.Errorf("failover %d (%s) clients %+v, want %+v", i+1, f.Cause, f.Clients, want[i])
+		}
+	}
+	// A Result from before Gaps (only the longest): the second failover has it, the first none.
+	res.Groups[0].Clients[0].Gaps = nil
+	got = failover.Tell(res)
+	if len(got[0].Clients) != 0 || len(got[1].Clients) != 1 || got[1].Clients[0].From != second.From {
+		t.Errorf("without Gaps: clients %+v and %+v, want none and the longest", got[0].Clients, got[1].Clients)
+	}
+}
+
+// TestTellFailuresWithoutAStretch: a client that never went GapMin without success but had
+// publishes fail in the failover (no responders during a 60 ms election, and the ones sent to
+// the dying leader given up at their timeout) is told with those, once, in the failover
+// whose window they fall in (From and To the first and the last, Duration 0); failures
+// before the failover are not its.
+func TestTellFailuresWithoutAStretch(t *testing.T) {
+	res := run([]result.FaultEvent{kill}, []result.Event{elected}, nil, &result.Gap{Duration: 60 * ms, From: 2000 * ms, To: 2060 * ms},
+		result.PublisherOutage{Group: "pub", Client: 1, AckTimeout: 5 * s})
+	c := &res.Groups[0].Clients[0]
+	c.Refused = []result.Refusals{
+		{Reason: "refused by the server (400: bad)", Count: 2, From: 500 * ms, To: 600 * ms},
+		{Reason: result.ReasonNoResponders, Count: 10, From: 2010 * ms, To: 2030 * ms},
+		{Reason: result.ReasonNoResponders, Count: 4, From: 2040 * ms, To: 2050 * ms},
+	}
+	c.TimedOut = []result.Refusals{{Reason: result.ReasonTimedOut, Count: 3, From: 1990 * ms, To: 6990 * ms}}
+	res.End = res.Start.Add(8 * s)
+	got := failover.Tell(res)
+	want := result.ClientOutage{Group: "pub", Client: 1, From: 1990 * ms, To: 6990 * ms, TimedOut: 3, TimedOutFrom: 1990 * ms, AckTimeout: 5 * s,
+		Refused: []result.Refusals{{Reason: result.ReasonNoResponders, Count: 14, From: 2010 * ms, To: 2050 * ms}}}
+	if len(got) != 1 || len(got[0].Clients) != 1 || !reflect.DeepEqual(got[0].Clients[0], want) {
+		t.Fatalf("failovers %+v: want one, whose client is %+v", got, want)
+	}
 }

@@ -1,8 +1,16 @@
 package js
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/natsperf/natsperf/result"
 )
 
 // AckWaits collects, per publisher (by client id), the time spent waiting on acknowledgements
@@ -24,6 +32,8 @@ type ackWait struct {
 	mu    sync.Mutex
 	spans []Span
 	each  []Span // every publish that timed out: sent, given up
+	// refused are its publishes that failed fast, in runs of one reason (refuse).
+	refused []Refusal
 }
 
 // publisher returns client id's record; nil on a nil registry.
@@ -96,3 +106,134 @@ func (a *AckWaits) TimedOut(id int, from, to time.Duration) (n int64, firstSent 
 	}
 	return n, firstSent
 }
+
+// maxRefusalRuns bounds a publisher's record of refusals: runs of one reason, each merged
+// with the next refusal of its reason within refusalJoin; past the bound, a refusal joins its
+// reason's last run whenever it came.
+const (
+	maxRefusalRuns = 256
+	refusalJoin    = 50 * time.Millisecond
+)
+
+// Refusal is a run of publishes that failed fast for one reason (not timeouts).
+type Refusal struct {
+	Reason   string
+	N        int64
+	From, To time.Duration // the first and the last, from the run's start
+}
+
+// refuse records k publishes failed fast at at (from the run's start) for reason. Written
+// only on a failure, never per acknowledged message.
+func (w *ackWait) refuse(at time.Duration, reason string, k int64) {
+	if w == nil || k <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	last := len(w.refused) - 1
+	for last >= 0 && w.refused[last].Reason != reason {
+		last--
+	}
+	if last >= 0 && (at-w.refused[last].To <= refusalJoin || len(w.refused) >= maxRefusalRuns) {
+		r := &w.refused[last]
+		r.N += k
+		r.From, r.To = min(r.From, at), max(r.To, at)
+		return
+	}
+	if len(w.refused) >= maxRefusalRuns { // a new reason past the bound: with the last run
+		last = len(w.refused) - 1
+		w.refused[last].N += k
+		return
+	}
+	w.refused = append(w.refused, Refusal{reason, k, at, at})
+}
+
+// TimedOutRuns are publisher id's publishes given up at their timeout, in runs of ones whose
+// waits overlapped (from the first one's send to the last one's give-up), in time order.
+func (a *AckWaits) TimedOutRuns(id int) []Refusal {
+	w := a.publisher(id)
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	each := slices.Clone(w.each)
+	w.mu.Unlock()
+	slices.SortFunc(each, func(x, y Span) int { return int(x.From - y.From) })
+	var out []Refusal
+	for _, e := range each {
+		if n := len(out); n > 0 && e.From <= out[n-1].To {
+			out[n-1].N++
+			out[n-1].To = max(out[n-1].To, e.To)
+			continue
+		}
+		out = append(out, Refusal{result.ReasonTimedOut, 1, e.From, e.To})
+	}
+	return out
+}
+
+// Runs are all of publisher id's runs of publishes that failed fast, in time order.
+func (a *AckWaits) Runs(id int) []Refusal {
+	w := a.publisher(id)
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := slices.Clone(w.refused)
+	slices.SortStableFunc(out, func(x, y Refusal) int { return int(x.From - y.From) })
+	return out
+}
+
+// Refused are publisher id's publishes that failed fast within from..to, by reason in the
+// order each reason first came: how many, the first and the last.
+func (a *AckWaits) Refused(id int, from, to time.Duration) []Refusal {
+	w := a.publisher(id)
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []Refusal
+	for _, r := range w.refused {
+		if r.To < from || r.From > to {
+			continue
+		}
+		// A run reaching out of the stretch counts whole: runs are short next to a stretch.
+		k := slices.IndexFunc(out, func(o Refusal) bool { return o.Reason == r.Reason })
+		if k < 0 {
+			out = append(out, r)
+			continue
+		}
+		out[k].N += r.N
+		out[k].From, out[k].To = min(out[k].From, r.From), max(out[k].To, r.To)
+	}
+	return out
+}
+
+// Reason words why a publish failed fast, from a short list (a reason per error text would
+// make every refusal its own run).
+func Reason(err error) string {
+	var api *jetstream.APIError
+	switch {
+	case errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse):
+		return ReasonNoResponders
+	case errors.As(err, &api) && api.Code == 503:
+		return "JetStream unavailable (503: " + api.Description + ")"
+	case errors.As(err, &api):
+		return fmt.Sprintf("refused by the server (%d: %s)", api.Code, api.Description)
+	case errors.Is(err, nats.ErrConnectionReconnecting) || errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrConnectionClosed):
+		return "connection lost"
+	case errors.Is(err, jetstream.ErrTooManyStalledMsgs):
+		return "too many publishes pending in the client"
+	}
+	if s := err.Error(); len(s) <= 80 {
+		return s
+	}
+	return err.Error()[:80]
+}
+
+// Reasons other errors' texts do not give (result's, which the report words).
+const (
+	ReasonNoResponders = result.ReasonNoResponders
+	ReasonNotSent      = result.ReasonNotSent
+)

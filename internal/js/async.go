@@ -155,12 +155,18 @@ func (p *asyncPub) free(m *nats.Msg) {
 func (p *asyncPub) onErr(_ jetstream.JetStream, m *nats.Msg, err error) {
 	count(&p.rec.Events, err)
 	now := p.clk.Now()
-	p.rec.Failed(now)
+	failed := now
+	if i := p.slot(m); i >= 0 && isTimeout(err) {
+		failed = p.sent[i] // as of its send: publishes sent after it and acked show recovery
+	}
+	p.rec.Failed(failed)
 	p.refused(err, 1)
 	if p.waits != nil && isTimeout(err) {
 		if i := p.slot(m); i >= 0 {
 			p.waits.add(time.Duration(p.sent[i]-p.start), time.Duration(now-p.start))
 		}
+	} else if p.waits != nil {
+		p.refusedAt(now, Reason(err), 1)
 	}
 	p.free(m)
 	p.settle()
@@ -249,8 +255,12 @@ func (p *asyncPub) send(ctx context.Context, env *bench.Env, n int, seq uint64, 
 			return p.conn.Explain("publish", err)
 		}
 		count(&env.Rec.Events, err)
-		env.Rec.Failed(env.Clock.Now())
+		now := env.Clock.Now()
+		env.Rec.Failed(now)
 		p.refused(err, 1)
+		if !isTimeout(err) {
+			p.refusedAt(now, Reason(err), 1)
+		}
 		return nil
 	}
 	p.published++
@@ -309,8 +319,10 @@ func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
 	if missed := int64(share - i); missed > 0 && full {
 		// Sends the schedule had but the window never let out before the end.
 		env.Rec.Events.NotSent.Add(missed)
-		env.Rec.Failed(clk.Now())
+		now := clk.Now()
+		env.Rec.Failed(now)
 		p.failed(missed)
+		p.refusedAt(now, ReasonNotSent, missed)
 		if p.acks != nil {
 			p.acks.Attempted(share)
 		}

@@ -3,6 +3,7 @@ package js
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"time"
 	"unsafe"
 
@@ -20,8 +21,9 @@ import (
 // The open model (internal/inflight) of sync publishes and KV puts at a fixed rate: each is
 // published at its time with its own reply subject, without waiting for the acks of the
 // earlier ones, up to a bound awaiting acks; each ack is read where it arrives, told from an
-// error by its first bytes (pubAckStart). Fault runs keep the one-at-a-time loop, whose
-// timeouts and rides through "no responders" the failover story reads.
+// error by its first bytes (pubAckStart). In a fault run (RideOut) a "no responders" answer
+// (no stream leader) is a refusal counted for the failover story, as the one-at-a-time loop
+// counts it, and an ack given up after its timeout is a wait the story reads.
 
 // openPub is a sync publisher's open model.
 type openPub struct {
@@ -32,10 +34,10 @@ type openPub struct {
 	start int64
 }
 
-// open runs p's schedule in the open model when it applies (a fixed rate, a bound, no fault
-// run, no --sleep); ok false leaves the run to the one-at-a-time loop.
+// open runs p's schedule in the open model when it applies (a fixed rate, a bound, no
+// --sleep); ok false leaves the run to the one-at-a-time loop.
 func (p *syncPub) open(ctx context.Context, env *bench.Env, sched *loop.Schedule) (ok bool, err error) {
-	if !sched.Paced() || p.cfg.MaxInflight <= 0 || p.cfg.RideOut || p.cfg.AckWaits != nil || p.cfg.Sleep > 0 {
+	if !sched.Paced() || p.cfg.MaxInflight <= 0 || p.cfg.Sleep > 0 {
 		return false, nil
 	}
 	cfg := inflight.Config{Max: inflight.Share(p.cfg.MaxInflight, env.Count, env.Index), Timeout: p.cfg.AckTimeout, Op: "publish"}
@@ -72,18 +74,41 @@ func (o *openPub) Answer(now int64, m *nats.Msg, i uint64, intended, sent int64)
 		}
 		o.rec.OpCorrected(now, len(o.body.Data), now-intended, now-sent)
 	case len(m.Data) == 0 && m.Header.Get("Status") == "503":
-		return p.conn.Explain("publish", jetstream.ErrNoStreamResponse)
+		if !p.cfg.RideOut {
+			return p.conn.Explain("publish", jetstream.ErrNoStreamResponse)
+		}
+		o.rec.Events.Errors.Add(1) // no stream leader (a fault run rides it out): never stored
+		o.rec.Failed(now)
+		p.failed(1)
+		p.refusedAt(now, ReasonNoResponders, 1)
 	default: // {"error":...}: refused, never stored
 		o.rec.Events.Errors.Add(1)
 		o.rec.Failed(now)
 		p.failed(1)
+		if p.waits != nil {
+			p.refusedAt(now, replyReason(m.Data), 1)
+		}
 	}
 	return nil
 }
 
+// replyReason is Reason for an error reply to a publish ({"error":{"code":...}}), read only
+// when one came.
+func replyReason(data []byte) string {
+	var r struct {
+		Error *jetstream.APIError `json:"error"`
+	}
+	if json.Unmarshal(data, &r) != nil || r.Error == nil {
+		return "error"
+	}
+	return Reason(r.Error)
+}
+
 func (o *openPub) Expired(now int64, _ uint64, _, sent int64) {
 	o.rec.Events.Timeouts.Add(1)
-	o.rec.Failed(now)
+	// Failed as of its send: the publishes sent after it and answered show the client
+	// recovered, though this one is given up later (at the run's end, in its drain).
+	o.rec.Failed(sent)
 	o.p.waits.add(time.Duration(sent-o.start), time.Duration(now-o.start))
 }
 

@@ -78,6 +78,12 @@ func (p *pubBase) failed(k int64) {
 	}
 }
 
+// refusedAt notes, in a fault run, k publishes that failed fast at now (clock) for reason:
+// the failover story counts them apart from the timeouts.
+func (p *pubBase) refusedAt(now int64, reason string, k int64) {
+	p.waits.refuse(time.Duration(now-p.start), reason, k)
+}
+
 // refused counts a failed publish err as never stored unless it timed out (its fate unknown).
 func (p *pubBase) refused(err error, k int64) {
 	if !isTimeout(err) {
@@ -207,6 +213,7 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 	stamped := len(body.Stamp) >= stamp.Size
 	sched := loop.NewSchedule(env, p.cfg.Rate, p.cfg.Shape, p.cfg.Duration)
 	defer sched.Close()
+	p.start = env.Start
 	if ok, err := p.open(ctx, env, sched); ok {
 		return err
 	}
@@ -242,6 +249,8 @@ func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
 			p.refused(err, 1)
 			if isTimeout(err) {
 				p.waits.add(time.Duration(sent-env.Start), time.Duration(now-env.Start))
+			} else {
+				p.refusedAt(now, Reason(err), 1)
 			}
 			if !sched.Paced() && p.cfg.RideOut {
 				_ = sched.Pause(ctx, rideOutPause) // no leader: do not spin on instant refusals

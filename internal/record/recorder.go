@@ -65,6 +65,10 @@ type Recorder struct {
 	prev     int64 // time of the previous message, for the longest gap
 	gap      int64 // longest time between two consecutive messages
 	gapEnd   int64 // when that gap ended
+	// gaps are the stretches of result.GapMin or more (the MaxGaps longest): a fixed array,
+	// written only when such a stretch ends, so a message allocates nothing for them.
+	gaps  [maxGaps]gapRec
+	ngaps int
 	// lastFail is when an operation last failed (a publish timed out, was refused or could
 	// not be sent) and stopped when the client's work ended: a failure after the last success
 	// leaves the client without success from then to its end (an outage still open).
@@ -307,6 +311,9 @@ func (r *Recorder) countAt(now, cut int64, k, n int, fresh bool) bool {
 	}
 	if g := now - r.prev; g > r.gap && r.prev != 0 {
 		r.gap, r.gapEnd = g, now
+	}
+	if g := now - r.prev; g >= gapMin && r.prev != 0 {
+		r.keepGap(g, now)
 	}
 	r.prev = now
 	warmupEnd := r.warmupEnd.Load()

@@ -83,12 +83,14 @@ func (r *Recorder) Client(id int, expected int64, shared bool) result.Client {
 	if r.gap > 0 {
 		c.Gap = &result.Gap{Duration: time.Duration(r.gap), From: time.Duration(r.gapEnd - r.gap - r.epoch.Load()), To: time.Duration(r.gapEnd - r.epoch.Load())}
 	}
-	if open := r.openGap(); open != nil {
+	open := r.openGap()
+	if open != nil {
 		c.NotRecovered = open
 		if c.Gap == nil || open.Duration >= c.Gap.Duration {
 			c.Gap = open
 		}
 	}
+	c.Gaps = r.keptGaps(open)
 	return c
 }
 

@@ -63,7 +63,7 @@ func failoverLines(r *result.Result, f result.Failover) []string {
 		out = append(out, clientOutage(r, c, leader))
 	}
 	if len(f.Clients) == 0 {
-		out = append(out, "no client's longest time without success was in it"+elsewhere(r))
+		out = append(out, fmt.Sprintf("no client went %s without success in it, nor had an operation fail", seconds(result.GapMin))+elsewhere(r))
 	}
 	for _, pk := range f.Peaks {
 		line := fmt.Sprintf("latency peak: %s P99 %s at %s-%s (median interval P99 %s)", pk.Group, Duration(pk.P99),
@@ -89,7 +89,7 @@ func elsewhere(r *result.Result) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return " (longest: " + strings.Join(parts, ", ") + ")"
 }
 
 // clientOutage words a client's time without success, and why a publisher's was longer than
@@ -100,8 +100,15 @@ func clientOutage(r *result.Result, c result.ClientOutage, leader time.Duration)
 		what = "without an ack"
 	}
 	s := fmt.Sprintf("%s %d: %s %s, from %s to %s", c.Group, c.Client, seconds(c.Duration), what, seconds(c.From), seconds(c.To))
+	if c.Duration == 0 { // errors only
+		s = fmt.Sprintf("%s %d: no stretch %s of %s or more", c.Group, c.Client, what, seconds(result.GapMin))
+	}
 	if c.Open {
 		s = fmt.Sprintf("%s %d: %s %s, from %s, NOT RECOVERED by its end at %s", c.Group, c.Client, seconds(c.Duration), what, seconds(c.From), seconds(c.To))
+	}
+	var why []string
+	for _, r := range c.Refused {
+		why = append(why, refusedWords(r))
 	}
 	if c.TimedOut > 0 {
 		before := ""
@@ -112,10 +119,32 @@ func clientOutage(r *result.Result, c result.ClientOutage, leader time.Duration)
 		if c.TimedOut == 1 {
 			n = "1 publish"
 		}
-		s += fmt.Sprintf(": %s sent from %s%s never answered, it waited out its ack timeout (%s)",
-			n, seconds(c.TimedOutFrom), before, seconds(c.AckTimeout))
+		why = append(why, fmt.Sprintf("%s sent from %s%s never answered, it waited out its ack timeout (%s)",
+			n, seconds(c.TimedOutFrom), before, seconds(c.AckTimeout)))
+	}
+	if len(why) > 0 {
+		s += ": " + strings.Join(why, "; ")
 	}
 	return s
+}
+
+// refusedWords words a client's publishes that failed fast for one reason, and why.
+func refusedWords(r result.Refusals) string {
+	n := units.Comma(r.Count) + " publishes"
+	if r.Count == 1 {
+		n = "1 publish"
+	}
+	when := "from " + seconds(r.From) + " to " + seconds(r.To)
+	if r.From == r.To {
+		when = "at " + seconds(r.From)
+	}
+	switch r.Reason {
+	case result.ReasonNoResponders:
+		return fmt.Sprintf("%s failed fast %s: no responders (no server took them, the stream had no leader)", n, when)
+	case result.ReasonNotSent:
+		return fmt.Sprintf("%s not sent (%s): the run ended with its window full of publishes awaiting acks", n, when)
+	}
+	return fmt.Sprintf("%s failed fast %s: %s", n, when, r.Reason)
 }
 
 // toldInFailover reports whether a spike of from-to is told in a failover's block: a group's

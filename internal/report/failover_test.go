@@ -79,3 +79,30 @@ func TestFailoverSection(t *testing.T) {
 		t.Errorf("the page lacks the failover section")
 	}
 }
+
+// TestFailoverTextNamesFailures: a publisher's fast failures are told in its line by reason,
+// with the timeouts, each once; a client with failures but no stretch of GapMin says so.
+func TestFailoverTextNamesFailures(t *testing.T) {
+	s, ms := time.Second, time.Millisecond
+	r := storyResult()
+	f := &r.Failovers[0]
+	f.Clients[0].Refused = []result.Refusals{{Reason: result.ReasonNoResponders, Count: 492, From: 2510 * ms, To: 2990 * ms}}
+	f.Clients = append(f.Clients, result.ClientOutage{Group: "pub", Client: 2, From: 2 * s, To: 2050 * ms,
+		Refused: []result.Refusals{{Reason: "refused by the server (503: no leader)", Count: 1, From: 2 * s, To: 2 * s}}})
+	var b bytes.Buffer
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"  pub 1: 0.68s without an ack, from 2.33s to 3.01s: 492 publishes failed fast from 2.51s to 2.99s: no responders (no server took them, the stream had no leader); 23 publishes sent from 2.00s, before the new leader, never answered, it waited out its ack timeout (1.00s)\n",
+		"  pub 2: no stretch without an ack of 0.10s or more: 1 publish failed fast at 2.00s: refused by the server (503: no leader)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "no responders") != 1 || strings.Count(out, "waited out its ack timeout") != 1 {
+		t.Errorf("the failures are not told once each:\n%s", out)
+	}
+}

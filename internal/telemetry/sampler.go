@@ -75,9 +75,14 @@ func (s *Sampler) Run(ctx context.Context, start time.Time) {
 	for {
 		select {
 		case <-ctx.Done():
-			// The final reading: the run's totals end here. Bounded, since ctx is gone.
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			s.sample(fctx)
+			// The final reading: the run's totals end here. Bounded, since ctx is gone; a
+			// source that waits for every server it has seen (FinalReader) gets longer.
+			bound := 2 * time.Second
+			if _, ok := s.Source.(FinalReader); ok {
+				bound = 4 * time.Second
+			}
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
+			s.sampleFinal(fctx, true)
 			cancel()
 			return
 		case <-t.C:
@@ -86,15 +91,28 @@ func (s *Sampler) Run(ctx context.Context, start time.Time) {
 	}
 }
 
+// FinalReader is a Source whose last reading of a run waits for more servers than its others
+// (Sys: every server it ever saw, not only the ones that answered on time lately).
+type FinalReader interface {
+	ReadFinal(ctx context.Context) ([]Reading, error)
+}
+
 // sample takes one reading of every server.
-func (s *Sampler) sample(ctx context.Context) {
+func (s *Sampler) sample(ctx context.Context) { s.sampleFinal(ctx, false) }
+
+// sampleFinal takes one reading of every server, the run's last when final.
+func (s *Sampler) sampleFinal(ctx context.Context, final bool) {
 	s.mu.Lock()
 	var began time.Duration // when the reading was asked for: a server silent then did not answer it
 	if !s.start.IsZero() {
 		began = time.Since(s.start)
 	}
 	s.mu.Unlock()
-	readings, err := s.Source.Read(ctx)
+	read := s.Source.Read
+	if f, ok := s.Source.(FinalReader); ok && final {
+		read = f.ReadFinal
+	}
+	readings, err := read(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var at time.Duration // a Baseline's reading, before the start, is at 0

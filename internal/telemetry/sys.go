@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 // until Quiet passes without one. A reply a busy host delays past Quiet still counts: a
 // reading that lacks a server leaves that server's totals short (the final reading's above
 // all, which the cross-check line reads). A server that misses a Timeout is not waited for
-// again until it answers again, so a dead server costs one Timeout, not one per reading.
+// again until it answers again, so a dead server costs one Timeout, not one per reading; the
+// final reading (ReadFinal) waits for every server ever seen again, bounded by its context,
+// since the run's totals end there (one that missed a Timeout under load was left out).
 type Sys struct {
 	// Dial connects as a system-account user, on the first Read.
 	Dial    func(ctx context.Context) (*nats.Conn, error)
@@ -30,6 +33,7 @@ type Sys struct {
 	mu    sync.Mutex
 	nc    *nats.Conn
 	known map[string]map[string]bool // by subject: the servers expected to answer it
+	seen  map[string]bool            // every server that ever answered a VARZ ping
 }
 
 // Subjects of the system account's server pings.
@@ -76,17 +80,44 @@ type sysReply struct {
 }
 
 // Read implements Source.
-func (s *Sys) Read(ctx context.Context) ([]Reading, error) {
+func (s *Sys) Read(ctx context.Context) ([]Reading, error) { return s.read(ctx, false) }
+
+// ReadFinal is the run's last reading: it waits for every server that ever answered (not
+// only the ones that answered on time lately), until ctx ends, and for the JSZ and CONNZ
+// parts for every server whose VARZ came. The sampler bounds ctx.
+func (s *Sys) ReadFinal(ctx context.Context) ([]Reading, error) { return s.read(ctx, true) }
+
+func (s *Sys) read(ctx context.Context, final bool) ([]Reading, error) {
 	nc, err := s.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var all map[string]bool // the final reading's: every server to wait for
+	if final {
+		s.mu.Lock()
+		all = maps.Clone(s.seen)
+		s.mu.Unlock()
+	}
 	t0 := time.Now()
-	varz, err := s.ping(ctx, nc, sysVarz, nil)
+	varz, err := s.ping(ctx, nc, sysVarz, nil, all)
 	if err != nil {
 		return nil, err
 	}
-	jsz, jerr := s.ping(ctx, nc, sysJsz, server.JszEventOptions{JSzOptions: jszOptions})
+	if final {
+		all = map[string]bool{} // the other parts: the servers whose VARZ came
+		for _, r := range varz {
+			all[r.Server.Name] = true
+		}
+	}
+	s.mu.Lock()
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	for _, r := range varz {
+		s.seen[r.Server.Name] = true
+	}
+	s.mu.Unlock()
+	jsz, jerr := s.ping(ctx, nc, sysJsz, server.JszEventOptions{JSzOptions: jszOptions}, all)
 	jetstream := map[string]*server.JSInfo{}
 	for _, r := range jsz {
 		j := &server.JSInfo{}
@@ -94,7 +125,7 @@ func (s *Sys) Read(ctx context.Context) ([]Reading, error) {
 			jetstream[r.Server.Name] = j
 		}
 	}
-	connz, cerr := s.ping(ctx, nc, sysConnz, server.ConnzEventOptions{ConnzOptions: connzOptions})
+	connz, cerr := s.ping(ctx, nc, sysConnz, server.ConnzEventOptions{ConnzOptions: connzOptions}, all)
 	pending := map[string]int64{}
 	for _, r := range connz {
 		c := &server.Connz{}
@@ -120,14 +151,19 @@ func (s *Sys) Read(ctx context.Context) ([]Reading, error) {
 	return out, errors.Join(failed...)
 }
 
-// ping sends one request on subject and collects the servers' replies.
-func (s *Sys) ping(ctx context.Context, nc *nats.Conn, subject string, body any) ([]sysReply, error) {
+// ping sends one request on subject and collects the servers' replies. also are servers to
+// wait for besides the known ones (the final reading's), for half the time ctx has left when
+// that is longer than Timeout (the rest is the next parts').
+func (s *Sys) ping(ctx context.Context, nc *nats.Conn, subject string, body any, also map[string]bool) ([]sysReply, error) {
 	quiet, timeout := s.Quiet, s.Timeout
 	if quiet <= 0 {
 		quiet = 250 * time.Millisecond
 	}
 	if timeout <= 0 {
 		timeout = 2 * time.Second
+	}
+	if d, ok := ctx.Deadline(); ok && also != nil {
+		timeout = max(timeout, time.Until(d)/2)
 	}
 	var data []byte
 	if body != nil {
@@ -149,6 +185,9 @@ func (s *Sys) ping(ctx context.Context, nc *nats.Conn, subject string, body any)
 	s.mu.Lock()
 	want := map[string]bool{}
 	for name := range s.known[subject] {
+		want[name] = true
+	}
+	for name := range also {
 		want[name] = true
 	}
 	s.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,5 +134,58 @@ func TestSysWaitsForEveryServerItKnows(t *testing.T) {
 	}
 	if second := names(); len(second) != 4 || !second["slow"] {
 		t.Fatalf("the second reading had %v: the server that answered the first, late this time, was not waited for", second)
+	}
+}
+
+// TestSysFinalWaitsForEveryServerSeen: a server that once missed the Timeout is not waited
+// for by the next readings (a dead one would cost a Timeout each), but the final reading,
+// whose totals the cross-check line reads, waits for it again. Here a fourth "server" (a
+// system-account client answering pings as a server does) answers the first reading at once
+// and every later one 500 ms late, past a 300 ms Timeout: a plain reading cannot have it (its
+// deadline is past before the answer), the final one must.
+func TestSysFinalWaitsForEveryServerSeen(t *testing.T) {
+	nodes := natstest.SysCluster(t)
+	dial := func(context.Context) (*nats.Conn, error) {
+		return nats.Connect(nodes[0].ClientURL(), nats.UserInfo("sys", "syspw"))
+	}
+	slow, err := dial(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	var asked atomic.Int32
+	for _, subj := range []string{sysVarz, sysJsz, sysConnz} {
+		if _, err := slow.Subscribe(subj, func(m *nats.Msg) {
+			if m.Subject == sysVarz && asked.Add(1) > 1 {
+				time.Sleep(500 * time.Millisecond)
+			}
+			_ = m.Respond([]byte(`{"server":{"name":"slow","id":"SLOW"},"data":{"server_name":"slow","in_msgs":7}}`))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := slow.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	src := &Sys{Dial: dial, Quiet: 100 * time.Millisecond, Timeout: 300 * time.Millisecond}
+	defer src.Close()
+	names := func(read func(context.Context) ([]Reading, error)) map[string]bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+		defer cancel()
+		readings, _ := read(ctx)
+		out := map[string]bool{}
+		for _, r := range readings {
+			out[r.Name] = true
+		}
+		return out
+	}
+	if first := names(src.Read); !first["slow"] {
+		t.Skipf("the first reading had %v: the host held a reply past the quiet period", first)
+	}
+	if second := names(src.Read); second["slow"] {
+		t.Fatalf("the second reading had %v: an answer 500 ms late came within a 300 ms timeout", second)
+	}
+	if final := names(src.ReadFinal); !final["slow"] || len(final) != 4 {
+		t.Fatalf("the final reading had %v: want the 3 servers and the one that missed a timeout before", final)
 	}
 }

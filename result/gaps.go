@@ -1,0 +1,44 @@
+package result
+
+import "time"
+
+// Refusals are a client's operations that failed fast for one reason within a stretch of
+// time (refused by the server, "no responders" while a stream had no leader, never sent),
+// unlike the ones that timed out: how many, the first and the last.
+type Refusals struct {
+	Reason string        `json:"reason"`  // the error's text, or one of the Reason constants
+	Count  int64         `json:"count"`   // how many operations failed for it
+	From   time.Duration `json:"from_ns"` // the first, from the run's start
+	To     time.Duration `json:"to_ns"`   // the last
+}
+
+// Refusals' reasons that no error text gives.
+const (
+	// ReasonNoResponders: no server took the operation (nats "no responders", status 503):
+	// the stream had no leader to store it, as during an election.
+	ReasonNoResponders = "no responders"
+	// ReasonNotSent: a fixed-rate send never went out, its window all awaiting acks.
+	ReasonNotSent = "not sent"
+	// ReasonTimedOut: given up unanswered at the timeout (Client.TimedOut's runs).
+	ReasonTimedOut = "timed out"
+)
+
+// GapMin is the shortest stretch without success a client keeps in Client.Gaps, and MaxGaps
+// how many it keeps (the longest, when more).
+const (
+	GapMin  = 100 * time.Millisecond // shorter stretches are not kept
+	MaxGaps = 16                     // at most this many stretches per client
+)
+
+// Stretches are the client's stretches without success of GapMin or more: the ones it kept
+// (Gaps), else its longest when that long (a Result from before Gaps, or a client that keeps
+// only that).
+func (c *Client) Stretches() []Gap {
+	if len(c.Gaps) > 0 {
+		return c.Gaps
+	}
+	if c.Gap != nil && c.Gap.Duration >= GapMin {
+		return []Gap{*c.Gap}
+	}
+	return nil
+}
