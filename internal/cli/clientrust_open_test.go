@@ -75,8 +75,9 @@ func TestClientRustRefusesSpecKeysItDoesNotHonour(t *testing.T) {
 // searched with `capacity service request --client rust --slo p99<20ms` at the default
 // --clients 1 and in-flight bound, R = 1,500 and 4,000. A capacity above R+3% is wrong on any
 // machine (past it a probe's queue grows by 3% of R a second); within 10% below R is required
-// where the test's own 1ms sleeper woke within 5ms at P99 over the search and no probe at 90%
-// of R or less failed (a host that held the senders or the responder back: judged as noisy).
+// where the machine kept up: the test's own 1ms sleeper woke within 5ms at P99 over the
+// search, natsperf-rust's senders left within 5ms of their schedule at P99 in every probe, and
+// no probe at 90% of R or less failed (else the host held the senders or the responder back).
 func TestCapacityOfASaturatedServiceThroughRust(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two capacity searches of about 6 probes each")
@@ -101,7 +102,9 @@ func TestCapacityOfASaturatedServiceThroughRust(t *testing.T) {
 			for _, p := range o.Probes {
 				t.Logf("%5.0f/s offered, %5.0f answered, P99 %v, late P99 %v, CPU %.0f%%: pass %v %s [%s]", p.Offered, p.Achieved,
 					time.Duration(p.P99), time.Duration(p.LatenessP99), 100*p.CPUShare, p.Pass, p.Bound, p.Evidence)
-				if !p.Pass && p.Offered <= 0.9*R {
+				// A probe at 90% of R or less that failed, or senders that left over a quarter
+				// of the threshold late, say the host held natsperf-rust or the responder back.
+				if !p.Pass && p.Offered <= 0.9*R || time.Duration(p.LatenessP99) > 5*time.Millisecond {
 					disturbed = true
 				}
 				if p.Bound == capacity.BoundBusy || p.Bound == capacity.BoundShort {
