@@ -213,6 +213,9 @@ impl Evented {
                 _ => Err(std::io::Error::last_os_error()),
             }
         });
+        // The timer is one-shot and read: nothing more is due until the next wait arms it, so
+        // the next wait does not find a stale readiness and go round once more.
+        guard.clear_ready();
         Ok(())
     }
 }
@@ -332,6 +335,41 @@ mod tests {
             })
             .sum();
         assert_eq!(three, 1000);
+    }
+
+    // The open model's wait (a timerfd on the runtime's poller): never woken before its time,
+    // planned at it, a wait dropped half-way (for an answer) leaves the planned time as it was,
+    // and a stop ends a wait at once.
+    #[test]
+    fn evented_wait() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (tx, mut stop) = watch::channel(false);
+            let mut w = Waiter::evented();
+            assert!(cfg!(not(target_os = "linux")) || w.evented.is_some());
+            for ms in [3, 1, 5] {
+                let due = Instant::now() + Duration::from_millis(ms);
+                assert!(w.until(due, &mut stop).await);
+                assert!(Instant::now() >= due, "woke before its time");
+                assert_eq!(w.planned(), Some(due));
+            }
+            let before = w.planned();
+            let far = Instant::now() + Duration::from_secs(60);
+            let dropped =
+                tokio::time::timeout(Duration::from_millis(5), w.until(far, &mut stop)).await;
+            assert!(dropped.is_err() && w.planned() == before);
+            let stopper = tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                tx.send(true).unwrap();
+            });
+            let t = Instant::now();
+            assert!(!w.until(far, &mut stop).await, "a stop ends the wait");
+            assert!(t.elapsed() < Duration::from_secs(30));
+            stopper.await.unwrap();
+        });
     }
 
     // As Go's TestPlannedIsTheGroupedWakeUp: a send within the precision of the previous
