@@ -67,8 +67,8 @@ func checkClient(s *spec.Spec) error {
 		if p := w.Pacing; p.RateTo > 0 || len(p.Steps) > 0 || p.Arrivals == "poisson" {
 			return InputError{fmt.Errorf("natsperf-rust paces at a constant rate: --ramp, --steps and --arrivals poisson run with --client go")}
 		}
-		if w.Pacing.MaxInflight > 0 && w.Kind() != "service request" {
-			return InputError{fmt.Errorf("natsperf-rust's %s waits for each ack before its next send: --max-inflight runs with --client go", w.Kind())}
+		if w.Pacing.MaxInflight > 0 && !rustOpenModel(w.Kind()) {
+			return InputError{fmt.Errorf("natsperf-rust's %s has no open model: --max-inflight runs with --client go", w.Kind())}
 		}
 		if flag := rustLacksPayload(w.Config); flag != "" {
 			return InputError{fmt.Errorf("%s does not apply to --client rust (natsperf-rust sends --size bytes with the stamp in the payload): use --client go", flag)}
@@ -234,15 +234,19 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*result.Result, erro
 	return finish(res, warnings, c), nil
 }
 
+// rustOpenModel says whether natsperf-rust runs kind at a fixed rate as the open model
+// (operations sent on schedule with up to pacing.max_inflight awaiting answers).
+func rustOpenModel(kind string) bool { return kind == "service request" || kind == "js pub sync" }
+
 // withInflight is s with the open model's default bound filled in for natsperf-rust's fixed-rate
-// requesters (which compute none themselves): rate x twice the tightest latency threshold, else
-// rate x 1s, as natsperf's engine does. s itself is not changed.
+// requesters and sync publishers (which compute none themselves): rate x twice the tightest
+// latency threshold, else rate x 1s, as natsperf's engine does. s itself is not changed.
 func withInflight(s *spec.Spec) *spec.Spec {
 	out := *s
 	out.Workloads = slices.Clone(s.Workloads)
 	for i := range out.Workloads {
 		p := &out.Workloads[i].Pacing
-		if out.Workloads[i].Kind() == "service request" && p.Rate > 0 && p.MaxInflight == 0 {
+		if rustOpenModel(out.Workloads[i].Kind()) && p.Rate > 0 && p.MaxInflight == 0 {
 			p.MaxInflight = inflight.DefaultBound(p.Rate, s.SLO)
 		}
 	}

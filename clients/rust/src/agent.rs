@@ -411,6 +411,19 @@ fn plan_workload(
     if !w.pacing.sleep.0.is_zero() {
         return Err("natsperf-rust does not run --sleep: use --client go".into());
     }
+    // What a Spec sets and natsperf-rust would not do is refused, never ignored: the Result
+    // would describe a run that did not happen.
+    if !matches!(w.payload_fill.as_str(), "" | "text") {
+        return Err(format!(
+            "--payload-fill {} does not apply to natsperf-rust (its payload after the stamp is text): use --client go",
+            w.payload_fill
+        ));
+    }
+    if let Config::Sub(c) = &w.config {
+        if matches!(c.pending_bytes, Some(spec::Size(n)) if n > 0) {
+            return Err("--pending-bytes does not apply to natsperf-rust (async-nats bounds a subscription by messages: --pending-msgs): use --client go".into());
+        }
+    }
     if let Some(flag) = spec.target.unsupported() {
         return Err(format!(
             "{flag} does not apply to natsperf-rust: use --client go"
@@ -1479,6 +1492,57 @@ mod tests {
             .err()
             .unwrap()
             .contains("latency runs alone"));
+    }
+
+    // What a Spec sets and natsperf-rust would not do is refused by its flag, never ignored;
+    // what it does (the text filler, a subscription unbounded in bytes) runs.
+    #[test]
+    fn refuses_keys_it_does_not_honour() {
+        let none = Secrets::default();
+        let doc = |target: &str, w: &str| -> Value {
+            serde_json::from_str(&format!(
+                r#"{{"version":"natsperf.spec/v1","target":{{{target}}},"workloads":[{w}]}}"#
+            ))
+            .unwrap()
+        };
+        for (spec, flag) in [
+            (
+                doc(
+                    "",
+                    r#"{"kind":"pub","payload_fill":"zeros","config":{"subject":"foo"}}"#,
+                ),
+                "--payload-fill zeros",
+            ),
+            (
+                doc(
+                    "",
+                    r#"{"kind":"sub","config":{"subject":"foo","pending_bytes":1024}}"#,
+                ),
+                "--pending-bytes",
+            ),
+            (
+                doc(
+                    r#""tls_insecure":true"#,
+                    r#"{"kind":"pub","config":{"subject":"foo"}}"#,
+                ),
+                "--tls-insecure",
+            ),
+        ] {
+            let err = one(&spec, &none, &own(), 0).err().unwrap();
+            assert!(err.contains(flag) && err.contains("--client go"), "{err}");
+        }
+        for spec in [
+            doc(
+                "",
+                r#"{"kind":"pub","payload_fill":"text","config":{"subject":"foo"}}"#,
+            ),
+            doc(
+                "",
+                r#"{"kind":"sub","config":{"subject":"foo","pending_bytes":-1}}"#,
+            ),
+        ] {
+            assert!(one(&spec, &none, &own(), 0).is_ok());
+        }
     }
 
     #[test]

@@ -50,9 +50,9 @@ pub struct Bench {
     /// How many different subjects --multisubject uses
     #[arg(long = "multisubject-max", default_value_t = 100_000)]
     pub multisubject_max: u64,
-    /// With --rate (service request): at most this many requests awaiting replies across the
-    /// clients, each sent at its time whether or not earlier ones were answered (the open
-    /// model); 0: one at a time
+    /// With --rate (service request, js pub sync): at most this many requests or publishes
+    /// awaiting answers across the clients, each sent at its time whether or not earlier ones
+    /// were answered (the open model); 0: one at a time
     #[arg(long = "max-inflight", default_value_t = 0)]
     pub max_inflight: u64,
 }

@@ -337,6 +337,10 @@ async fn publish_async(
     js.set_timeout(ack_timeout);
     let subjects = crate::workload::subjects(&ctx);
     let mut msg_id = String::new();
+    if window == 1 && ctx.bench.rate > 0.0 && ctx.bench.max_inflight > 0 {
+        let bound = share(ctx.bench.max_inflight, ctx.bench.clients, ctx.index).max(1) as usize;
+        return open_publish(ctx, rec, sched, id, bound, js, subjects, dedup).await;
+    }
     let mut pending = Vec::with_capacity(window);
     let mut ended = false;
     while !ended {
@@ -384,4 +388,99 @@ async fn publish_async(
     }
     sched.paced_span(&mut rec);
     Ok(rec)
+}
+
+/// The open model of `js pub sync` at a fixed rate (Go's `internal/inflight`, as
+/// `service request`'s): each publish goes out at its time with up to `bound` awaiting acks,
+/// which are recorded as they come, on this task, from their intended and actual send times.
+#[allow(clippy::too_many_arguments)]
+async fn open_publish(
+    mut ctx: Ctx,
+    mut rec: Recorder,
+    mut sched: Schedule,
+    id: u32,
+    bound: usize,
+    js: jetstream::Context,
+    subjects: Vec<async_nats::Subject>,
+    dedup: Option<String>,
+) -> Outcome {
+    use futures::StreamExt;
+    rec.answers = true;
+    rec.events.max_inflight = bound as i64;
+    sched.evented();
+    let size = ctx.bench.size;
+    let mut payloads = stamp::Payloads::new(size);
+    let mut msg_id = String::new();
+    let mut inflight = futures::stream::FuturesUnordered::new();
+    loop {
+        if inflight.len() >= bound {
+            rec.events.inflight_full += 1;
+            if let Some(done) = inflight.next().await {
+                acked(&mut rec, &ctx, done);
+            }
+            continue;
+        }
+        // The next send's turn, taking the acks that come meanwhile (an ack drops the wait,
+        // which the next turn takes up again for the same slot).
+        let next = tokio::select! {
+            biased;
+            Some(done) = inflight.next(), if !inflight.is_empty() => {
+                acked(&mut rec, &ctx, done);
+                continue;
+            }
+            next = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec) => next,
+        };
+        let Some((i, intended, sent)) = next else {
+            break;
+        };
+        if size >= stamp::SIZE {
+            stamp::put(payloads.buf(), id, i + 1, intended);
+        }
+        let subject = subjects[crate::workload::turn(i, subjects.len())].clone();
+        let ack = match &dedup {
+            None => js.publish(subject, payloads.take()).await,
+            Some(prefix) => {
+                use std::fmt::Write;
+                msg_id.clear();
+                let _ = write!(msg_id, "{prefix}{}", i + 1);
+                let p = jetstream::context::Publish::build()
+                    .payload(payloads.take())
+                    .message_id(&msg_id);
+                js.send_publish(subject, p).await
+            }
+        };
+        match ack {
+            Ok(ack) => inflight.push(async move { (ack.await, intended, sent) }),
+            Err(e) => {
+                rec.events.errors += 1;
+                return Err((rec, format!("publish: {e}")));
+            }
+        }
+    }
+    while let Some(done) = inflight.next().await {
+        acked(&mut rec, &ctx, done);
+    }
+    sched.paced_span(&mut rec);
+    Ok(rec)
+}
+
+/// Records one open-model ack (or its timeout or error).
+fn acked(
+    rec: &mut Recorder,
+    ctx: &Ctx,
+    done: (
+        Result<jetstream::publish::PublishAck, jetstream::context::PublishError>,
+        i64,
+        i64,
+    ),
+) {
+    let (res, intended, sent) = done;
+    let now = ctx.clock.now();
+    match res {
+        Ok(_) => rec.op_corrected(now, ctx.bench.size, now - intended, now - sent),
+        Err(e) => match e.kind() {
+            jetstream::context::PublishErrorKind::TimedOut => rec.events.timeouts += 1,
+            _ => rec.events.errors += 1,
+        },
+    }
 }

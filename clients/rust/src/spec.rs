@@ -95,7 +95,8 @@ pub struct Target {
     pub tls_key: String,
     pub tls_ca: String,
     pub tls_first: bool,
-    /// Ignored: async-nats always verifies the server's certificate.
+    /// Refused when set (Target::unsupported): async-nats always verifies the server's
+    /// certificate.
     pub tls_insecure: bool,
     pub connect_timeout: GoDuration,
     /// Refused: an embedded server is private to one process.
@@ -145,6 +146,7 @@ impl Target {
             (!self.inbox_prefix.is_empty(), "--inbox-prefix"),
             (!self.timeout.0.is_zero(), "--timeout"),
             (self.trace, "--trace"),
+            (self.tls_insecure, "--tls-insecure"),
         ]
         .into_iter()
         .find_map(|(set, flag)| set.then_some(flag))
@@ -240,9 +242,9 @@ pub struct Workload {
     #[serde(default)]
     #[allow(dead_code)]
     pub client: String,
-    /// Ignored: natsperf-rust's payload after the stamp is its own.
+    /// What follows the stamp: natsperf-rust's is Go's text filler, so "" and "text" run and
+    /// "zeros" is refused (agent.rs).
     #[serde(default)]
-    #[allow(dead_code)]
     pub payload_fill: String,
 }
 
@@ -331,7 +333,8 @@ pub struct Sub {
     pub multisubject: bool,
     pub idle_timeout: GoDuration,
     pub pending_msgs: i64,
-    /// Ignored: async-nats bounds a subscription's buffer by messages only (pending_msgs).
+    /// Refused when positive: async-nats bounds a subscription's buffer by messages only
+    /// (pending_msgs); 0 and -1 (unlimited) are what it does.
     pub pending_bytes: Option<Size>,
 }
 

@@ -325,6 +325,12 @@ impl Schedule {
         }
     }
 
+    /// Waits on the runtime's poller (`Waiter::evented`): for the open model, whose task takes
+    /// answers while it waits for its next send.
+    pub(crate) fn evented(&mut self) {
+        self.waiter = crate::pace::Waiter::evented();
+    }
+
     pub(crate) fn new(ctx: &Ctx, epoch: i64) -> Schedule {
         let b = &ctx.bench;
         let pace = (b.rate > 0.0).then_some(Constant {
@@ -536,6 +542,7 @@ async fn open_requests(
 ) -> Outcome {
     rec.answers = true;
     rec.events.max_inflight = bound as i64;
+    sched.evented();
     let size = ctx.bench.size;
     let mut payloads = stamp::Payloads::new(size);
     let mut inflight = futures::stream::FuturesUnordered::new();
