@@ -85,8 +85,8 @@ func checkClient(s *spec.Spec) error {
 // (Encryption is the embedded server's, which natsperf starts for it either way.)
 func rustStoreCheck(s *spec.Spec) error {
 	for _, w := range s.Workloads {
-		if w.PayloadFill != "" {
-			return InputError{fmt.Errorf("--payload-fill is not in natsperf-rust yet: use --client go")}
+		if w.PayloadFill != "" && w.PayloadFill != "text" { // text is how natsperf-rust fills
+			return InputError{fmt.Errorf("--payload-fill %s is not in natsperf-rust yet: use --client go", w.PayloadFill)}
 		}
 	}
 	for _, st := range s.Setup.Streams {

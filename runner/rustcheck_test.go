@@ -28,7 +28,7 @@ func TestRunRefusesWhatRustDoesNot(t *testing.T) {
 		s    *spec.Spec
 		want string
 	}{
-		{"payload_fill", fill, "--payload-fill is not in natsperf-rust"},
+		{"payload_fill", fill, "--payload-fill zeros is not in natsperf-rust"},
 		{"compression", compressed, "natsperf-rust creates its stream uncompressed"},
 	} {
 		_, err := runner.Run(context.Background(), tt.s, runner.Options{RustBin: "/nonexistent/natsperf-rust"})

@@ -12,7 +12,7 @@ import (
 // given is kept, and the caller's Spec is not changed.
 func TestWithInflightFillsRustOpenModels(t *testing.T) {
 	paced := spec.Pacing{Rate: 1000}
-	s := &spec.Spec{SLO: []string{"p99<20ms"}, Workloads: []spec.Workload{
+	s := &spec.Spec{SLO: spec.MustThresholds("p99<20ms"), Workloads: []spec.Workload{
 		{Pacing: paced, Config: &spec.ServiceRequest{Subject: "a"}},
 		{Pacing: paced, Config: &spec.JSPubSync{JSPublish: spec.JSPublish{Subject: "b"}}},
 		{Pacing: paced, Config: &spec.JSPubAsync{JSPublish: spec.JSPublish{Subject: "c"}}},

@@ -13,7 +13,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/capacity"
 	"github.com/natsperf/natsperf/internal/natstest"
-	"github.com/natsperf/natsperf/internal/result"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestClientRustJSPubSyncOpenModel: `js pub sync --client rust` at a fixed rate keeps its
