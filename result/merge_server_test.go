@@ -116,7 +116,7 @@ func TestMergeRealRun(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[i], errs[i] = (&bench.Runner{Dial: dial, Interval: 100 * time.Millisecond}).Run(ctx, p)
+			parts[i], errs[i] = (&bench.Runner{Dial: dial, Interval: 100 * time.Millisecond}).Execute(ctx, p)
 		}()
 	}
 	wg.Wait()

@@ -116,8 +116,8 @@ func setupOnce(ctx context.Context, t *engine.Target, s *spec.Spec) (warnings []
 
 // prepared tells the command line a coordinated run is about to start.
 func prepared(c runopts.CLI, s *spec.Spec) {
-	if c.Prepared != nil {
-		c.Prepared(runopts.Prepared{Interval: engine.SeriesInterval(s)})
+	if c.Starting != nil {
+		c.Starting(runopts.Starting{Interval: engine.SeriesInterval(s)})
 	}
 }
 

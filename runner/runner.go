@@ -109,7 +109,7 @@ func Run(ctx context.Context, s *spec.Spec, o Options) (*result.Result, error) {
 
 // Prepared is a run whose clients are connected and set up, held until Start.
 type Prepared struct {
-	r       *engine.Run
+	r       *engine.Execution
 	release func()
 }
 
@@ -138,8 +138,8 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Prepared, error) {
 		release()
 		return nil, inputError(err)
 	}
-	if c.Prepared != nil {
-		c.Prepared(runopts.Prepared{Interval: r.Interval, Text: r.Text, Embedded: r.Target.Embedded != nil, Command: r.Plan.Command})
+	if c.Starting != nil {
+		c.Starting(runopts.Starting{Interval: r.Interval, Text: r.Text, Embedded: r.Target.Embedded != nil, Command: r.Plan.Command})
 	}
 	return &Prepared{r: r, release: release}, nil
 }

@@ -30,7 +30,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := cli.Run(ctx, os.Args[1:], cli.Streams{
+	code := cli.Main(ctx, os.Args[1:], cli.Streams{
 		Out:        os.Stdout,
 		Err:        os.Stderr,
 		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),

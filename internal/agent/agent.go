@@ -67,7 +67,7 @@ type Agent struct {
 // job is one run on this agent.
 type job struct {
 	id      string
-	run     *engine.Run
+	run     *engine.Execution
 	cancel  context.CancelFunc
 	state   atomic.Value // agentproto.StatePrepared or StateRunning
 	counts  *counter
@@ -295,7 +295,7 @@ func (a *Agent) prepare(req micro.Request) {
 	_ = req.RespondJSON(agentproto.OK{OK: true})
 }
 
-func (a *Agent) current(runID string) (*job, *engine.Run) {
+func (a *Agent) current(runID string) (*job, *engine.Execution) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.job != nil && a.job.id == runID {

@@ -72,9 +72,9 @@ type slot struct {
 	conns  []*Conn
 }
 
-// Run executes p. It returns a Result whenever the clients started, also when they failed or
+// Execute executes p. It returns a Result whenever the clients started, also when they failed or
 // were interrupted (then Stop says so); it returns an error alone when setup failed.
-func (r *Runner) Run(ctx context.Context, p *Plan) (*result.Result, error) {
+func (r *Runner) Execute(ctx context.Context, p *Plan) (*result.Result, error) {
 	pr, err := r.Prepare(ctx, p)
 	if err != nil {
 		return nil, err

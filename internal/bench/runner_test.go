@@ -63,7 +63,7 @@ func TestRunnerMergesAndCompletes(t *testing.T) {
 	var h harness
 	g := h.group("pub", 3, []int64{4, 3, 3}, sendShare)
 	p := &Plan{Command: "fake", Groups: []*Group{g}}
-	res, err := (&Runner{}).Run(context.Background(), p)
+	res, err := (&Runner{}).Execute(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestRunnerStopReasons(t *testing.T) {
 			}
 			done := make(chan *result.Result, 1)
 			go func() {
-				res, err := (&Runner{}).Run(ctx, p)
+				res, err := (&Runner{}).Execute(ctx, p)
 				if err != nil {
 					t.Error(err)
 				}
@@ -147,7 +147,7 @@ func TestRunnerSetupFailureClosesEverything(t *testing.T) {
 		}
 		return c
 	}
-	res, err := (&Runner{}).Run(context.Background(), &Plan{Groups: []*Group{g}})
+	res, err := (&Runner{}).Execute(context.Background(), &Plan{Groups: []*Group{g}})
 	if res != nil || err == nil || !strings.Contains(err.Error(), "fake sub 2: no such stream") {
 		t.Fatalf("result %v, error %v", res, err)
 	}
@@ -183,7 +183,7 @@ func TestProducersDoneAndGroupDone(t *testing.T) {
 		return nil
 	})
 	sub.Shared = true
-	res, err := (&Runner{}).Run(context.Background(), &Plan{Groups: []*Group{pub, sub}})
+	res, err := (&Runner{}).Execute(context.Background(), &Plan{Groups: []*Group{pub, sub}})
 	if err != nil || res.Stop.Reason != result.StopCompleted {
 		t.Fatalf("err %v stop %+v", err, res.Stop)
 	}

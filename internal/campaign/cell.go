@@ -77,7 +77,7 @@ func (r cell) run(ctx context.Context) scenario.IndexRun {
 		ro.Series = sink.C()
 	}
 	if r.metrics != nil {
-		ro.CLI.Prepared = func(p runopts.Prepared) { r.metrics.StartRun(c.Name, name, p.Interval) }
+		ro.CLI.Starting = func(p runopts.Starting) { r.metrics.StartRun(c.Name, name, p.Interval) }
 	}
 	var res *result.Result
 	if c.File.Capacity != nil {

@@ -51,10 +51,10 @@ type Outcome struct {
 	Lossy, Unrecovered int
 }
 
-// Run runs every cell and repetition of sc not yet done in o.Dir, writing each run's Result
+// RunScenario runs every cell and repetition of sc not yet done in o.Dir, writing each run's Result
 // and the index as it goes. An error is one that stopped the scenario (bad input is a
 // runner.InputError); failed runs are counted in the Outcome.
-func Run(ctx context.Context, sc *scenario.Scenario, o Options) (*Outcome, error) {
+func RunScenario(ctx context.Context, sc *scenario.Scenario, o Options) (*Outcome, error) {
 	dir := o.Dir
 	ix, err := openIndex(dir, sc, o.Set, o.Resume)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 	"github.com/natsperf/natsperf/spec"
 )
 
-// TestRunScenario: campaign.Run runs every cell and repetition through the Runner it is
+// TestRunScenario: campaign.RunScenario runs every cell and repetition through the Runner it is
 // given, writes a Result per run and the index, counts a cell that cannot run as failed runs, refuses a used directory, and on resume runs only the failed ones.
 func TestRunScenario(t *testing.T) {
 	s := natstest.Server(t, nil)
@@ -61,7 +61,7 @@ workloads:
 		Out: &out, Err: &log,
 	}
 	ctx := context.Background()
-	got, err := Run(ctx, sc, o)
+	got, err := RunScenario(ctx, sc, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +98,11 @@ workloads:
 		}
 	}
 
-	if _, err := Run(ctx, sc, o); !errors.As(err, new(runner.InputError)) || !strings.Contains(err.Error(), "--resume") {
+	if _, err := RunScenario(ctx, sc, o); !errors.As(err, new(runner.InputError)) || !strings.Contains(err.Error(), "--resume") {
 		t.Errorf("a used directory without Resume: %v, want an InputError naming --resume", err)
 	}
 	broken, ran, o.Resume = false, nil, true
-	got, err = Run(ctx, sc, o)
+	got, err = RunScenario(ctx, sc, o)
 	if err != nil || got.Todo != 2 || got.Failed != 0 {
 		t.Fatalf("resume: %+v, %v; want the 2 failed runs done again\n%s\n%s", got, err, out.String(), log.String())
 	}

@@ -123,7 +123,7 @@ func TestMetricsEndpointLints(t *testing.T) {
 	var stdout, stderr syncBuffer
 	code := make(chan int, 1)
 	go func() {
-		code <- Run(context.Background(), []string{"run", file, "-o", out, "--metrics-addr", "127.0.0.1:0"}, Streams{
+		code <- Main(context.Background(), []string{"run", file, "-o", out, "--metrics-addr", "127.0.0.1:0"}, Streams{
 			Out: &stdout, Err: &stderr,
 			Env: connect.Env{Getenv: func(string) string { return "" }, Home: t.TempDir()},
 		})

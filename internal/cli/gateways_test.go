@@ -76,7 +76,7 @@ func TestServerGateways(t *testing.T) {
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"server", "--port", "0", "--gateways", "2", "--gateway-delay", "5ms"}, Streams{Out: &out, Err: &errb, Env: envWithHome(t.TempDir())})
+		done <- Main(ctx, []string{"server", "--port", "0", "--gateways", "2", "--gateway-delay", "5ms"}, Streams{Out: &out, Err: &errb, Env: envWithHome(t.TempDir())})
 	}()
 	c1Line, c2Line := regexp.MustCompile(`Connect with: -s (\S+)`), regexp.MustCompile(`Cluster natsperf-c2: -s (\S+)`)
 	var c1, c2 string

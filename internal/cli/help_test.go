@@ -204,7 +204,7 @@ func startExample(t *testing.T, ex example, ready string) func() {
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, ex.args, Streams{Out: &out, Err: &errb, Env: envWithHome(t.TempDir())})
+		done <- Main(ctx, ex.args, Streams{Out: &out, Err: &errb, Env: envWithHome(t.TempDir())})
 	}()
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(out.String()+errb.String(), ready) {

@@ -48,7 +48,7 @@ func run(ctx context.Context, t *testing.T, env map[string]string, args ...strin
 	t.Helper()
 	var out, errb syncBuffer
 	home := t.TempDir()
-	code := Run(ctx, args, Streams{
+	code := Main(ctx, args, Streams{
 		Out: &out, Err: &errb,
 		Env: connect.Env{Getenv: func(k string) string { return env[k] }, Home: home},
 	})

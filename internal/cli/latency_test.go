@@ -32,7 +32,7 @@ func latCluster(t *testing.T, nodes int) *embedded.Cluster {
 
 func latRun(ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = Run(ctx, args, Streams{Out: &out, Err: &errb})
+	code = Main(ctx, args, Streams{Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
 

@@ -126,7 +126,7 @@ func TestServerCommandProcess(t *testing.T) {
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"server", "--server-bin", bin, "--port", "0", "--sync-interval", "always"}, Streams{Out: &out, Err: &errb,
+		done <- Main(ctx, []string{"server", "--server-bin", bin, "--port", "0", "--sync-interval", "always"}, Streams{Out: &out, Err: &errb,
 			Env: connect.Env{Getenv: func(string) string { return "" }, Home: t.TempDir()}})
 	}()
 	connectWith := regexp.MustCompile(`Connect with: -s (\S+)`)

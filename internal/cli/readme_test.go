@@ -346,7 +346,7 @@ func background(ctx context.Context, t *testing.T, args ...string) (out *syncBuf
 	home := t.TempDir()
 	c := make(chan int, 1)
 	go func() {
-		c <- Run(ctx, args, Streams{Out: out, Err: &syncBuffer{}, Env: connect.Env{Getenv: func(string) string { return "" }, Home: home}})
+		c <- Main(ctx, args, Streams{Out: out, Err: &syncBuffer{}, Env: connect.Env{Getenv: func(string) string { return "" }, Home: home}})
 	}()
 	return out, c
 }

@@ -184,7 +184,7 @@ func TestContextFile(t *testing.T) {
 				}
 			}
 			var out, errb syncBuffer
-			code := Run(context.Background(), append([]string{"pub", "ctx", "--msgs", "50", "--json"}, tt.args...), Streams{
+			code := Main(context.Background(), append([]string{"pub", "ctx", "--msgs", "50", "--json"}, tt.args...), Streams{
 				Out: &out, Err: &errb, Env: envWithHome(home),
 			})
 			if code != tt.wantCode || !strings.Contains(errb.String(), tt.wantErr) {
@@ -255,7 +255,7 @@ func TestSecretsNeverInOutputFromContext(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "r.json")
 	var out, errb syncBuffer
-	code := Run(context.Background(), []string{"pub", "ctx", "--msgs", "50", "--json", "--context", "tok", "-o", file}, Streams{
+	code := Main(context.Background(), []string{"pub", "ctx", "--msgs", "50", "--json", "--context", "tok", "-o", file}, Streams{
 		Out: &out, Err: &errb, Env: envWithHome(home),
 	})
 	saved, _ := os.ReadFile(file)

@@ -27,8 +27,8 @@ type Streams struct {
 	Env connect.Env
 }
 
-// Run executes natsperf with args (without the program name) and returns the exit code.
-func Run(ctx context.Context, args []string, s Streams) int {
+// Main executes natsperf with args (without the program name) and returns the exit code.
+func Main(ctx context.Context, args []string, s Streams) int {
 	root := newRoot(&s)
 	root.SetArgs(args)
 	root.SetOut(s.Out)

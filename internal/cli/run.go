@@ -131,11 +131,11 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// runScenario runs every cell and repetition not yet done (campaign.Run), then says what
+// runScenario runs every cell and repetition not yet done (campaign.RunScenario), then says what
 // they came to: the effects of the matrix's choices, and the exit code.
 func (a *app) runScenario(ctx context.Context, sc *scenario.Scenario, set map[string]string, rf runFlags) error {
 	dir := a.out.File
-	out, err := campaign.Run(ctx, sc, campaign.Options{
+	out, err := campaign.RunScenario(ctx, sc, campaign.Options{
 		Dir: dir, Set: set, Resume: rf.resume, Keep: rf.keep, MetricsAddr: rf.metricsAddr,
 		Runner: a.cellOptions, Out: a.streams.Out, Err: a.streams.Err,
 	})

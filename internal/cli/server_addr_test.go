@@ -31,7 +31,7 @@ func TestServerAddrAndMonitor(t *testing.T) {
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"server", "--addr", addr, "--port", "0", "-m", strconv.Itoa(httpPort)}, Streams{Out: &out, Err: &errb, Env: envWithHome(t.TempDir())})
+		done <- Main(ctx, []string{"server", "--addr", addr, "--port", "0", "-m", strconv.Itoa(httpPort)}, Streams{Out: &out, Err: &errb, Env: envWithHome(t.TempDir())})
 	}()
 	urlLine := regexp.MustCompile(`Connect with: -s (nats://\S+)`)
 	monLine := regexp.MustCompile(`Monitoring: (http://\S+)/varz`)

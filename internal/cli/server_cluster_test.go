@@ -29,7 +29,7 @@ func TestServerCluster(t *testing.T) {
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"server", "--cluster", "3", "--port", "0"}, Streams{Out: &out, Err: &errb, Env: envWithHome(t.TempDir())})
+		done <- Main(ctx, []string{"server", "--cluster", "3", "--port", "0"}, Streams{Out: &out, Err: &errb, Env: envWithHome(t.TempDir())})
 	}()
 	urlLine := regexp.MustCompile(`Connect with: -s (\S+)`)
 	var urls string

@@ -59,7 +59,7 @@ func (a *app) runSpec(cmd *cobra.Command, sr *cmdline.Line) error {
 		o.CLI.Progress = progress.Bars{W: a.streams.Err}
 	}
 	var text func(io.Writer, *result.Result) error // the kind's own layout (latency's)
-	o.CLI.Prepared = func(p runopts.Prepared) {
+	o.CLI.Starting = func(p runopts.Starting) {
 		warnPrivate(a.streams.Err, p.Embedded, p.Command)
 		text = p.Text
 	}

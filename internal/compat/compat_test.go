@@ -254,7 +254,7 @@ func start(t *testing.T, version string) *server {
 func (s *server) natsperf(ctx context.Context, args ...string) (code int, out, errs string) {
 	var o, e natstest.Buffer
 	args = append(args, "-s", s.URL)
-	code = cli.Run(ctx, args, cli.Streams{Out: &o, Err: &e})
+	code = cli.Main(ctx, args, cli.Streams{Out: &o, Err: &e})
 	return code, o.String(), e.String()
 }
 

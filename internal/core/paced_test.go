@@ -45,7 +45,7 @@ func run(t testing.TB, url string, warmup time.Duration, p *bench.Plan) *result.
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := r.Run(ctx, p)
+	res, err := r.Execute(ctx, p)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -556,7 +556,7 @@ func TestManySubscribersConnect(t *testing.T) {
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := r.Run(ctx, p)
+	res, err := r.Execute(ctx, p)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -609,7 +609,7 @@ func TestPacedPublishersGoOnPastABlockedServer(t *testing.T) {
 	r := &bench.Runner{Dial: dialTo(free.URL())}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := r.Run(ctx, p)
+	res, err := r.Execute(ctx, p)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 
 // latencyText runs a prepared latency run started at at and returns its Result and its text
 // in the kind's own layout (latency-tests' blocks, then the servers and spikes).
-func latencyText(t *testing.T, r *Run) (*result.Result, string) {
+func latencyText(t *testing.T, r *Execution) (*result.Result, string) {
 	t.Helper()
 	res := r.Wait()
 	if r.Text == nil {

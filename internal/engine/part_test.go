@@ -14,7 +14,7 @@ import (
 )
 
 // publisherIDs is every id the plan's pub groups will stamp, with the group's shares.
-func publisherIDs(t *testing.T, r *Run) (ids []uint32, msgs int64) {
+func publisherIDs(t *testing.T, r *Execution) (ids []uint32, msgs int64) {
 	t.Helper()
 	for _, g := range r.Plan.Groups {
 		if g.Name != "pub" && g.Name[len(g.Name)-4:] != "/pub" {
@@ -39,7 +39,7 @@ func publisherIDs(t *testing.T, r *Run) (ids []uint32, msgs int64) {
 
 // runMerged starts the prepared parts together, as agents do, and merges their Results under
 // names (one per part).
-func runMerged(t *testing.T, runs []*Run, names ...string) *result.Result {
+func runMerged(t *testing.T, runs []*Execution, names ...string) *result.Result {
 	t.Helper()
 	at := time.Now().Add(100 * time.Millisecond)
 	in := make([]result.Input, len(runs))
@@ -120,7 +120,7 @@ func TestPartsRunAndMergeExactly(t *testing.T) {
 	const msgs = 3000
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}},
 		Workloads: []spec.Workload{{Pacing: spec.Pacing{Msgs: msgs}, Config: &spec.PubSub{Subject: "parts.test", Size: 32, Pubs: 3, Subs: 3}}}}
-	var runs []*Run
+	var runs []*Execution
 	for p := range 3 {
 		r, err := Prepare(context.Background(), s, Options{IDBase: 4096, Part: &Part{Index: p, Count: 3}})
 		if err != nil {
@@ -177,7 +177,7 @@ func TestPartsCorrectLatencyByClockOffset(t *testing.T) {
 	const skew = int64(10 * time.Second)
 	s := &spec.Spec{Version: spec.Version, Target: spec.Target{Servers: []string{srv.ClientURL()}},
 		Workloads: []spec.Workload{{Pacing: spec.Pacing{Msgs: 2000}, Config: &spec.PubSub{Subject: "skew.test", Size: 32, Pubs: 1, Subs: 2}}}}
-	var runs []*Run
+	var runs []*Execution
 	for p := range 2 {
 		r, err := Prepare(context.Background(), s, Options{IDBase: 4096, Part: &Part{Index: p, Count: 2}, ClockOffsets: []int64{0, skew}})
 		if err != nil {

@@ -55,9 +55,9 @@ type Options struct {
 // Part is share Index (0-based) of Count of a run spread over processes.
 type Part struct{ Index, Count int }
 
-// Run is a prepared run: its target is open and every client is connected and set up, held
+// Execution is a prepared run: its target is open and every client is connected and set up, held
 // at the start barrier until Start.
-type Run struct {
+type Execution struct {
 	Spec   *spec.Spec
 	Target *Target
 	Plan   *bench.Plan
@@ -106,7 +106,7 @@ type settingsEcho struct {
 // Prepare checks s, opens its target (unless o.Target is given), builds its workloads through
 // the registry and connects and sets up every client. Bad input is an InputError. The Run
 // must be started (Start, then Wait) or closed.
-func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
+func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) {
 	for _, w := range s.Workloads { // this engine is nats.go's: rust runs in natsperf-rust agents
 		if w.Client == "rust" {
 			return nil, InputError{fmt.Errorf("%s with client rust runs through natsperf-rust agents (natsperf --client rust), not in this engine", w.Kind())}
@@ -134,7 +134,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 
 // assemble is Prepare up to the bench.Plan: the target is open, the setup made and the
 // workloads built, but no client is connected. Close releases it.
-func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
+func assemble(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) {
 	started := time.Now()
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
@@ -155,7 +155,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Run, error) {
 		return nil, InputError{err}
 	}
 	faults := &Faults{Plan: fp, ExecTimeout: durOr(s.Faults.ExecTimeout, fault.DefaultExecTimeout)}
-	r := &Run{Spec: s, Target: o.Target}
+	r := &Execution{Spec: s, Target: o.Target}
 	if r.Target == nil {
 		t, err := openSpecTarget(ctx, s, faults, o)
 		if err != nil {
@@ -413,7 +413,7 @@ func idleTimeout(c spec.Config) time.Duration {
 
 // Start releases every client at at (at once when at is zero or past) and returns at once.
 // It needs a Run from Prepare.
-func (r *Run) Start(at time.Time) {
+func (r *Execution) Start(at time.Time) {
 	if r.prepared != nil {
 		r.prepared.Start(at)
 	}
@@ -421,7 +421,7 @@ func (r *Run) Start(at time.Time) {
 
 // Wait waits for the run to end and returns its Result (Stop says how it ended), then closes
 // what the run opened. It returns nil when the run was never started.
-func (r *Run) Wait() *result.Result {
+func (r *Execution) Wait() *result.Result {
 	var res *result.Result
 	if r.prepared != nil {
 		res = r.prepared.Wait()
@@ -438,7 +438,7 @@ func (r *Run) Wait() *result.Result {
 
 // Close releases a run that will not start (or has ended): its clients, what its kinds
 // opened, and its target unless it was given.
-func (r *Run) Close() {
+func (r *Execution) Close() {
 	if r.prepared != nil {
 		r.prepared.Abort()
 	}

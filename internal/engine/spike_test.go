@@ -180,7 +180,7 @@ func TestSpikeOnUnannouncedPause(t *testing.T) {
 
 // pausedRun starts the Spec in yaml on an embedded server the test stalls for 300 ms, 2 s
 // after the start it chose (the engine does not know), and returns the run to wait for.
-func pausedRun(t *testing.T, yaml string) *Run {
+func pausedRun(t *testing.T, yaml string) *Execution {
 	t.Helper()
 	target := testTarget(t, embedded.Options{Nodes: 1, Pausable: true})
 	r, err := Prepare(context.Background(), parseSpec(t, yaml), Options{Target: target})

@@ -70,7 +70,7 @@ func TestLostNotWaitedFor(t *testing.T) {
 		return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
 	}}
 	begin := time.Now()
-	res, err := r.Run(context.Background(), plan)
+	res, err := r.Execute(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func shortRuns(s *Set) string {
 
 // runInterval is the width of a run's series intervals: from its settings (a scenario run's
 // workloads, or one command's bench), else 1 s.
-func runInterval(r Run) time.Duration {
+func runInterval(r Entry) time.Duration {
 	var one struct {
 		Bench struct {
 			Interval int64 `json:"interval"`

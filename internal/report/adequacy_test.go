@@ -21,7 +21,7 @@ func adequacySet(d time.Duration, rates [2][]float64) *Set {
 		for rep, rate := range rates[i] {
 			res := &result.Result{Start: t0, End: t0.Add(d), Settings: settings, Stop: result.Stop{Reason: result.StopCompleted},
 				Groups: []result.Group{{Name: "pub", Clients: []result.Client{{ID: 1, MsgsPerSec: rate}}, Aggregate: result.Aggregate{MsgsPerSec: rate}}}}
-			c.Runs = append(c.Runs, Run{Cell: c.Name, Values: c.Values, Repetition: rep + 1, Result: res})
+			c.Runs = append(c.Runs, Entry{Cell: c.Name, Values: c.Values, Repetition: rep + 1, Result: res})
 		}
 		s.Cells = append(s.Cells, c)
 	}

@@ -18,10 +18,10 @@ func TestAgentTable(t *testing.T) {
 			{Name: "a2", Host: "h2", Part: 2, Parts: 2, Lost: true, Error: "nothing heard for 3s"},
 		}},
 	}
-	if AgentTable(&Cell{Name: "x", Runs: []Run{{Repetition: 1, Result: &result.Result{}}}}) != nil {
+	if AgentTable(&Cell{Name: "x", Runs: []Entry{{Repetition: 1, Result: &result.Result{}}}}) != nil {
 		t.Fatal("a table for a run without agents")
 	}
-	tb := AgentTable(&Cell{Name: "x", Runs: []Run{{Repetition: 1, Result: res}}})
+	tb := AgentTable(&Cell{Name: "x", Runs: []Entry{{Repetition: 1, Result: res}}})
 	if tb == nil || len(tb.Rows) != 2 {
 		t.Fatalf("table %+v", tb)
 	}

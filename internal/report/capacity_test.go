@@ -58,20 +58,20 @@ func TestCapacityOutputs(t *testing.T) {
 // TestRunsLabelMarksSLO: a cell whose runs held every threshold is marked passing; one run
 // that missed one marks the cell failing; a cell without thresholds is as before.
 func TestRunsLabelMarksSLO(t *testing.T) {
-	run := func(pass ...bool) Run {
+	run := func(pass ...bool) Entry {
 		res := &result.Result{Stop: result.Stop{Reason: result.StopCompleted}}
 		for _, p := range pass {
 			res.SLO = append(res.SLO, result.Verdict{SLO: "p99<5ms", Pass: p})
 		}
-		return Run{Result: res}
+		return Entry{Result: res}
 	}
 	for _, tt := range []struct {
-		runs []Run
+		runs []Entry
 		want string
 	}{
-		{[]Run{run(true), run(true, true)}, "2, SLO pass"},
-		{[]Run{run(true), run(true, false), run(false)}, "3, SLO FAIL in 2 of 3"},
-		{[]Run{run(), run()}, "2"},
+		{[]Entry{run(true), run(true, true)}, "2, SLO pass"},
+		{[]Entry{run(true), run(true, false), run(false)}, "3, SLO FAIL in 2 of 3"},
+		{[]Entry{run(), run()}, "2"},
 	} {
 		if got := (&Cell{Runs: tt.runs}).RunsLabel(); got != tt.want {
 			t.Errorf("RunsLabel = %q, want %q", got, tt.want)

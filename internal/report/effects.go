@@ -110,7 +110,7 @@ type cellSample struct {
 	mean, vlog float64 // vlog: variance of the log of the mean (delta method), -1 unknown
 }
 
-func runValues(r Run) map[string]float64 {
+func runValues(r Entry) map[string]float64 {
 	v := Values(r.Result)
 	// A searched cell's capacity: the highest rate that held (at least that, above --max);
 	// none when it held at no rate or natsperf itself was the limit.

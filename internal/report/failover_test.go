@@ -63,7 +63,7 @@ func TestFailoverText(t *testing.T) {
 
 // TestFailoverSection: the md and html reports have a Failovers section with the run's story.
 func TestFailoverSection(t *testing.T) {
-	set := &Set{Cells: []*Cell{{Name: "kill", Runs: []Run{{Cell: "kill", Repetition: 1, Result: storyResult()}}}}}
+	set := &Set{Cells: []*Cell{{Name: "kill", Runs: []Entry{{Cell: "kill", Repetition: 1, Result: storyResult()}}}}}
 	var md, page bytes.Buffer
 	if err := Markdown(&md, set, ""); err != nil {
 		t.Fatal(err)

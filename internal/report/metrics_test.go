@@ -50,7 +50,7 @@ func TestLatencyPercentiles(t *testing.T) {
 		}
 	}
 	found := false
-	for _, m := range Metrics(&Set{Cells: []*Cell{{Runs: []Run{{Result: res}}}}}) {
+	for _, m := range Metrics(&Set{Cells: []*Cell{{Runs: []Entry{{Result: res}}}}}) {
 		found = found || m.Key == "sub.p999" && m.Label == "sub P99.9"
 	}
 	if !found {

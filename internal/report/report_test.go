@@ -244,7 +244,7 @@ func FuzzReadResult(f *testing.F) {
 			return
 		}
 		_ = report.Values(r)
-		s := &report.Set{Cells: []*report.Cell{{Name: "x", Runs: []report.Run{{Result: r}}}}}
+		s := &report.Set{Cells: []*report.Cell{{Name: "x", Runs: []report.Entry{{Result: r}}}}}
 		var b bytes.Buffer
 		_ = report.Markdown(&b, s, "")
 		_ = report.HTML(&b, s, "")

@@ -17,8 +17,8 @@ import (
 	"github.com/natsperf/natsperf/result"
 )
 
-// Run is one Result with where it sits in a scenario.
-type Run struct {
+// Entry is one Result with where it sits in a scenario.
+type Entry struct {
 	Path       string
 	Cell       string
 	Values     map[string]string
@@ -34,7 +34,7 @@ type Cell struct {
 	Name   string
 	Index  int
 	Values map[string]string
-	Runs   []Run
+	Runs   []Entry
 }
 
 // Set is what report and compare read: cells in order, and the axes that name them.
@@ -51,7 +51,7 @@ type Set struct {
 func Load(paths []string) (*Set, error) {
 	s := &Set{}
 	at := map[string]*Cell{}
-	add := func(r Run, index int) {
+	add := func(r Entry, index int) {
 		r = apartByServer(r, at)
 		c := at[r.Cell]
 		if c == nil {
@@ -91,7 +91,7 @@ func Load(paths []string) (*Set, error) {
 					if err != nil {
 						return nil, err
 					}
-					run := Run{Path: filepath.Join(p, r.Result), Cell: c.Name, Values: c.Values, Repetition: r.Repetition, Result: res}
+					run := Entry{Path: filepath.Join(p, r.Result), Cell: c.Name, Values: c.Values, Repetition: r.Repetition, Result: res}
 					if r.Series != "" {
 						run.SeriesPath = filepath.Join(p, r.Series)
 					}
@@ -112,7 +112,7 @@ func Load(paths []string) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		run := Run{Path: p, Result: res, Repetition: 1}
+		run := Entry{Path: p, Result: res, Repetition: 1}
 		var info struct {
 			Scenario struct {
 				Cell       string            `json:"cell"`
@@ -195,7 +195,7 @@ func fileExists(p string) bool {
 
 // Series is a run's throughput over time per role ("pub", "sub"): msgs/sec per interval,
 // from the Result or from its streamed series file.
-func (r Run) Series() map[string][]Point {
+func (r Entry) Series() map[string][]Point {
 	out := map[string]map[float64]float64{}
 	width := 1.0
 	addPoint := func(role string, off float64, msgs int64) {
@@ -282,11 +282,11 @@ func Instance(group string) string {
 
 // Failed reports whether the run failed: its figures are partial or zero, so no aggregate
 // takes them in; reports list it with its reason instead.
-func (r Run) Failed() bool { return r.Result.Stop.Reason == result.StopFailed }
+func (r Entry) Failed() bool { return r.Result.Stop.Reason == result.StopFailed }
 
 // OK is the cell's runs that did not fail, the only ones aggregated.
-func (c *Cell) OK() []Run {
-	var out []Run
+func (c *Cell) OK() []Entry {
+	var out []Entry
 	for _, r := range c.Runs {
 		if !r.Failed() {
 			out = append(out, r)
@@ -296,8 +296,8 @@ func (c *Cell) OK() []Run {
 }
 
 // FailedRuns is the cell's failed runs.
-func (c *Cell) FailedRuns() []Run {
-	var out []Run
+func (c *Cell) FailedRuns() []Entry {
+	var out []Entry
 	for _, r := range c.Runs {
 		if r.Failed() {
 			out = append(out, r)
@@ -342,7 +342,7 @@ func (c *Cell) sloLabel() string {
 }
 
 // FailReason is a failed run's stop reason, one line.
-func (r Run) FailReason() string {
+func (r Entry) FailReason() string {
 	if r.Result.Stop.Error == "" {
 		return "no reason recorded"
 	}

@@ -28,7 +28,7 @@ func ServerVersions(res *result.Result) string {
 
 // apartByServer renames r's cell ("NAME server=VERSION") when the cell of that name already
 // holds runs of other server versions.
-func apartByServer(r Run, at map[string]*Cell) Run {
+func apartByServer(r Entry, at map[string]*Cell) Entry {
 	c := at[r.Cell]
 	if c == nil || len(c.Runs) == 0 || r.Result == nil {
 		return r

@@ -73,7 +73,7 @@ type Stability struct {
 func windowHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, 3_600_000_000_000, 2) }
 
 // StabilityOf builds the view of a run that streamed its series to a file (or holds it).
-func StabilityOf(r Run, maxWindows int) (*Stability, error) {
+func StabilityOf(r Entry, maxWindows int) (*Stability, error) {
 	res := r.Result
 	start := res.Start.UnixNano()
 	dur := res.End.Sub(res.Start).Seconds()

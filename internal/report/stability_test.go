@@ -96,7 +96,7 @@ var twelveHours = reporttest.Soak{Duration: 12 * time.Hour, Interval: 10 * time.
 // last interval lasted 0.5 s, so its rate is 1000 msgs/s, not 500.
 func TestSeriesLastInterval(t *testing.T) {
 	start := reporttest.Epoch
-	r := report.Run{Result: &result.Result{Start: start, End: start.Add(2500 * time.Millisecond), Groups: []result.Group{{Name: "pub",
+	r := report.Entry{Result: &result.Result{Start: start, End: start.Add(2500 * time.Millisecond), Groups: []result.Group{{Name: "pub",
 		Series: []result.Interval{{Offset: 0, Msgs: 1000}, {Offset: time.Second, Msgs: 1000}, {Offset: 2 * time.Second, Msgs: 500}}}}}}
 	pts := r.Series()["pub"]
 	if len(pts) != 3 || pts[0].Y != 1000 || pts[2].Y != 1000 {
@@ -107,7 +107,7 @@ func TestSeriesLastInterval(t *testing.T) {
 // TestSeriesGap: intervals in which nothing moved (no record) are drawn as zeros, not bridged.
 func TestSeriesGap(t *testing.T) {
 	start := reporttest.Epoch
-	r := report.Run{Result: &result.Result{Start: start, End: start.Add(5 * time.Second), Groups: []result.Group{{Name: "pub",
+	r := report.Entry{Result: &result.Result{Start: start, End: start.Add(5 * time.Second), Groups: []result.Group{{Name: "pub",
 		Series: []result.Interval{{Offset: 0, Msgs: 1000}, {Offset: time.Second, Msgs: 1000}, {Offset: 4 * time.Second, Msgs: 1000}}}}}}
 	pts := r.Series()["pub"]
 	if len(pts) != 5 || pts[2].Y != 0 || pts[3].Y != 0 || pts[2].X != 2 || pts[4].Y != 1000 {

@@ -35,12 +35,12 @@ type CLI struct {
 	// "natsperf run NAME" (local runs), Settings' entries join the Result's settings.
 	Title    string
 	Settings map[string]any
-	// Prepared, when set, is told once the run is about to start.
-	Prepared func(Prepared)
+	// Starting, when set, is told once the run is about to start.
+	Starting func(Starting)
 }
 
-// Prepared is what the command line learns of a run about to start.
-type Prepared struct {
+// Starting is what the command line learns of a run about to start.
+type Starting struct {
 	// Interval is the width the series is sliced at.
 	Interval time.Duration
 	// Text is the kind's own text layout (latency's), nil for nats bench's form.

@@ -98,7 +98,7 @@ func (p *rustProc) wait(t *testing.T) (int, *result.Result, []byte) {
 func runGo(ctx context.Context, t *testing.T, args ...string) *result.Result {
 	t.Helper()
 	var out, errs natstest.Buffer
-	code := cli.Run(ctx, append(args, "--json"), cli.Streams{Out: &out, Err: &errs})
+	code := cli.Main(ctx, append(args, "--json"), cli.Streams{Out: &out, Err: &errs})
 	res, err := result.Read(strings.NewReader(out.String()))
 	if err != nil {
 		t.Fatalf("natsperf %s: exit %d, stderr %q: %v", strings.Join(args, " "), code, errs.String(), err)
@@ -109,7 +109,7 @@ func runGo(ctx context.Context, t *testing.T, args ...string) *result.Result {
 // runGoText runs natsperf (in process) with its text output and returns the exit code.
 func runGoText(ctx context.Context, t *testing.T, out, errs *natstest.Buffer, args ...string) int {
 	t.Helper()
-	return cli.Run(ctx, args, cli.Streams{Out: out, Err: errs})
+	return cli.Main(ctx, args, cli.Streams{Out: out, Err: errs})
 }
 
 func varz(t *testing.T, s *server.Server) (in, out int64) {

@@ -69,7 +69,7 @@ func TestRustSeries(t *testing.T) {
 	if k := len(pres.Groups[0].Series); k < 4 || k > 6 {
 		t.Fatalf("publisher series has %d slices, want 4 to 6", k)
 	}
-	pts := report.Run{Result: sres}.Series()["sub"]
+	pts := report.Entry{Result: sres}.Series()["sub"]
 	if len(pts) < 4 {
 		t.Fatalf("report plots %d points of the Rust subscriber, want the series: %+v", len(pts), pts)
 	}
