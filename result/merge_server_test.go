@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/stamp"
@@ -34,12 +34,12 @@ type startGate struct {
 // gated is a client that reports to the gate: a publisher once prepared, then it waits for the
 // gate to open before it runs; a subscriber once it runs.
 type gated struct {
-	bench.Client
+	harness.Client
 	gate *startGate
 	pub  bool
 }
 
-func (g *gated) Prepare(ctx context.Context, env *bench.Env) error {
+func (g *gated) Prepare(ctx context.Context, env *harness.Env) error {
 	err := g.Client.Prepare(ctx, env)
 	if g.pub {
 		g.gate.ready.Done()
@@ -47,7 +47,7 @@ func (g *gated) Prepare(ctx context.Context, env *bench.Env) error {
 	return err
 }
 
-func (g *gated) Run(ctx context.Context, env *bench.Env) error {
+func (g *gated) Run(ctx context.Context, env *harness.Env) error {
 	if !g.pub {
 		g.gate.ready.Done()
 		return g.Client.Run(ctx, env)
@@ -62,20 +62,20 @@ func (g *gated) Run(ctx context.Context, env *bench.Env) error {
 
 // twoProcessPlan is one process's share of a pubsub run: one publisher with its own id range,
 // subs subscribers each expecting everything every publisher sends.
-func twoProcessPlan(gate *startGate, ids stamp.IDs, subs int, perPub, total int64) *bench.Plan {
+func twoProcessPlan(gate *startGate, ids stamp.IDs, subs int, perPub, total int64) *harness.Plan {
 	shares := make([]int64, subs)
 	for i := range shares {
 		shares[i] = total
 	}
 	pcfg := core.PubConfig{Subject: "merge.test", Size: 32, IDs: ids}
 	scfg := core.SubConfig{Subject: "merge.test", IdleTimeout: 20 * time.Second, PendingMsgs: -1, PendingBytes: -1}
-	return &bench.Plan{
+	return &harness.Plan{
 		Command: "pubsub", Latency: true,
-		Groups: []*bench.Group{
+		Groups: []*harness.Group{
 			{Name: "pub", Kind: "Core NATS publisher", Clients: 1, Shares: []int64{perPub}, Producer: true,
-				New: func(int) bench.Client { return &gated{core.NewPublisher(pcfg), gate, true} }},
+				New: func(int) harness.Client { return &gated{core.NewPublisher(pcfg), gate, true} }},
 			{Name: "sub", Kind: "Core NATS subscriber", Clients: subs, Shares: shares,
-				New: func(int) bench.Client { return &gated{core.NewSubscriber(scfg), gate, false} }},
+				New: func(int) harness.Client { return &gated{core.NewSubscriber(scfg), gate, false} }},
 		},
 	}
 }
@@ -103,7 +103,7 @@ func TestMergeRealRun(t *testing.T) {
 		close(gate.open)
 	}()
 
-	plans := []*bench.Plan{
+	plans := []*harness.Plan{
 		twoProcessPlan(gate, stamp.IDs(1<<12), subsA, perPub, 2*perPub),
 		twoProcessPlan(gate, stamp.IDs(2<<12), subsB, perPub, 2*perPub),
 	}
@@ -116,7 +116,7 @@ func TestMergeRealRun(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[i], errs[i] = (&bench.Runner{Dial: dial, Interval: 100 * time.Millisecond}).Execute(ctx, p)
+			parts[i], errs[i] = (&harness.Runner{Dial: dial, Interval: 100 * time.Millisecond}).Execute(ctx, p)
 		}()
 	}
 	wg.Wait()

@@ -21,9 +21,9 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/natsperf/natsperf/internal/agentproto"
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
@@ -487,10 +487,10 @@ func (a *Agent) heartbeat(j *job) {
 // the heartbeats.
 type counter struct {
 	mu   sync.Mutex
-	bars []bench.Bar
+	bars []harness.Bar
 }
 
-func (c *counter) Start(bars []bench.Bar) func() {
+func (c *counter) Start(bars []harness.Bar) func() {
 	c.mu.Lock()
 	c.bars = bars
 	c.mu.Unlock()

@@ -22,10 +22,10 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/natsperf/natsperf/internal/agentproto"
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/engine"
 	"github.com/natsperf/natsperf/internal/failover"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/result"
@@ -59,7 +59,7 @@ type Config struct {
 	// Log receives one line per step (agents found, split, start); nil: nothing.
 	Log io.Writer
 	// Progress shows one bar per agent, driven by its heartbeats; nil: none.
-	Progress bench.Progress
+	Progress harness.Progress
 	// Series, when set, receives the agents' closed intervals as they arrive, each client's
 	// Src prefixed with its agent's name ("a1/pub/1") and its start on the coordinator's clock
 	// (live metrics labelled by agent, a series file). An interval that finds it full is
@@ -722,9 +722,9 @@ func (c *coordinator) progress(states []*agentState) func() {
 	if c.cfg.Progress == nil {
 		return func() {}
 	}
-	bars := make([]bench.Bar, len(states))
+	bars := make([]harness.Bar, len(states))
 	for i, st := range states {
-		bars[i] = bench.Bar{Label: "agent " + st.Name, Done: st.doneCh, Count: func() int64 {
+		bars[i] = harness.Bar{Label: "agent " + st.Name, Done: st.doneCh, Count: func() int64 {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			return st.msgs

@@ -15,7 +15,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -96,13 +96,13 @@ func benchServer(b testing.TB) string {
 	return strings.TrimSpace(line)
 }
 
-func benchEnv(b testing.TB, nc *nats.Conn, share int64, latency bool) *bench.Env {
+func benchEnv(b testing.TB, nc *nats.Conn, share int64, latency bool) *harness.Env {
 	clk := record.NewClock()
-	env := &bench.Env{
+	env := &harness.Env{
 		ID: 1, Count: 1, Share: share, Bounded: true, Clock: clk,
 		Rec: record.New(record.Options{Clock: clk, Latency: latency}),
-		Dial: func(context.Context) (*bench.Conn, error) {
-			return &bench.Conn{Conn: nc}, nil
+		Dial: func(context.Context) (*harness.Conn, error) {
+			return &harness.Conn{Conn: nc}, nil
 		},
 	}
 	env.Start = clk.Now()

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -21,13 +21,13 @@ func TestOpenRequestsKeepTheSchedule(t *testing.T) {
 	const n, sleep = 200, 2 * time.Millisecond
 	serve := core.ServeConfig{Subject: "svc.open", Sleep: sleep}
 	req := core.RequestConfig{Subject: "svc.open", Size: 16, Timeout: 10 * time.Second, Rate: 1000, IDs: stamp.NewIDs(), MaxInflight: 400}
-	res := run(t, srv.URL(), 0, &bench.Plan{
+	res := run(t, srv.URL(), 0, &harness.Plan{
 		Command: "service request", Latency: true, Corrected: true,
-		Groups: []*bench.Group{
+		Groups: []*harness.Group{
 			{Name: "serve", Kind: "responder", Clients: 1, Shares: []int64{n}, Shared: true,
-				New: func(int) bench.Client { return core.NewResponder(serve) }},
+				New: func(int) harness.Client { return core.NewResponder(serve) }},
 			{Name: "request", Kind: "requester", Clients: 1, Shares: []int64{n}, Producer: true, Rate: 1000,
-				New: func(int) bench.Client { return core.NewRequester(req) }},
+				New: func(int) harness.Client { return core.NewRequester(req) }},
 		},
 	})
 	g := res.Groups[1].Aggregate

@@ -14,10 +14,10 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/result"
@@ -35,9 +35,9 @@ func startServer(t testing.TB, pausable bool) *embedded.Cluster {
 	return c
 }
 
-func run(t testing.TB, url string, warmup time.Duration, p *bench.Plan) *result.Result {
+func run(t testing.TB, url string, warmup time.Duration, p *harness.Plan) *result.Result {
 	t.Helper()
-	r := &bench.Runner{
+	r := &harness.Runner{
 		Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 			return nats.Connect(url, append(opts, nats.Name(name))...)
 		},
@@ -57,16 +57,16 @@ func run(t testing.TB, url string, warmup time.Duration, p *bench.Plan) *result.
 
 // servicePlan is responders (sleeping sleep per request) and one requester at rate (0: back
 // to back) sending n requests.
-func servicePlan(subject string, sleep time.Duration, rate float64, n int64) *bench.Plan {
+func servicePlan(subject string, sleep time.Duration, rate float64, n int64) *harness.Plan {
 	serve := core.ServeConfig{Subject: subject, Sleep: sleep}
 	req := core.RequestConfig{Subject: subject, Size: 16, Timeout: 5 * time.Second, Rate: rate, IDs: stamp.NewIDs()}
-	return &bench.Plan{
+	return &harness.Plan{
 		Command: "service request", Latency: true, Corrected: rate > 0,
-		Groups: []*bench.Group{
+		Groups: []*harness.Group{
 			{Name: "serve", Kind: "responder", Clients: 1, Shares: []int64{n}, Shared: true,
-				New: func(int) bench.Client { return core.NewResponder(serve) }},
+				New: func(int) harness.Client { return core.NewResponder(serve) }},
 			{Name: "request", Kind: "requester", Clients: 1, Shares: []int64{n}, Producer: true, Rate: rate,
-				New: func(int) bench.Client { return core.NewRequester(req) }},
+				New: func(int) harness.Client { return core.NewRequester(req) }},
 		},
 	}
 }
@@ -133,12 +133,12 @@ func TestStallShowsInCorrectedLatency(t *testing.T) {
 	}
 }
 
-func pubPlan(subject string, rate float64, d time.Duration, size int) *bench.Plan {
+func pubPlan(subject string, rate float64, d time.Duration, size int) *harness.Plan {
 	cfg := core.PubConfig{Subject: subject, Size: size, Rate: rate, Duration: d, IDs: stamp.NewIDs()}
-	return &bench.Plan{
+	return &harness.Plan{
 		Command: "pub", Latency: true,
-		Groups: []*bench.Group{{Name: "pub", Kind: "publisher", Clients: 1, Producer: true, Rate: rate, // no Shares: bounded by the duration
-			New: func(int) bench.Client { return core.NewPublisher(cfg) }}},
+		Groups: []*harness.Group{{Name: "pub", Kind: "publisher", Clients: 1, Producer: true, Rate: rate, // no Shares: bounded by the duration
+			New: func(int) harness.Client { return core.NewPublisher(cfg) }}},
 	}
 }
 
@@ -216,8 +216,8 @@ func TestPacedEndToEndStamps(t *testing.T) {
 			subject := fmt.Sprintf("e2e.%d", tt.size)
 			p := pubPlan(subject, 2000, 500*time.Millisecond, tt.size)
 			sub := core.SubConfig{Subject: subject, IdleTimeout: time.Second, PendingMsgs: -1, PendingBytes: -1}
-			p.Groups = append(p.Groups, &bench.Group{Name: "sub", Kind: "subscriber", Clients: 1, Shares: []int64{1000},
-				New: func(int) bench.Client { return core.NewSubscriber(sub) }})
+			p.Groups = append(p.Groups, &harness.Group{Name: "sub", Kind: "subscriber", Clients: 1, Shares: []int64{1000},
+				New: func(int) harness.Client { return core.NewSubscriber(sub) }})
 			res := run(t, srv.URL(), 0, p)
 			a := res.Groups[1].Aggregate
 			if a.Msgs != 1000 || a.Correctness == nil || a.Correctness.Lost != 0 || a.Latency == nil || a.Latency.Count != 1000 {
@@ -303,7 +303,7 @@ func spinProcesses(t *testing.T) {
 
 // pacedPubPlan is clients publishers at rate in total for d (a message count of rate x d
 // split between them, so a busy host's late sender still sends its share).
-func pacedPubPlan(subject string, clients int, rate float64, d time.Duration) *bench.Plan {
+func pacedPubPlan(subject string, clients int, rate float64, d time.Duration) *harness.Plan {
 	cfg := core.PubConfig{Subject: subject, Size: 24, Rate: rate, IDs: stamp.NewIDs()}
 	total := int64(rate * d.Seconds())
 	shares := make([]int64, clients)
@@ -313,10 +313,10 @@ func pacedPubPlan(subject string, clients int, rate float64, d time.Duration) *b
 			shares[i]++
 		}
 	}
-	return &bench.Plan{
+	return &harness.Plan{
 		Command: "pub",
-		Groups: []*bench.Group{{Name: "pub", Kind: "publisher", Clients: clients, Shares: shares, Producer: true, Rate: rate,
-			New: func(int) bench.Client { return core.NewPublisher(cfg) }}},
+		Groups: []*harness.Group{{Name: "pub", Kind: "publisher", Clients: clients, Shares: shares, Producer: true, Rate: rate,
+			New: func(int) harness.Client { return core.NewPublisher(cfg) }}},
 	}
 }
 
@@ -324,7 +324,7 @@ func pacedPubPlan(subject string, clients int, rate float64, d time.Duration) *b
 // (/varz in_msgs from once every client is connected, since a connection's set-up sends a
 // request, until it has what the Result counts, or 10s after the run) and how long after the
 // start the server had the want messages the run was to send (sampled every 5ms; 0: never).
-func serverCounted(t *testing.T, srv *embedded.Cluster, r *bench.Runner, p *bench.Plan, want int64) (*result.Result, int64, time.Duration) {
+func serverCounted(t *testing.T, srv *embedded.Cluster, r *harness.Runner, p *harness.Plan, want int64) (*result.Result, int64, time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -390,10 +390,10 @@ func serverCounted(t *testing.T, srv *embedded.Cluster, r *bench.Runner, p *benc
 // arrived, the server received them at the rate within floor of it over the run's wall time
 // (never above the rate: a count over a time at least the schedule's), and every message
 // has its send lateness.
-func checkServerCountsSchedule(t *testing.T, srv *embedded.Cluster, p *bench.Plan, rate float64, d time.Duration, floor float64) {
+func checkServerCountsSchedule(t *testing.T, srv *embedded.Cluster, p *harness.Plan, rate float64, d time.Duration, floor float64) {
 	t.Helper()
 	want := int64(rate * d.Seconds())
-	r := &bench.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+	r := &harness.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
 	}}
 	res, in, reached := serverCounted(t, srv, r, p, want)
@@ -463,13 +463,13 @@ func TestThousandPacedPublishers(t *testing.T) {
 		shares[i] = perPub
 	}
 	cfg := core.PubConfig{Subject: "paced.thousand", Size: 16, Rate: pubs * each, IDs: stamp.NewIDs()}
-	p := &bench.Plan{
+	p := &harness.Plan{
 		Command: "pub",
-		Groups: []*bench.Group{{Name: "pub", Kind: "publisher", Clients: pubs, Shares: shares, Producer: true, Rate: cfg.Rate,
-			New: func(int) bench.Client { return core.NewPublisher(cfg) }}},
+		Groups: []*harness.Group{{Name: "pub", Kind: "publisher", Clients: pubs, Shares: shares, Producer: true, Rate: cfg.Rate,
+			New: func(int) harness.Client { return core.NewPublisher(cfg) }}},
 	}
 	settings := connect.Settings{Servers: srv.URL()}
-	r := &bench.Runner{Dial: func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+	r := &harness.Runner{Dial: func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return connect.Connect(ctx, settings, name, opts...) // bounded connects, as the command does
 	}}
 	res, in, _ := serverCounted(t, srv, r, p, pubs*perPub)
@@ -506,13 +506,13 @@ func TestManyPacedClients(t *testing.T) {
 		shares[i] = int64(each * d / time.Second)
 	}
 	sub := core.SubConfig{Subject: "paced.many", IdleTimeout: 5 * time.Second, PendingMsgs: -1, PendingBytes: -1}
-	p := &bench.Plan{
+	p := &harness.Plan{
 		Command: "pubsub", Latency: true,
-		Groups: []*bench.Group{
+		Groups: []*harness.Group{
 			{Name: "pub", Kind: "publisher", Clients: pubs, Producer: true, Rate: cfg.Rate, Shares: shares,
-				New: func(int) bench.Client { return core.NewPublisher(cfg) }},
+				New: func(int) harness.Client { return core.NewPublisher(cfg) }},
 			{Name: "sub", Kind: "subscriber", Clients: 1, Shares: []int64{total},
-				New: func(int) bench.Client { return core.NewSubscriber(sub) }},
+				New: func(int) harness.Client { return core.NewSubscriber(sub) }},
 		},
 	}
 	res := run(t, srv.URL(), 0, p)
@@ -542,16 +542,16 @@ func TestManySubscribersConnect(t *testing.T) {
 	}
 	cfg := core.PubConfig{Subject: "many.subs", Size: 16, IDs: stamp.NewIDs()}
 	sub := core.SubConfig{Subject: "many.subs", IdleTimeout: 10 * time.Second, PendingMsgs: -1, PendingBytes: -1}
-	p := &bench.Plan{
+	p := &harness.Plan{
 		Command: "pubsub",
-		Groups: []*bench.Group{
+		Groups: []*harness.Group{
 			{Name: "sub", Kind: "subscriber", Clients: subs, Shares: shares,
-				New: func(int) bench.Client { return core.NewSubscriber(sub) }},
+				New: func(int) harness.Client { return core.NewSubscriber(sub) }},
 			{Name: "pub", Kind: "publisher", Clients: 1, Producer: true, Shares: []int64{msgs},
-				New: func(int) bench.Client { return core.NewPublisher(cfg) }},
+				New: func(int) harness.Client { return core.NewPublisher(cfg) }},
 		},
 	}
-	r := &bench.Runner{Dial: func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+	r := &harness.Runner{Dial: func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return connect.Connect(ctx, settings, name, opts...)
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -585,28 +585,28 @@ func TestPacedPublishersGoOnPastABlockedServer(t *testing.T) {
 	free, blocked := startServer(t, false), startServer(t, true)
 	const d = 3 * time.Second
 	const pauseAt, pauseFor = 300 * time.Millisecond, 2700 * time.Millisecond
-	dialTo := func(url string) bench.Dialer {
+	dialTo := func(url string) harness.Dialer {
 		return func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 			return nats.Connect(url, append(opts, nats.Name(name))...)
 		}
 	}
-	group := func(name, url string, size int, rate float64) *bench.Group {
+	group := func(name, url string, size int, rate float64) *harness.Group {
 		cfg := core.PubConfig{Subject: "paced.blocked." + name, Size: size, Rate: rate, Duration: d, IDs: stamp.NewIDs()}
 		shares := make([]int64, 5)
 		for i := range shares {
 			shares[i] = int64(rate*d.Seconds()) / 5
 		}
-		return &bench.Group{Name: name, Kind: "publisher", Clients: 5, Shares: shares, Producer: true, Rate: rate,
-			Dial: dialTo(url), New: func(int) bench.Client { return core.NewPublisher(cfg) }}
+		return &harness.Group{Name: name, Kind: "publisher", Clients: 5, Shares: shares, Producer: true, Rate: rate,
+			Dial: dialTo(url), New: func(int) harness.Client { return core.NewPublisher(cfg) }}
 	}
 	// 500/s of 64 KiB per blocked client (32 MB/s): loopback's socket buffers fill within
 	// about a second of the pause. 100/s of 16 B per free client: 2 ms apart, stepped.
-	p := &bench.Plan{Command: "pub", Groups: []*bench.Group{
+	p := &harness.Plan{Command: "pub", Groups: []*harness.Group{
 		group("free", free.URL(), 16, 500),
 		group("blocked", blocked.URL(), 64<<10, 2500),
 	}}
 	time.AfterFunc(pauseAt, func() { _ = blocked.Pause(1, pauseFor) })
-	r := &bench.Runner{Dial: dialTo(free.URL())}
+	r := &harness.Runner{Dial: dialTo(free.URL())}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := r.Execute(ctx, p)

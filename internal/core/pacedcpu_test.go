@@ -9,8 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/stamp"
 )
@@ -110,10 +110,10 @@ func barePaced(b *testing.B, url string, clients int, rate float64, d time.Durat
 func natsperfPaced(b *testing.B, url string, clients int, rate float64, d time.Duration) {
 	b.Helper()
 	cfg := core.PubConfig{Subject: "paced.cpu.natsperf", Size: stamp.ExtSize, Rate: rate, Duration: d, IDs: stamp.NewIDs()}
-	res := run(b, url, 0, &bench.Plan{
+	res := run(b, url, 0, &harness.Plan{
 		Command: "pub", Latency: true,
-		Groups: []*bench.Group{{Name: "pub", Kind: "publisher", Clients: clients, Producer: true, Rate: rate,
-			New: func(int) bench.Client { return core.NewPublisher(cfg) }}},
+		Groups: []*harness.Group{{Name: "pub", Kind: "publisher", Clients: clients, Producer: true, Rate: rate,
+			New: func(int) harness.Client { return core.NewPublisher(cfg) }}},
 	})
 	if got, want := res.Groups[0].Aggregate.Msgs, int64(rate*d.Seconds()); got < want*9/10 {
 		b.Fatalf("natsperf sent %d of %d", got, want)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/payload"
@@ -34,7 +34,7 @@ type PubConfig struct {
 // Publisher publishes its share of messages on its own connection.
 type Publisher struct {
 	cfg      PubConfig
-	conn     *bench.Conn
+	conn     *harness.Conn
 	msg      *payload.Message
 	subjects []string
 }
@@ -43,7 +43,7 @@ type Publisher struct {
 func NewPublisher(cfg PubConfig) *Publisher { return &Publisher{cfg: cfg} }
 
 // Prepare connects and builds the payload and subject list.
-func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
+func (p *Publisher) Prepare(ctx context.Context, env *harness.Env) error {
 	c, err := env.Dial(ctx)
 	if err != nil {
 		return err
@@ -61,7 +61,7 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 }
 
 // Run publishes until the share is sent, the duration is over, or ctx ends.
-func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
+func (p *Publisher) Run(ctx context.Context, env *harness.Env) error {
 	stopped, release := loop.StopFlag(ctx)
 	defer release()
 	var err error
@@ -104,7 +104,7 @@ const (
 
 // unpaced is the hot loop: per message a sequence number written into the stamp and a
 // publish; per run of messages a clock read, a stop check and one record.
-func (p *Publisher) unpaced(ctx context.Context, env *bench.Env, stopped func() bool) error {
+func (p *Publisher) unpaced(ctx context.Context, env *harness.Env, stopped func() bool) error {
 	clk, rec, st, nc := env.Clock, env.Rec, p.msg.Stamp, p.conn.Conn
 	size := len(p.msg.Data)
 	var hm *payload.Message // with headers: every message through PublishMsg
@@ -222,7 +222,7 @@ func burstMsg(nc *nats.Conn, m *payload.Message, stamped bool, seqID uint64, sub
 // clock and checking for a stop every clockEvery messages, so Ctrl-C and the duration end it
 // within microseconds, and its sends are recorded when they really left, not when the
 // catch-up began: its rate is what it sent, not what it was asked to.
-func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bool) error {
+func (p *Publisher) paced(ctx context.Context, env *harness.Env, stopped func() bool) error {
 	clk, rec, nc, m := env.Clock, env.Rec, p.conn.Conn, p.msg
 	buf, size := m.Stamp, len(m.Data)
 	id := p.cfg.IDs.For(env.Index)
@@ -304,7 +304,7 @@ func (p *Publisher) paced(ctx context.Context, env *bench.Env, stopped func() bo
 }
 
 // Conn is the publisher's connection once prepared, for wrappers that probe the server on it.
-func (p *Publisher) Conn() *bench.Conn { return p.conn }
+func (p *Publisher) Conn() *harness.Conn { return p.conn }
 
 // Close has nothing to release: the runner closes the connection.
 func (p *Publisher) Close() {}

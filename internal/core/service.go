@@ -7,7 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/inflight"
 	"github.com/natsperf/natsperf/internal/loop"
@@ -29,7 +29,7 @@ type ServeConfig struct {
 // Responder answers requests with their own payload until it has served its share or ctx ends.
 type Responder struct {
 	cfg    ServeConfig
-	conn   *bench.Conn
+	conn   *harness.Conn
 	sub    *nats.Subscription
 	done   chan struct{}
 	exited chan struct{}
@@ -39,7 +39,7 @@ type Responder struct {
 func NewResponder(cfg ServeConfig) *Responder { return &Responder{cfg: cfg} }
 
 // Prepare connects and joins the service's queue group.
-func (r *Responder) Prepare(ctx context.Context, env *bench.Env) error {
+func (r *Responder) Prepare(ctx context.Context, env *harness.Env) error {
 	c, err := env.Dial(ctx)
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func (r *Responder) Prepare(ctx context.Context, env *bench.Env) error {
 
 // Run serves until the share is handled, ctx ends (Ctrl-C: the usual end of `service serve`),
 // or the connection is lost.
-func (r *Responder) Run(ctx context.Context, env *bench.Env) error {
+func (r *Responder) Run(ctx context.Context, env *harness.Env) error {
 	// The responders share the requests: the group's total, not one member's estimate, ends them.
 	return idle.Wait{Timeout: idle.Never, Done: r.done, Finished: env.GroupDone}.Run(ctx, env, r.conn)
 }
@@ -108,7 +108,7 @@ type RequestConfig struct {
 // Requester sends synchronous requests, one at a time, and records each round trip.
 type Requester struct {
 	cfg     RequestConfig
-	conn    *bench.Conn
+	conn    *harness.Conn
 	msg     *payload.Message
 	replies *replies
 }
@@ -117,7 +117,7 @@ type Requester struct {
 func NewRequester(cfg RequestConfig) *Requester { return &Requester{cfg: cfg} }
 
 // Prepare connects, builds the payload and subscribes for the replies.
-func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
+func (q *Requester) Prepare(ctx context.Context, env *harness.Env) error {
 	c, err := env.Dial(ctx)
 	if err != nil {
 		return err
@@ -136,7 +136,7 @@ func (q *Requester) Prepare(ctx context.Context, env *bench.Env) error {
 
 // Run sends the share of requests. At a fixed rate, each request's latency is measured from
 // its intended send time, so a slow reply delays (and is charged to) the requests behind it.
-func (q *Requester) Run(ctx context.Context, env *bench.Env) error {
+func (q *Requester) Run(ctx context.Context, env *harness.Env) error {
 	clk, rec := env.Clock, env.Rec
 	id := q.cfg.IDs.For(env.Index)
 	m := q.msg

@@ -6,7 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/record"
@@ -32,7 +32,7 @@ type SubConfig struct {
 // Subscriber receives messages on its own connection until it has its share.
 type Subscriber struct {
 	cfg    SubConfig
-	conn   *bench.Conn
+	conn   *harness.Conn
 	rec    *record.Recorder
 	clk    record.Clock
 	share  int64
@@ -48,7 +48,7 @@ type Subscriber struct {
 func NewSubscriber(cfg SubConfig) *Subscriber { return &Subscriber{cfg: cfg} }
 
 // Prepare connects and subscribes.
-func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) error {
+func (s *Subscriber) Prepare(ctx context.Context, env *harness.Env) error {
 	c, err := env.Dial(ctx)
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) error {
 	return c.FlushTimeout(10 * time.Second)
 }
 
-func (s *Subscriber) init(c *bench.Conn, env *bench.Env) {
+func (s *Subscriber) init(c *harness.Conn, env *harness.Env) {
 	s.conn, s.rec, s.clk, s.share = c, env.Rec, env.Clock, env.Share
 	s.done, s.full = make(chan struct{}), false
 	s.exited = make(chan struct{})
@@ -95,7 +95,7 @@ func (s *Subscriber) handle(m *nats.Msg) {
 
 // Run waits for the share (for a queue-group member, the group's total), the idle timeout, a
 // lost connection or ctx.
-func (s *Subscriber) Run(ctx context.Context, env *bench.Env) error {
+func (s *Subscriber) Run(ctx context.Context, env *harness.Env) error {
 	w := idle.Wait{Timeout: s.cfg.IdleTimeout, Done: s.done}
 	if s.cfg.Queue != "" {
 		w.Finished = env.GroupDone

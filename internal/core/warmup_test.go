@@ -9,8 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/result"
 )
@@ -24,9 +24,9 @@ type varzSample struct {
 // runSampled runs p with a warm-up of warmup, calls during(start) once it has started, and
 // samples the server's own count of messages received (/varz in_msgs) every 2 ms from before
 // the start to the end.
-func runSampled(t *testing.T, srv *embedded.Cluster, p *bench.Plan, warmup time.Duration, during func(start time.Time)) (*result.Result, []varzSample) {
+func runSampled(t *testing.T, srv *embedded.Cluster, p *harness.Plan, warmup time.Duration, during func(start time.Time)) (*result.Result, []varzSample) {
 	t.Helper()
-	r := &bench.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+	r := &harness.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
 	}, Warmup: warmup}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

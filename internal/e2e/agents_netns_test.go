@@ -206,7 +206,7 @@ func testCounts(t *testing.T, n *testNet) {
 
 	// The server's own counters: every published message in, every delivery out, plus the one
 	// $JS.API.INFO request (in) and its reply (out) each agent process makes when its first
-	// client connects (internal/bench/conn.go, once per process and server). The control
+	// client connects (internal/harness/conn.go, once per process and server). The control
 	// traffic has a server of its own.
 	pub, sub := res.Groups[0], res.Groups[1]
 	conns := int64(len(agentNames))

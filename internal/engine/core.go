@@ -4,8 +4,8 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
 )
@@ -20,25 +20,25 @@ func init() {
 }
 
 // PubGroup is core publishers with their shares.
-func PubGroup(cfg core.PubConfig, clients int, shares []int64) *bench.Group {
-	return &bench.Group{
+func PubGroup(cfg core.PubConfig, clients int, shares []int64) *harness.Group {
+	return &harness.Group{
 		Name: "pub", Kind: "Core NATS publisher", Verb: "publishing", Clients: clients,
 		Shares: shares, Producer: true,
-		New: func(int) bench.Client { return core.NewPublisher(cfg) },
+		New: func(int) harness.Client { return core.NewPublisher(cfg) },
 	}
 }
 
 // SubGroup is core subscribers; total is what the publishers send in all (each subscriber
 // expects all of it, or a share of it in a queue group).
-func SubGroup(cfg core.SubConfig, clients int, total int64) *bench.Group {
+func SubGroup(cfg core.SubConfig, clients int, total int64) *harness.Group {
 	shares := Each(total, clients)
 	if cfg.Queue != "" {
 		shares = Split(total, clients)
 	}
-	return &bench.Group{
+	return &harness.Group{
 		Name: "sub", Kind: "Core NATS subscriber", Verb: "expecting", Clients: clients,
 		Shares: shares, Shared: cfg.Queue != "",
-		New: func(int) bench.Client { return core.NewSubscriber(cfg) },
+		New: func(int) harness.Client { return core.NewSubscriber(cfg) },
 	}
 }
 
@@ -67,7 +67,7 @@ func buildPub(_ context.Context, b *Build) (*Built, error) {
 	kv["subject"], kv["multi-subject"], kv["multi-subject-max"] = c.Subject, strconv.FormatBool(c.MultiSubject), units.Comma(int64(cfg.MultiSubjectMax))
 	return &Built{
 		Title: "Core NATS publisher benchmark", Params: kv, Settings: cfg, Size: size,
-		Groups: []*bench.Group{PubGroup(cfg, n, b.SenderShares(n))},
+		Groups: []*harness.Group{PubGroup(cfg, n, b.SenderShares(n))},
 	}, nil
 }
 
@@ -93,7 +93,7 @@ func buildSub(_ context.Context, b *Build) (*Built, error) {
 	g.Estimated = !b.MsgsGiven() // the default count only says when to stop
 	return &Built{
 		Title: "Core NATS subscriber benchmark", Params: kv, Settings: cfg, Size: size, Receivers: true,
-		Groups: []*bench.Group{g},
+		Groups: []*harness.Group{g},
 	}, nil
 }
 
@@ -147,7 +147,7 @@ func buildPubSub(ctx context.Context, b *Build) (*Built, error) {
 	return &Built{
 		Title: "Core NATS pub/sub benchmark", Params: kv, Size: size, Receivers: true,
 		Settings: map[string]any{"pub": pcfg, "sub": scfg, "pubs": pubs, "subs": subs, "faults": b.faultEcho()},
-		Groups:   []*bench.Group{PubGroup(pcfg, pubs, pshares), sg}, // every client is set up (subscribed) before any starts
+		Groups:   []*harness.Group{PubGroup(pcfg, pubs, pshares), sg}, // every client is set up (subscribed) before any starts
 	}, nil
 }
 
@@ -170,10 +170,10 @@ func buildServe(_ context.Context, b *Build) (*Built, error) {
 	}
 	return &Built{
 		Title: "Core NATS service responder benchmark", Params: kv, Settings: cfg, Size: size,
-		Groups: []*bench.Group{{
+		Groups: []*harness.Group{{
 			Name: "serve", Kind: "Core NATS service responder", Verb: "serving", Clients: n,
 			Shares: shares, Shared: true,
-			New: func(int) bench.Client { return core.NewResponder(cfg) },
+			New: func(int) harness.Client { return core.NewResponder(cfg) },
 		}},
 	}, nil
 }
@@ -198,10 +198,10 @@ func buildRequest(_ context.Context, b *Build) (*Built, error) {
 	return &Built{
 		Title: "Core NATS service requester benchmark", Params: kv, Settings: cfg, Size: size,
 		Corrected: p.Rate > 0,
-		Groups: []*bench.Group{{
+		Groups: []*harness.Group{{
 			Name: "request", Kind: "Core NATS service requester", Verb: "requesting", Clients: n,
 			Shares: b.SenderShares(n), Producer: true,
-			New: func(int) bench.Client { return core.NewRequester(cfg) },
+			New: func(int) harness.Client { return core.NewRequester(cfg) },
 		}},
 	}, nil
 }

@@ -1,7 +1,7 @@
 // Package engine turns a spec.Spec into a result.Result in this process: it resolves the
 // target (the user's servers, or an embedded server or cluster), makes the Spec's setup,
 // builds each workload's client groups from its kind's typed config through a registry of
-// kinds, adds the run's hooks (faults, verify), and runs the whole under bench.Runner with a
+// kinds, adds the run's hooks (faults, verify), and runs the whole under harness.Runner with a
 // two-phase start: Prepare connects and sets up every client, Start(at) releases them all at
 // one instant, Wait returns the Result.
 //

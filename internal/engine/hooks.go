@@ -11,9 +11,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/fault"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/result"
 )
@@ -77,7 +77,7 @@ type Faults struct {
 
 // Attach runs the fault timeline alongside plan's clients and adds it, with the
 // unavailability window, to the Result. s is the stream a leader fault acts on (nil: none).
-func (f *Faults) Attach(plan *bench.Plan, t *Target, s *StreamRef, logf func(string, ...any)) {
+func (f *Faults) Attach(plan *harness.Plan, t *Target, s *StreamRef, logf func(string, ...any)) {
 	if len(f.Plan) == 0 {
 		return
 	}
@@ -188,7 +188,7 @@ func (f *Faults) outage(group string, id int, gap result.Gap, events []result.Fa
 }
 
 // Chain adds f to what the plan does after the run.
-func Chain(plan *bench.Plan, f func(context.Context, *result.Result)) {
+func Chain(plan *harness.Plan, f func(context.Context, *result.Result)) {
 	prev := plan.After
 	plan.After = func(ctx context.Context, res *result.Result) {
 		if prev != nil {
@@ -253,7 +253,7 @@ func Unavailable(res *result.Result) result.Gap {
 }
 
 // AttachCoreVerify adds the receivers' view of delivery to the Result of a core NATS run.
-func AttachCoreVerify(plan *bench.Plan) {
+func AttachCoreVerify(plan *harness.Plan) {
 	Chain(plan, func(_ context.Context, res *result.Result) {
 		v := ReceiversVerify(res)
 		res.Verify = &v

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/internal/units"
@@ -35,11 +35,11 @@ var pubKinds = map[string]string{
 }
 
 // JSPubGroup is JetStream publishers with their shares.
-func JSPubGroup(cfg js.PubConfig, clients int, shares []int64) *bench.Group {
-	return &bench.Group{
+func JSPubGroup(cfg js.PubConfig, clients int, shares []int64) *harness.Group {
+	return &harness.Group{
 		Name: "pub", Kind: pubKinds[cfg.Mode], Verb: "publishing", Clients: clients,
 		Shares: shares, Producer: true,
-		New: func(int) bench.Client { return js.NewPublisher(cfg) },
+		New: func(int) harness.Client { return js.NewPublisher(cfg) },
 	}
 }
 
@@ -116,7 +116,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	built := s.built(&Built{
 		Title: pubKinds[mode] + " benchmark", Params: kv, Size: size, Corrected: p.Rate > 0,
 		Settings: map[string]any{"stream": echoStream(st, spec.Duration(b.ackTimeout(c.AckTimeout))), "publisher": cfg, "faults": b.faultEcho()},
-		Groups:   []*bench.Group{JSPubGroup(cfg, n, b.SenderShares(n))},
+		Groups:   []*harness.Group{JSPubGroup(cfg, n, b.SenderShares(n))},
 		Stream:   ref,
 	})
 	if b.Spec.Verify {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nuid"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
@@ -100,12 +100,12 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 		s.after = append(s.after, func(ctx context.Context) { _ = stream.DeleteConsumer(ctx, name) })
 	}
 	cancel()
-	sg := &bench.Group{Name: "sub", Kind: consumerKinds[kind], Verb: "expecting", Clients: subs, Shares: Each(total, subs)}
+	sg := &harness.Group{Name: "sub", Kind: consumerKinds[kind], Verb: "expecting", Clients: subs, Shares: Each(total, subs)}
 	if kind != js.Ordered {
 		sg.Shares, sg.Shared = Split(total, subs), true
 		ccfg.Group = js.NewTally(total)
 	}
-	sg.New = func(int) bench.Client { return js.NewConsumer(ccfg) }
+	sg.New = func(int) harness.Client { return js.NewConsumer(ccfg) }
 	s.report = append(s.report, streamReport{name: st.Name, published: acked, size: size})
 	kv := b.CommonParams(1, size)
 	delete(kv, "clients")
@@ -118,7 +118,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	built := s.built(&Built{
 		Title: "JetStream pub/sub benchmark", Params: kv, Size: size, Receivers: true, Corrected: p.Rate > 0,
 		Settings: map[string]any{"pub": pcfg, "sub": ccfg, "pubs": pubs, "subs": subs, "stream": echo, "faults": b.faultEcho()},
-		Groups:   []*bench.Group{JSPubGroup(pcfg, pubs, pshares), sg},
+		Groups:   []*harness.Group{JSPubGroup(pcfg, pubs, pshares), sg},
 		Stream:   ref,
 	})
 	if b.Spec.Verify {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nuid"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
@@ -95,7 +95,7 @@ func buildConsumer(ctx context.Context, b *Build) (*Built, error) {
 		s.close()
 		return nil, err
 	}
-	g := &bench.Group{
+	g := &harness.Group{
 		Name: "sub", Kind: consumerKinds[kind], Verb: "expecting", Clients: n,
 		Shares: Each(total, n),
 	}
@@ -103,7 +103,7 @@ func buildConsumer(ctx context.Context, b *Build) (*Built, error) {
 		g.Shares, g.Shared = Split(total, n), true
 		cfg.Group = js.NewTally(total)
 	}
-	g.New = func(int) bench.Client { return js.NewConsumer(cfg) }
+	g.New = func(int) harness.Client { return js.NewConsumer(cfg) }
 	s.report = append(s.report, streamReport{name: st.Name})
 	kv := b.CommonParams(n, size)
 	kv["msgs"] = units.Comma(total)
@@ -117,7 +117,7 @@ func buildConsumer(ctx context.Context, b *Build) (*Built, error) {
 	return s.built(&Built{
 		Title: consumerKinds[kind] + " benchmark", Params: kv, Size: size, Receivers: true,
 		Settings: map[string]any{"stream": echoStream(st, spec.Duration(b.ackTimeout(rc.AckTimeout))), "consumer": cfg},
-		Groups:   []*bench.Group{g},
+		Groups:   []*harness.Group{g},
 	}), nil
 }
 
@@ -207,9 +207,9 @@ func buildGet(ctx context.Context, b *Build) (*Built, error) {
 	return s.built(&Built{
 		Title: kind + " benchmark", Params: kv, Size: size,
 		Settings: map[string]any{"stream": echoStream(st, spec.Duration(b.ackTimeout(c.AckTimeout))), "get": cfg},
-		Groups: []*bench.Group{{
+		Groups: []*harness.Group{{
 			Name: "get", Kind: kind, Verb: "expecting", Clients: n, Shares: Each(msgs, n),
-			New: func(int) bench.Client { return js.NewGetter(cfg) },
+			New: func(int) harness.Client { return js.NewGetter(cfg) },
 		}},
 	}), nil
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/stamp"
@@ -95,14 +95,14 @@ type Built struct {
 	Params map[string]string // start line's key=value pairs
 	// Settings is the kind's own settings, echoed into the Result as "workload".
 	Settings any
-	Groups   []*bench.Group
+	Groups   []*harness.Group
 	// Corrected records the uncorrected latency histogram too (fixed-rate round trips).
 	Corrected bool
 	// Receivers echo the idle timeout in the Result's bench settings.
 	Receivers bool
 	// Size is the message size echoed in the bench settings.
 	Size int64
-	// During and After are the kind's own hooks (see bench.Plan); After runs before the run's.
+	// During and After are the kind's own hooks (see harness.Plan); After runs before the run's.
 	After func(ctx context.Context, res *result.Result)
 	// Stream is the stream a fault acts on (kill-leader, stepdown); nil: none.
 	Stream *StreamRef

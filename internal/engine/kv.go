@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/units"
 	"github.com/natsperf/natsperf/spec"
@@ -96,9 +96,9 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 	return s.built(&Built{
 		Title: kind + " benchmark", Params: kv, Settings: cfg, Size: size,
 		Corrected: put && cfg.Rate > 0, // the open model records latency from the intended sends too
-		Groups: []*bench.Group{{
+		Groups: []*harness.Group{{
 			Name: use, Kind: kind, Verb: verb, Clients: n, Shares: shares, Producer: put,
-			New: func(int) bench.Client { return js.NewKV(cfg, put) },
+			New: func(int) harness.Client { return js.NewKV(cfg, put) },
 		}},
 	}), nil
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/latency"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
@@ -102,16 +102,16 @@ func buildLatency(_ context.Context, b *Build) (*Built, error) {
 			"msg-size": units.FormatSize(echo.Size), "rate": units.Comma(int64(echo.Rate)) + "/s",
 			"duration": echo.Duration.String(), "subject": echo.Subject,
 		},
-		Groups: []*bench.Group{
+		Groups: []*harness.Group{
 			{
 				Name: "pub", Kind: "Core NATS publisher", Verb: "publishing", Clients: 1,
 				Shares: []int64{msgs}, Producer: true,
-				New: func(int) bench.Client { return latency.NewPublisher(pcfg, link) },
+				New: func(int) harness.Client { return latency.NewPublisher(pcfg, link) },
 			},
 			{
 				Name: "sub", Kind: "Core NATS subscriber", Verb: "expecting", Clients: 1,
 				Shares: []int64{msgs}, Dial: dialB, HearsProducers: true,
-				New: func(int) bench.Client { return latency.NewSubscriber(link) },
+				New: func(int) harness.Client { return latency.NewSubscriber(link) },
 			},
 		},
 		Text: func(w io.Writer, res *result.Result) error {

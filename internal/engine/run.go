@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/fault"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/result"
@@ -29,7 +29,7 @@ type Options struct {
 	// Logf prints the start lines; nil prints nothing.
 	Logf func(format string, args ...any)
 	// Progress shows live progress; nil shows nothing.
-	Progress bench.Progress
+	Progress harness.Progress
 	// Target, when set, is used instead of resolving the spec's (a scenario's shared target).
 	Target *Target
 	// Hist is echoed in the Result's settings (the command line's --hist file).
@@ -38,7 +38,7 @@ type Options struct {
 	// "natsperf run NAME", Settings' entries join the Result's settings.
 	Title    string
 	Settings map[string]any
-	// Series, when set, receives every client's intervals as they close (bench.Runner.Series).
+	// Series, when set, receives every client's intervals as they close (harness.Runner.Series).
 	Series chan<- record.Slice
 	// Part, when set, runs only this process's share of the spec (a distributed run's agent):
 	// see SplitGroup and the instance rule in docs/agent-protocol.md.
@@ -60,7 +60,7 @@ type Part struct{ Index, Count int }
 type Execution struct {
 	Spec   *spec.Spec
 	Target *Target
-	Plan   *bench.Plan
+	Plan   *harness.Plan
 	// Interval and Warmup are the runner's settings as resolved from the spec.
 	Interval, Warmup time.Duration
 	// Text is the kind's own text report (latency's), nil for nats bench's form.
@@ -69,13 +69,13 @@ type Execution struct {
 	skew      func(publisher uint32) int64
 	clock     *storedClock
 	ownTarget bool
-	prepared  *bench.Prepared
+	prepared  *harness.Prepared
 	closers   []func()
 }
 
-// BenchSettings is what a Result carries of the run's common settings, named as the command
+// CommonSettings is what a Result carries of the run's common settings, named as the command
 // line's flags are (internal/cmdline owns the flags; the engine knows none).
-type BenchSettings struct {
+type CommonSettings struct {
 	Clients     int              `json:"clients"`
 	Msgs        int64            `json:"msgs"`
 	Size        int64            `json:"size"`
@@ -99,7 +99,7 @@ type BenchSettings struct {
 type settingsEcho struct {
 	Connection connect.Settings `json:"connection"`
 	Embedded   bool             `json:"embedded,omitempty"`
-	Bench      BenchSettings    `json:"bench"`
+	Bench      CommonSettings    `json:"bench"`
 	Workload   any              `json:"workload"`
 }
 
@@ -116,7 +116,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) {
 	if err != nil {
 		return nil, err
 	}
-	runner := &bench.Runner{
+	runner := &harness.Runner{
 		Dial: r.Target.Dialer(), JS: r.Target.Settings.JS, Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
 		Logf: o.Logf, Progress: o.Progress, Series: o.Series, Skew: r.skew,
 		StoredClock: &r.clock.offset, PacePrecision: pacePrecision(s),
@@ -132,7 +132,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) {
 	return r, nil
 }
 
-// assemble is Prepare up to the bench.Plan: the target is open, the setup made and the
+// assemble is Prepare up to the harness.Plan: the target is open, the setup made and the
 // workloads built, but no client is connected. Close releases it.
 func assemble(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) {
 	started := time.Now()
@@ -194,7 +194,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) 
 	// stands for, several are joined into one plan whose groups are prefixed by instance
 	// (pod1/pub, pod2/pub), all started at one barrier.
 	single := len(s.Workloads) == 1 && s.Workloads[0].Instances <= 1 && s.Workloads[0].Name == ""
-	plan := &bench.Plan{Command: "run", Title: "natsperf run " + s.Name, Latency: !s.NoLatency}
+	plan := &harness.Plan{Command: "run", Title: "natsperf run " + s.Name, Latency: !s.NoLatency}
 	if s.Name == "" {
 		plan.Title = "natsperf run"
 	}
@@ -325,9 +325,9 @@ func instancePrefix(name string, wi, i int) string {
 }
 
 // benchOf is the Result's echo of a workload's common settings, named as the flags are.
-func benchOf(b *Build, built *Built, interval time.Duration, hist string) BenchSettings {
+func benchOf(b *Build, built *Built, interval time.Duration, hist string) CommonSettings {
 	w, s := b.Workload, b.Spec
-	echo := BenchSettings{
+	echo := CommonSettings{
 		Clients: b.Clients(), Msgs: max(built.Msgs, b.Msgs()), Size: built.Size, Sleep: w.Pacing.Sleep.D(), Rate: w.Pacing.Rate, Shape: shapeOf(w.Pacing),
 		Duration: w.Pacing.Duration.D(), Warmup: s.Warmup.D(), Interval: interval, NoLatency: s.NoLatency, Hist: hist,
 		ServerMetrics: s.Target.Monitor, NoServerMetrics: s.NoServerMetrics,

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/spec"
@@ -66,15 +66,15 @@ func Sum(shares []int64) int64 {
 }
 
 // Params builds the start line's key=value list, sorted like nats bench's.
-func Params(kv map[string]string) []bench.Param {
+func Params(kv map[string]string) []harness.Param {
 	keys := make([]string, 0, len(kv))
 	for k := range kv {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]bench.Param, 0, len(keys))
+	out := make([]harness.Param, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, bench.Param{Key: k, Value: kv[k]})
+		out = append(out, harness.Param{Key: k, Value: kv[k]})
 	}
 	return out
 }
@@ -91,8 +91,8 @@ func (p Part) Range(n int) (lo, hi int) { return p.Index * n / p.Count, (p.Index
 
 // Split keeps this part's clients of each group, each at its index in the whole group, with
 // its share of the messages and of a fixed rate; groups left with no client here are dropped.
-func (p Part) Split(groups []*bench.Group) []*bench.Group {
-	var out []*bench.Group
+func (p Part) Split(groups []*harness.Group) []*harness.Group {
+	var out []*harness.Group
 	for _, g := range groups {
 		lo, hi := p.Range(g.Clients)
 		if hi == lo {
@@ -137,7 +137,7 @@ type idBlock struct {
 }
 
 // blockOf is a built instance's id block; groups are still whole (before Part.Split).
-func blockOf(groups []*bench.Group, whole bool, here int) idBlock {
+func blockOf(groups []*harness.Group, whole bool, here int) idBlock {
 	if whole {
 		return idBlock{part: here}
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // storedClock places the JetStream latency breakdown's split on natsperf's clock: the
-// offset every consumer's recorder adds (bench.Runner.StoredClock), set from the
+// offset every consumer's recorder adds (harness.Runner.StoredClock), set from the
 // telemetry's first reading before the start barrier, and what the Result says of it.
 type storedClock struct {
 	offset atomic.Int64

@@ -9,9 +9,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/procs"
 	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
@@ -126,7 +126,7 @@ func OpenTarget(ctx context.Context, settings connect.Settings, o TargetOptions)
 }
 
 // Dialer connects clients with the resolved settings.
-func (t *Target) Dialer() bench.Dialer {
+func (t *Target) Dialer() harness.Dialer {
 	return func(ctx context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		r := t.reach
 		if r == nil || r.done() {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/telemetry"
 	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
@@ -63,7 +63,7 @@ func closeSource(src telemetry.Source) {
 // connection of its own, and puts the series and the events in the Result. Its first
 // reading places the latency breakdown's split of streams on natsperf's clock (clock). It
 // returns what closes that connection.
-func attachTelemetry(ctx context.Context, plan *bench.Plan, src telemetry.Source, t *Target, interval time.Duration, clock *storedClock, streams []string) func() {
+func attachTelemetry(ctx context.Context, plan *harness.Plan, src telemetry.Source, t *Target, interval time.Duration, clock *storedClock, streams []string) func() {
 	smp := &telemetry.Sampler{Source: src, Interval: interval, EventPrefix: t.Settings.JS.EventPrefix}
 	stop := func() {}
 	var subErr error
@@ -117,7 +117,7 @@ func faultEvents(tl []result.FaultEvent) []result.Event {
 
 // ChainDuring adds f to what runs alongside the plan's clients; the windows are the ones
 // the plan's own During returns.
-func ChainDuring(plan *bench.Plan, f func(ctx context.Context, start time.Time)) {
+func ChainDuring(plan *harness.Plan, f func(ctx context.Context, start time.Time)) {
 	prev := plan.During
 	plan.During = func(ctx context.Context, start time.Time) []result.Window {
 		done := make(chan struct{})

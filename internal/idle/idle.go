@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 )
 
 // DefaultTimeout is the receivers' idle timeout when none is given (--idle-timeout's default).
@@ -113,8 +113,8 @@ type Wait struct {
 }
 
 // Run waits until Done closes (nil), Fail sends or the connection is given up (that error),
-// ctx ends (ctx.Err()) or the receiver is idle (bench.ErrIdle).
-func (w Wait) Run(ctx context.Context, env *bench.Env, c *bench.Conn) error {
+// ctx ends (ctx.Err()) or the receiver is idle (harness.ErrIdle).
+func (w Wait) Run(ctx context.Context, env *harness.Env, c *harness.Conn) error {
 	progress := w.Progress
 	if progress == nil {
 		progress = env.Rec.Progress
@@ -149,7 +149,7 @@ func (w Wait) Run(ctx context.Context, env *bench.Env, c *bench.Conn) error {
 				watch.Restart(clk.Now())
 				continue
 			}
-			return bench.ErrIdle
+			return harness.ErrIdle
 		}
 	}
 }

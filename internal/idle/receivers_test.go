@@ -11,9 +11,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/js"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/result"
@@ -29,7 +29,7 @@ const share = 100 // more than any test sends before it wants the receiver idle
 type receiver struct {
 	name string
 	// setup prepares the server side and returns the client and a publish function.
-	setup func(t *testing.T, nc *nats.Conn, idle time.Duration) (bench.Client, func(n int))
+	setup func(t *testing.T, nc *nats.Conn, idle time.Duration) (harness.Client, func(n int))
 	// delivered is how many messages the server says reached the client (the reference).
 	delivered func(t *testing.T, nc *nats.Conn) int
 }
@@ -37,7 +37,7 @@ type receiver struct {
 func receivers() []receiver {
 	coreSub := receiver{
 		name: "core sub",
-		setup: func(t *testing.T, nc *nats.Conn, idle time.Duration) (bench.Client, func(int)) {
+		setup: func(t *testing.T, nc *nats.Conn, idle time.Duration) (harness.Client, func(int)) {
 			c := core.NewSubscriber(core.SubConfig{Subject: "idle.core", IdleTimeout: idle, PendingMsgs: -1, PendingBytes: -1})
 			return c, func(n int) {
 				for range n {
@@ -54,7 +54,7 @@ func receivers() []receiver {
 	jsKind := func(kind string) receiver {
 		return receiver{
 			name: "js " + kind,
-			setup: func(t *testing.T, nc *nats.Conn, idle time.Duration) (bench.Client, func(int)) {
+			setup: func(t *testing.T, nc *nats.Conn, idle time.Duration) (harness.Client, func(int)) {
 				ctx := context.Background()
 				jsc, err := jetstream.New(nc)
 				if err != nil {
@@ -104,7 +104,7 @@ func startServer(t *testing.T) *embedded.Cluster {
 type started struct {
 	rv      receiver
 	srv     *embedded.Cluster
-	pr      *bench.Prepared
+	pr      *harness.Prepared
 	nc      *nats.Conn // the test's own connection
 	publish func(n int)
 }
@@ -122,7 +122,7 @@ func eachReceiver(t *testing.T, idle time.Duration, f func(t *testing.T, s *star
 			}
 			t.Cleanup(nc.Close)
 			client, publish := rv.setup(t, nc, idle)
-			r := &bench.Runner{
+			r := &harness.Runner{
 				Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 					return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
 				},
@@ -130,9 +130,9 @@ func eachReceiver(t *testing.T, idle time.Duration, f func(t *testing.T, s *star
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			t.Cleanup(cancel)
-			p := &bench.Plan{Command: "idle test", Groups: []*bench.Group{{
+			p := &harness.Plan{Command: "idle test", Groups: []*harness.Group{{
 				Name: "sub", Kind: rv.name, Verb: "expecting", Clients: 1, Shares: []int64{share},
-				New: func(int) bench.Client { return client },
+				New: func(int) harness.Client { return client },
 			}}}
 			pr, err := r.Prepare(ctx, p)
 			if err != nil {

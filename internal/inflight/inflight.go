@@ -25,7 +25,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/spec"
@@ -112,7 +112,7 @@ type loopState struct {
 // Run sends sched's operations through h on conn with up to cfg.Max awaiting answers, then
 // waits for the answers still due (at most cfg.Timeout each). Answers come to a subscription
 // of conn's own; env.Rec's owner is its goroutine until Run returns.
-func Run(ctx context.Context, env *bench.Env, conn *bench.Conn, sched *loop.Schedule, cfg Config, h Handler) error {
+func Run(ctx context.Context, env *harness.Env, conn *harness.Conn, sched *loop.Schedule, cfg Config, h Handler) error {
 	s := &loopState{cfg: cfg, h: h, clk: env.Clock, rec: env.Rec, slots: make([]slot, max(cfg.Max, 1)), wake: make(chan struct{}, 1)}
 	s.rec.Events.MaxInflight.Store(int64(len(s.slots)))
 	prefix := conn.NewInbox() + "."
@@ -222,7 +222,7 @@ func parse(subject string) (k int, i uint64, ok bool) {
 
 // take waits for a free slot and points s.next at it, giving up operations past their
 // timeout on the way; waiting because every slot is taken is counted (InflightFull).
-func (s *loopState) take(ctx context.Context, conn *bench.Conn, timer *time.Timer) error {
+func (s *loopState) take(ctx context.Context, conn *harness.Conn, timer *time.Timer) error {
 	counted := false
 	for {
 		seen := s.busy.Load()
@@ -252,7 +252,7 @@ func (s *loopState) take(ctx context.Context, conn *bench.Conn, timer *time.Time
 }
 
 // drain waits for the answers still due, giving up the ones past their timeout.
-func (s *loopState) drain(ctx context.Context, conn *bench.Conn, timer *time.Timer) error {
+func (s *loopState) drain(ctx context.Context, conn *harness.Conn, timer *time.Timer) error {
 	for seen := s.busy.Load(); seen > 0; seen = s.busy.Load() {
 		if s.fail.Load() {
 			return s.err
@@ -309,7 +309,7 @@ func (s *loopState) oldest() int64 {
 
 // sleep waits until an answer frees a slot (fewer than seen are taken), deadline (Clock ns)
 // passes, or the run fails or ends.
-func (s *loopState) sleep(ctx context.Context, conn *bench.Conn, timer *time.Timer, deadline, seen int64) error {
+func (s *loopState) sleep(ctx context.Context, conn *harness.Conn, timer *time.Timer, deadline, seen int64) error {
 	s.wait.Store(true)
 	defer s.wait.Store(false)
 	if s.busy.Load() < seen || s.fail.Load() {

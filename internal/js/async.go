@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/record"
@@ -62,7 +62,7 @@ type asyncPub struct {
 	endAt     int64 // a fixed-rate run's end on its schedule, for the recorder (set before Close)
 }
 
-func (p *asyncPub) Prepare(ctx context.Context, env *bench.Env) error {
+func (p *asyncPub) Prepare(ctx context.Context, env *harness.Env) error {
 	p.window = p.cfg.Batch
 	if p.window <= 0 {
 		p.window = DefaultAsyncWindow
@@ -183,7 +183,7 @@ func (p *asyncPub) settle() {
 
 // Run publishes the share window by window, as nats bench does; at a fixed rate, on its
 // schedule (runPaced).
-func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
+func (p *asyncPub) Run(ctx context.Context, env *harness.Env) error {
 	if p.paced {
 		return p.runPaced(ctx, env)
 	}
@@ -223,7 +223,7 @@ func (p *asyncPub) Run(ctx context.Context, env *bench.Env) error {
 // send fills ring slot n with message seq (1-based), meant for intended and sent at now,
 // publishes it and then sleeps --sleep. A publish refused at once is counted (failed, never
 // stored); the error is one the client cannot go on after.
-func (p *asyncPub) send(ctx context.Context, env *bench.Env, n int, seq uint64, intended, now int64, t *time.Timer) error {
+func (p *asyncPub) send(ctx context.Context, env *harness.Env, n int, seq uint64, intended, now int64, t *time.Timer) error {
 	slot := &p.msgs[n]
 	m := &slot.Msg
 	p.sent[n], p.intended[n], p.seqs[n] = now, intended, seq
@@ -280,7 +280,7 @@ func (p *asyncPub) send(ctx context.Context, env *bench.Env, n int, seq uint64, 
 // the sends still waiting when the run's duration ends are not made and are counted as
 // attempted and failed (Events.NotSent, never stored), so the schedule's every send is
 // accounted for and the text says why they were not made.
-func (p *asyncPub) runPaced(ctx context.Context, env *bench.Env) error {
+func (p *asyncPub) runPaced(ctx context.Context, env *harness.Env) error {
 	clk := env.Clock
 	p.start = env.Start
 	share, _, pacer := p.share(env)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
@@ -51,10 +51,10 @@ func TestAsyncPubCountsLostAcksAndGoesOn(t *testing.T) {
 	defer nc.Close()
 	const n = 40
 	clk := record.NewClock()
-	env := &bench.Env{
+	env := &harness.Env{
 		ID: 1, Count: 1, Share: n, Bounded: true, Clock: clk,
 		Rec:  record.New(record.Options{Clock: clk, Latency: true}),
-		Dial: func(context.Context) (*bench.Conn, error) { return &bench.Conn{Conn: nc}, nil },
+		Dial: func(context.Context) (*harness.Conn, error) { return &harness.Conn{Conn: nc}, nil },
 	}
 	env.Start = clk.Now()
 	p := NewPublisher(PubConfig{Mode: Async, Subject: "lossy.x", Size: 64, Batch: 5, AckTimeout: 150 * time.Millisecond, IDs: stamp.NewIDs()})

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/serverver"
@@ -42,7 +42,7 @@ type batchPub struct {
 	checked   bool // the first message of the first batch was acked on its own
 }
 
-func (p *batchPub) Prepare(ctx context.Context, env *bench.Env) error {
+func (p *batchPub) Prepare(ctx context.Context, env *harness.Env) error {
 	if p.cfg.Batch <= 0 {
 		p.cfg.Batch = 100
 	}
@@ -77,7 +77,7 @@ func (p *batchPub) Prepare(ctx context.Context, env *bench.Env) error {
 }
 
 // Run publishes the share in atomic batches of cfg.Batch (the last one may be shorter).
-func (p *batchPub) Run(ctx context.Context, env *bench.Env) error {
+func (p *batchPub) Run(ctx context.Context, env *harness.Env) error {
 	clk, rec, body := env.Clock, env.Rec, p.bmsg
 	m := &body.Msg
 	id := p.cfg.IDs.For(env.Index)

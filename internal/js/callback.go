@@ -8,12 +8,12 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/idle"
 )
 
 // NewConsumer returns a consumer client of cfg.Kind.
-func NewConsumer(cfg ConsumeConfig) bench.Client {
+func NewConsumer(cfg ConsumeConfig) harness.Client {
 	if cfg.AckTimeout <= 0 {
 		cfg.AckTimeout = DefaultAckTimeout
 	}
@@ -36,7 +36,7 @@ type starter func() (jetstream.ConsumeContext, error)
 type callbackConsumer struct {
 	cfg    ConsumeConfig
 	open   func(ctx context.Context, js jetstream.JetStream, cfg ConsumeConfig, h *handler) (starter, error)
-	conn   *bench.Conn
+	conn   *harness.Conn
 	js     jetstream.JetStream
 	h      *handler
 	start  starter
@@ -44,7 +44,7 @@ type callbackConsumer struct {
 	reopen time.Time // when the consumer was last made again (RideOut)
 }
 
-func (c *callbackConsumer) Prepare(ctx context.Context, env *bench.Env) error {
+func (c *callbackConsumer) Prepare(ctx context.Context, env *harness.Env) error {
 	conn, js, err := dial(ctx, env, jetstream.WithDefaultTimeout(c.cfg.AckTimeout))
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func pullOpts(cfg ConsumeConfig, h *handler) []jetstream.PullConsumeOpt {
 	return opts
 }
 
-func (c *callbackConsumer) Run(ctx context.Context, env *bench.Env) error {
+func (c *callbackConsumer) Run(ctx context.Context, env *harness.Env) error {
 	c.h.begin(ctx, env)
 	cc, err := patiently(ctx, c.start)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/record"
 )
 
@@ -17,7 +17,7 @@ import (
 const DefaultAckTimeout = 5 * time.Second
 
 // dial opens the client's connection and a JetStream context on it.
-func dial(ctx context.Context, env *bench.Env, opts ...jetstream.JetStreamOpt) (*bench.Conn, jetstream.JetStream, error) {
+func dial(ctx context.Context, env *harness.Env, opts ...jetstream.JetStreamOpt) (*harness.Conn, jetstream.JetStream, error) {
 	c, err := env.Dial(ctx)
 	if err != nil {
 		return nil, nil, err

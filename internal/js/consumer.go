@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/idle"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
@@ -107,7 +107,7 @@ type handler struct {
 	stalled func(ctx context.Context) bool
 }
 
-func newHandler(ctx context.Context, cfg ConsumeConfig, env *bench.Env) (*handler, error) {
+func newHandler(ctx context.Context, cfg ConsumeConfig, env *harness.Env) (*handler, error) {
 	ack, err := AckPolicy(cfg.Consumer.Acks)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func newHandler(ctx context.Context, cfg ConsumeConfig, env *bench.Env) (*handle
 // begin starts the client's run: the stamps of messages sent before env.Start are not this
 // run's, and with RateFromStart the rate's interval opens now. Call it from Run before the
 // first message can arrive.
-func (h *handler) begin(ctx context.Context, env *bench.Env) {
+func (h *handler) begin(ctx context.Context, env *harness.Env) {
 	h.ctx, h.start = ctx, env.Start
 	if h.cfg.RateFromStart {
 		h.rec.Begin(env.Start)
@@ -218,7 +218,7 @@ func (h *handler) progress() int64 {
 }
 
 // wait ends a callback consumer: share done, idle, failed, connection lost or ctx ended.
-func (h *handler) wait(ctx context.Context, env *bench.Env, c *bench.Conn) error {
+func (h *handler) wait(ctx context.Context, env *harness.Env, c *harness.Conn) error {
 	return idle.Wait{
 		Timeout: h.cfg.IdleTimeout, FromStart: h.cfg.IdleFromStart, Done: h.doneCh(), Fail: h.fail,
 		Progress: h.progress, RideOn: h.rideOn, Finished: h.failedOnly(env),
@@ -228,7 +228,7 @@ func (h *handler) wait(ctx context.Context, env *bench.Env, c *bench.Conn) error
 // failedOnly, with PubFailed, ends a consumer once the publishers are done and all it still
 // lacks of its share is publishes they know failed (never stored): it does not wait the idle
 // timeout for them. Publishes that timed out may be stored: those it still waits for.
-func (h *handler) failedOnly(env *bench.Env) func() bool {
+func (h *handler) failedOnly(env *harness.Env) func() bool {
 	if h.cfg.PubFailed == nil {
 		return nil
 	}

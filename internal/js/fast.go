@@ -8,7 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/synadia-io/orbit.go/jetstreamext"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/payload"
 	"github.com/natsperf/natsperf/internal/record"
@@ -42,7 +42,7 @@ type fastPub struct {
 	rec   *record.Recorder
 }
 
-func (p *fastPub) Prepare(ctx context.Context, env *bench.Env) error {
+func (p *fastPub) Prepare(ctx context.Context, env *harness.Env) error {
 	if err := p.prepare(ctx, env); err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func ringSize(n int) int {
 
 // Run adds the share to the batch on the schedule, records each message when an ack covers
 // it, and closes the batch at the end (its ack covers the rest).
-func (p *fastPub) Run(ctx context.Context, env *bench.Env) error {
+func (p *fastPub) Run(ctx context.Context, env *harness.Env) error {
 	clk, rec, body := env.Clock, env.Rec, p.msg
 	m := &body.Msg
 	p.rec = rec

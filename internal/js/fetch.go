@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/idle"
 )
 
@@ -16,12 +16,12 @@ import (
 // goroutine.
 type fetcher struct {
 	cfg  ConsumeConfig
-	conn *bench.Conn
+	conn *harness.Conn
 	cons jetstream.Consumer
 	h    *handler
 }
 
-func (f *fetcher) Prepare(ctx context.Context, env *bench.Env) error {
+func (f *fetcher) Prepare(ctx context.Context, env *harness.Env) error {
 	conn, js, err := dial(ctx, env, jetstream.WithDefaultTimeout(f.cfg.AckTimeout))
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (f *fetcher) Prepare(ctx context.Context, env *bench.Env) error {
 // Run fetches until the share (or the group's total) is in, or nothing came for the idle
 // timeout. Each fetch waits at most what is left of the idle timeout, so the client never hangs
 // and ends as the callback receivers do.
-func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
+func (f *fetcher) Run(ctx context.Context, env *harness.Env) error {
 	h, clk := f.h, env.Clock
 	watch := idle.NewWatch(f.cfg.IdleTimeout, f.cfg.IdleFromStart, h.progress(), clk.Now())
 	h.begin(ctx, env)
@@ -88,7 +88,7 @@ func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
 		now := clk.Now()
 		if watch.Idle(now, h.progress(), f.conn.IsConnected()) {
 			if !h.rideOn(ctx, watch.Quiet(now)) {
-				return bench.ErrIdle
+				return harness.ErrIdle
 			}
 			watch.Restart(now)
 		}
@@ -97,7 +97,7 @@ func (f *fetcher) Run(ctx context.Context, env *bench.Env) error {
 
 // fetch pulls one batch and handles it; errors the client cannot go on after are returned,
 // the others counted.
-func (f *fetcher) fetch(ctx context.Context, env *bench.Env, wait time.Duration) error {
+func (f *fetcher) fetch(ctx context.Context, env *harness.Env, wait time.Duration) error {
 	batch, err := f.cons.Fetch(f.want(), jetstream.FetchMaxWait(wait))
 	if err != nil {
 		if ctx.Err() != nil {

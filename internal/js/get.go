@@ -11,8 +11,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/loop"
 )
 
@@ -27,7 +27,7 @@ type GetConfig struct {
 }
 
 // NewGetter returns a direct get client: every client reads the stream from its first message.
-func NewGetter(cfg GetConfig) bench.Client {
+func NewGetter(cfg GetConfig) harness.Client {
 	if cfg.AckTimeout <= 0 {
 		cfg.AckTimeout = DefaultAckTimeout
 	}
@@ -39,7 +39,7 @@ func NewGetter(cfg GetConfig) bench.Client {
 
 type getter struct {
 	cfg    GetConfig
-	conn   *bench.Conn
+	conn   *harness.Conn
 	stream jetstream.Stream
 	first  uint64 // the stream's first sequence at setup
 	sub    *nats.Subscription
@@ -47,7 +47,7 @@ type getter struct {
 	api    string // the JetStream API's subject prefix (connect.API)
 }
 
-func (g *getter) Prepare(ctx context.Context, env *bench.Env) error {
+func (g *getter) Prepare(ctx context.Context, env *harness.Env) error {
 	conn, js, err := dial(ctx, env, jetstream.WithDefaultTimeout(g.cfg.AckTimeout))
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func (g *getter) Prepare(ctx context.Context, env *bench.Env) error {
 	return nil
 }
 
-func (g *getter) Run(ctx context.Context, env *bench.Env) error {
+func (g *getter) Run(ctx context.Context, env *harness.Env) error {
 	env.Rec.Begin(env.Clock.Now())
 	if g.cfg.Batch {
 		return g.runBatch(ctx, env)
@@ -85,7 +85,7 @@ func (g *getter) Run(ctx context.Context, env *bench.Env) error {
 }
 
 // runSync gets one message at a time, by sequence (or the next one on the filter).
-func (g *getter) runSync(ctx context.Context, env *bench.Env) error {
+func (g *getter) runSync(ctx context.Context, env *harness.Env) error {
 	clk, rec := env.Clock, env.Rec
 	timer := loop.NewTimer()
 	var opts []jetstream.GetMsgOpt
@@ -158,7 +158,7 @@ type batchRequest struct {
 
 // runBatch asks for BatchSize messages per request and reads the replies up to the server's
 // end-of-batch marker. Each message's latency is from the request to its arrival.
-func (g *getter) runBatch(ctx context.Context, env *bench.Env) error {
+func (g *getter) runBatch(ctx context.Context, env *harness.Env) error {
 	clk, rec := env.Clock, env.Rec
 	subject := g.api + "DIRECT.GET." + g.cfg.Stream
 	timer := loop.NewTimer()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/stamp"
@@ -108,7 +108,7 @@ type KVConfig struct {
 }
 
 // NewKV returns a putter (put) or getter.
-func NewKV(cfg KVConfig, put bool) bench.Client {
+func NewKV(cfg KVConfig, put bool) harness.Client {
 	if cfg.AckTimeout <= 0 {
 		cfg.AckTimeout = DefaultAckTimeout
 	}
@@ -118,14 +118,14 @@ func NewKV(cfg KVConfig, put bool) bench.Client {
 type kvClient struct {
 	cfg    KVConfig
 	put    bool
-	conn   *bench.Conn
+	conn   *harness.Conn
 	kv     jetstream.KeyValue
 	buf    []byte
 	offset int64 // first key of the client's share when not randomized
 	rng    *rand.Rand
 }
 
-func (k *kvClient) Prepare(ctx context.Context, env *bench.Env) error {
+func (k *kvClient) Prepare(ctx context.Context, env *harness.Env) error {
 	conn, js, err := dial(ctx, env, jetstream.WithDefaultTimeout(k.cfg.AckTimeout))
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func (k *kvClient) key(i int64) string {
 
 // Run puts or gets the share one at a time, recording each round trip. A get of a missing key
 // counts as an error.
-func (k *kvClient) Run(ctx context.Context, env *bench.Env) error {
+func (k *kvClient) Run(ctx context.Context, env *harness.Env) error {
 	clk, rec := env.Clock, env.Rec
 	id := k.cfg.IDs.For(env.Index)
 	stamped := len(k.buf) >= stamp.Size

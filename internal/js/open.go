@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/inflight"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/payload"
@@ -36,7 +36,7 @@ type openPub struct {
 
 // open runs p's schedule in the open model when it applies (a fixed rate, a bound, no
 // --sleep); ok false leaves the run to the one-at-a-time loop.
-func (p *syncPub) open(ctx context.Context, env *bench.Env, sched *loop.Schedule) (ok bool, err error) {
+func (p *syncPub) open(ctx context.Context, env *harness.Env, sched *loop.Schedule) (ok bool, err error) {
 	if !sched.Paced() || p.cfg.MaxInflight <= 0 || p.cfg.Sleep > 0 {
 		return false, nil
 	}
@@ -123,7 +123,7 @@ type openPuts struct {
 
 // open runs k's puts in the open model when it applies (a fixed rate, a bound, no --sleep);
 // ok false leaves the run to the one-at-a-time loop.
-func (k *kvClient) open(ctx context.Context, env *bench.Env, sched *loop.Schedule) (ok bool, err error) {
+func (k *kvClient) open(ctx context.Context, env *harness.Env, sched *loop.Schedule) (ok bool, err error) {
 	if !k.put || !sched.Paced() || k.cfg.MaxInflight <= 0 || k.cfg.Sleep > 0 {
 		return false, nil
 	}

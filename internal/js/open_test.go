@@ -9,7 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/record"
 	"github.com/natsperf/natsperf/internal/stamp"
@@ -53,10 +53,10 @@ func TestOpenSyncPubCountsAcksErrorsAndTimeouts(t *testing.T) {
 	defer nc.Close()
 	const n = 100
 	clk := record.NewClock()
-	env := &bench.Env{
+	env := &harness.Env{
 		ID: 1, Count: 1, Share: n, Bounded: true, Clock: clk,
 		Rec:  record.New(record.Options{Clock: clk, Latency: true, Corrected: true}),
-		Dial: func(context.Context) (*bench.Conn, error) { return &bench.Conn{Conn: nc}, nil },
+		Dial: func(context.Context) (*harness.Conn, error) { return &harness.Conn{Conn: nc}, nil },
 	}
 	env.Start = clk.Now()
 	acked, failed := NewTally(0), NewTally(0)

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/payload"
@@ -92,7 +92,7 @@ func (p *pubBase) refused(err error, k int64) {
 }
 
 // NewPublisher returns a publisher client for cfg.Mode.
-func NewPublisher(cfg PubConfig) bench.Client {
+func NewPublisher(cfg PubConfig) harness.Client {
 	if cfg.AckTimeout <= 0 {
 		cfg.AckTimeout = DefaultAckTimeout
 	}
@@ -110,7 +110,7 @@ func NewPublisher(cfg PubConfig) bench.Client {
 // pubBase is what every publisher mode shares.
 type pubBase struct {
 	cfg      PubConfig
-	conn     *bench.Conn
+	conn     *harness.Conn
 	js       jetstream.JetStream
 	subjects []string
 	runID    string       // message id prefix with --dedup
@@ -119,7 +119,7 @@ type pubBase struct {
 	start    int64        // the run's start (clock), for waits
 }
 
-func (p *pubBase) prepare(ctx context.Context, env *bench.Env, opts ...jetstream.JetStreamOpt) error {
+func (p *pubBase) prepare(ctx context.Context, env *harness.Env, opts ...jetstream.JetStreamOpt) error {
 	opts = append(opts, jetstream.WithDefaultTimeout(p.cfg.AckTimeout))
 	c, js, err := dial(ctx, env, opts...)
 	if err != nil {
@@ -151,7 +151,7 @@ func (p *pubBase) subject(i int64) string {
 }
 
 // share is how many messages the client publishes: its share, or rate x duration when paced.
-func (p *pubBase) share(env *bench.Env) (uint64, bool, *pace.Pacer) {
+func (p *pubBase) share(env *harness.Env) (uint64, bool, *pace.Pacer) {
 	return loop.Share(env, p.cfg.Rate, p.cfg.Shape, p.cfg.Duration)
 }
 
@@ -195,7 +195,7 @@ type syncPub struct {
 	idBuf []byte
 }
 
-func (p *syncPub) Prepare(ctx context.Context, env *bench.Env) error {
+func (p *syncPub) Prepare(ctx context.Context, env *harness.Env) error {
 	if err := p.prepare(ctx, env); err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func (p *syncPub) Prepare(ctx context.Context, env *bench.Env) error {
 
 // Run publishes the share, recording each publish-to-ack round trip. At a fixed rate, latency
 // counts from each message's intended send time.
-func (p *syncPub) Run(ctx context.Context, env *bench.Env) error {
+func (p *syncPub) Run(ctx context.Context, env *harness.Env) error {
 	clk, rec, body := env.Clock, env.Rec, p.msg
 	m := &body.Msg
 	id := p.cfg.IDs.For(env.Index)

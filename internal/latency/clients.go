@@ -7,8 +7,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/record"
 )
 
@@ -25,7 +25,7 @@ func NewPublisher(cfg core.PubConfig, link *Link) *Publisher {
 }
 
 // Prepare connects to server A and waits until what it publishes reaches server B.
-func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
+func (p *Publisher) Prepare(ctx context.Context, env *harness.Env) error {
 	if err := p.Publisher.Prepare(ctx, env); err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func (p *Publisher) Prepare(ctx context.Context, env *bench.Env) error {
 
 // Run publishes, then tells the subscriber when it sent fewer than its share: behind its
 // schedule, it stopped at the duration.
-func (p *Publisher) Run(ctx context.Context, env *bench.Env) error {
+func (p *Publisher) Run(ctx context.Context, env *harness.Env) error {
 	err := p.Publisher.Run(ctx, env)
 	p.link.lastSent.Store(env.Rec.LastMessage())
 	if n := env.Rec.Progress(); n < env.Share {
@@ -50,7 +50,7 @@ const MinDrain = time.Second
 // the publisher is done, it waits at most Drain(max latency seen) for the rest.
 type Subscriber struct {
 	link   *Link
-	conn   *bench.Conn
+	conn   *harness.Conn
 	rec    *record.Recorder
 	sub    *nats.Subscription
 	done   chan struct{}
@@ -66,7 +66,7 @@ func NewSubscriber(link *Link) *Subscriber { return &Subscriber{link: link} }
 func Drain(maxLatency time.Duration) time.Duration { return max(MinDrain, 10*maxLatency) }
 
 // Prepare connects to server B, subscribes and sets up the link's probe.
-func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) (err error) {
+func (s *Subscriber) Prepare(ctx context.Context, env *harness.Env) (err error) {
 	defer func() {
 		if err != nil {
 			s.link.subscriberFailed()
@@ -104,7 +104,7 @@ func (s *Subscriber) Prepare(ctx context.Context, env *bench.Env) (err error) {
 }
 
 // Run waits for every message, or for the drain time after the publisher is done.
-func (s *Subscriber) Run(ctx context.Context, env *bench.Env) error {
+func (s *Subscriber) Run(ctx context.Context, env *harness.Env) error {
 	var drain, sent <-chan time.Time
 	producers := env.ProducersDone
 	for {
@@ -130,7 +130,7 @@ func (s *Subscriber) Run(ctx context.Context, env *bench.Env) error {
 				return nil
 			}
 		case <-drain:
-			return bench.ErrIdle // the rest is lost: counted, not waited for
+			return harness.ErrIdle // the rest is lost: counted, not waited for
 		}
 	}
 }

@@ -9,9 +9,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/core"
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/stamp"
 	"github.com/natsperf/natsperf/result"
 )
@@ -57,16 +57,16 @@ func TestLostNotWaitedFor(t *testing.T) {
 	defer srv.Shutdown()
 	link := NewLink("lat.lost")
 	pcfg := core.PubConfig{Size: 24, Rate: 1000, IDs: stamp.NewIDs()}
-	plan := &bench.Plan{
+	plan := &harness.Plan{
 		Command: "latency", Latency: true,
-		Groups: []*bench.Group{
+		Groups: []*harness.Group{
 			{Name: "pub", Clients: 1, Shares: []int64{200}, Producer: true, Rate: 1000,
-				New: func(int) bench.Client { return NewPublisher(pcfg, link) }},
+				New: func(int) harness.Client { return NewPublisher(pcfg, link) }},
 			{Name: "sub", Clients: 1, Shares: []int64{250}, HearsProducers: true,
-				New: func(int) bench.Client { return NewSubscriber(link) }},
+				New: func(int) harness.Client { return NewSubscriber(link) }},
 		},
 	}
-	r := &bench.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
+	r := &harness.Runner{Dial: func(_ context.Context, name string, opts ...nats.Option) (*nats.Conn, error) {
 		return nats.Connect(srv.URL(), append(opts, nats.Name(name))...)
 	}}
 	begin := time.Now()

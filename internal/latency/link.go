@@ -9,7 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/record"
 )
 
@@ -61,7 +61,7 @@ func (l *Link) RTTs() (pub, sub time.Duration) {
 // subscribed is called by the subscriber once its measured subscription is in place: it adds
 // the probe subscription behind it (servers forward interest in order, so once a probe arrives
 // the measured subject's interest has reached A too), then measures the RTT.
-func (l *Link) subscribed(c *bench.Conn) error {
+func (l *Link) subscribed(c *harness.Conn) error {
 	sub, err := c.Subscribe(l.probe, func(*nats.Msg) { l.once.Do(func() { close(l.routed) }) })
 	if err != nil {
 		return fmt.Errorf("probe subscription: %w", err)
@@ -80,7 +80,7 @@ func (l *Link) subscribed(c *bench.Conn) error {
 
 // waitRoute is called by the publisher once connected: it measures its RTT, then publishes
 // probes on A until one reaches the subscriber on B.
-func (l *Link) waitRoute(ctx context.Context, c *bench.Conn) error {
+func (l *Link) waitRoute(ctx context.Context, c *harness.Conn) error {
 	rtt, err := c.RTT()
 	if err != nil {
 		return fmt.Errorf("pub server RTT: %w", err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/record"
 )
@@ -158,12 +158,12 @@ func TestSubjects(t *testing.T) {
 
 func TestSchedule(t *testing.T) {
 	clk := record.NewClock()
-	env := func(share int64, bounded bool, count, index int) *bench.Env {
-		return &bench.Env{Clock: clk, Start: clk.Now(), Share: share, Bounded: bounded, Count: count, Index: index}
+	env := func(share int64, bounded bool, count, index int) *harness.Env {
+		return &harness.Env{Clock: clk, Start: clk.Now(), Share: share, Bounded: bounded, Count: count, Index: index}
 	}
 	tests := []struct {
 		name     string
-		env      *bench.Env
+		env      *harness.Env
 		rate     float64
 		d        time.Duration
 		wantOps  int
@@ -224,7 +224,7 @@ func TestSchedule(t *testing.T) {
 func TestScheduleEndsAtTheDurationWhenBehind(t *testing.T) {
 	clk := record.NewClock()
 	const rate, d = 1e10, 50 * time.Millisecond // 500 million slots in 50ms
-	s := NewSchedule(&bench.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, pace.Shape{}, d)
+	s := NewSchedule(&harness.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, pace.Shape{}, d)
 	start := time.Now()
 	ops := 0
 	for {
@@ -255,7 +255,7 @@ func TestScheduleEndsAtTheDurationWhenBehind(t *testing.T) {
 func TestScheduleKeepsFastRates(t *testing.T) {
 	clk := record.NewClock()
 	const rate, d = 20000, 300 * time.Millisecond
-	s := NewSchedule(&bench.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, pace.Shape{}, d)
+	s := NewSchedule(&harness.Env{Clock: clk, Start: clk.Now(), Count: 1}, rate, pace.Shape{}, d)
 	defer s.Close()
 	n := 0
 	for {

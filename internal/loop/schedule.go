@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/internal/pace"
 	"github.com/natsperf/natsperf/internal/record"
 )
@@ -13,7 +13,7 @@ import (
 // with only a duration, its part of the schedule's slots in the duration. bounded is false for
 // a client that runs until its duration ends or it is stopped. A client whose share is 0 does
 // nothing.
-func Share(env *bench.Env, rate float64, shape pace.Shape, d time.Duration) (n uint64, bounded bool, pacer *pace.Pacer) {
+func Share(env *harness.Env, rate float64, shape pace.Shape, d time.Duration) (n uint64, bounded bool, pacer *pace.Pacer) {
 	pacer = pace.NewPacer(rate, shape, env.Count, env.Index)
 	n, bounded = uint64(env.Share), env.Bounded
 	if rate > 0 && d > 0 {
@@ -46,7 +46,7 @@ type Schedule struct {
 
 // NewSchedule plans env's client at rate shaped by shape (0: back to back) for d (0: until its
 // share is done).
-func NewSchedule(env *bench.Env, rate float64, shape pace.Shape, d time.Duration) *Schedule {
+func NewSchedule(env *harness.Env, rate float64, shape pace.Shape, d time.Duration) *Schedule {
 	s := &Schedule{clk: env.Clock, rec: env.Rec, start: env.Start, paced: rate > 0, timer: NewTimer()}
 	s.n, s.bounded, s.pacer = Share(env, rate, shape, d)
 	if s.paced {

@@ -74,7 +74,7 @@ type Waiter struct {
 	// lateness and their latency from the intended send time show it); a sender whose
 	// messages are further apart sleeps to each one's exact time. It bounds the wake-ups, and
 	// so the CPU, whatever the rate: at most 1/precision a second. It is the run's
-	// (--pace-precision, bench.Env.PacePrecision), given to each Waiter as a value.
+	// (--pace-precision, harness.Env.PacePrecision), given to each Waiter as a value.
 	precision int64
 	t         *time.Timer
 	last      int64 // the previous wake-up's target, 0 before the first

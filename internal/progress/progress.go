@@ -8,7 +8,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/natsperf/natsperf/internal/bench"
+	"github.com/natsperf/natsperf/internal/harness"
 )
 
 // Bars shows mpb progress bars on W, refreshed every 150ms.
@@ -16,14 +16,14 @@ type Bars struct {
 	W io.Writer
 }
 
-// Start implements bench.Progress.
-func (b Bars) Start(bars []bench.Bar) func() {
+// Start implements harness.Progress.
+func (b Bars) Start(bars []harness.Bar) func() {
 	p := mpb.New(mpb.WithOutput(b.W), mpb.WithWidth(64), mpb.WithRefreshRate(150*time.Millisecond))
 	stop := make(chan struct{})
 	finished := make(chan struct{})
 	type live struct {
 		bar *mpb.Bar
-		src bench.Bar
+		src harness.Bar
 	}
 	var all []live
 	for _, src := range bars {

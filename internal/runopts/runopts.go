@@ -9,9 +9,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/bench"
 	"github.com/natsperf/natsperf/internal/connect"
-	"github.com/natsperf/natsperf/internal/engine"
+	"github.com/natsperf/natsperf/internal/harness"
 	"github.com/natsperf/natsperf/result"
 )
 
@@ -25,7 +24,7 @@ type CLI struct {
 	// Logf prints the start lines; nil prints nothing.
 	Logf func(format string, args ...any)
 	// Progress shows live progress (bars per client, or per agent); nil shows nothing.
-	Progress bench.Progress
+	Progress harness.Progress
 	// Flags are the command line's connection flags: the agents' control server is reached
 	// with them, its server replaced by runner.Options.Control.
 	Flags *connect.Settings
@@ -50,9 +49,3 @@ type Starting struct {
 	Embedded bool
 	Command  string
 }
-
-// BenchSettings is what a Result carries of a run's common settings, named as the flags are.
-type BenchSettings = engine.BenchSettings
-
-// DefaultIdleTimeout is a receiver's --idle-timeout when none is given.
-const DefaultIdleTimeout = engine.DefaultIdleTimeout

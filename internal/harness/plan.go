@@ -1,7 +1,7 @@
-// Package bench runs one set of client groups: a Plan names the groups; the Runner connects every
+// Package harness runs one set of client groups: a Plan names the groups; the Runner connects every
 // client, holds them at a common start barrier, runs them under one context, and merges what
 // each recorded into a Result. Workloads (core NATS, JetStream, KV) only implement Client.
-package bench
+package harness
 
 import (
 	"context"
