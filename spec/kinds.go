@@ -97,16 +97,19 @@ type Sub struct {
 // PubSub is `natsperf pubsub SUBJECT`: publishers and subscribers in one process; every
 // subscriber expects everything the publishers send (with a queue group, they share it).
 type PubSub struct {
-	Subject         string   `json:"subject"`
-	Size            Size     `json:"size,omitempty"`
-	Pubs            int      `json:"pubs,omitempty"` // --pub (0: 1)
-	Subs            int      `json:"subs,omitempty"` // --sub (0: 1)
-	Queue           string   `json:"queue,omitempty"`
-	MultiSubject    bool     `json:"multisubject,omitempty"`
-	MultiSubjectMax int      `json:"multisubject_max,omitempty"`
-	IdleTimeout     Duration `json:"idle_timeout,omitempty"`
-	PendingMsgs     int      `json:"pending_msgs,omitempty"`
-	PendingBytes    Size     `json:"pending_bytes,omitempty"`
+	Subject         string `json:"subject"`
+	Size            Size   `json:"size,omitempty"`
+	Pubs            int    `json:"pubs,omitempty"` // --pub (0: 1)
+	Subs            int    `json:"subs,omitempty"` // --sub (0: 1)
+	Queue           string `json:"queue,omitempty"`
+	MultiSubject    bool   `json:"multisubject,omitempty"`
+	MultiSubjectMax int    `json:"multisubject_max,omitempty"`
+	// MultiSubjectRandomize sends each message to a random one of the subjects
+	// (--multisubject-randomize).
+	MultiSubjectRandomize bool     `json:"multisubject_randomize,omitempty"`
+	IdleTimeout           Duration `json:"idle_timeout,omitempty"`
+	PendingMsgs           int      `json:"pending_msgs,omitempty"`
+	PendingBytes          Size     `json:"pending_bytes,omitempty"`
 	// SubSleep is each core subscriber's simulated processing time per message (--sub-sleep).
 	SubSleep Duration `json:"sub_sleep,omitempty"`
 	// JS, when set, publishes to a stream and consumes it (--js).

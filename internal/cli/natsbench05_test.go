@@ -32,9 +32,9 @@ func TestKVPutThroughputDuration(t *testing.T) {
 	}
 }
 
-// TestMultiSubjectRandomize: with --multisubject-randomize each message goes to a random one
-// of --multisubject-max subjects (a plain subscriber sees them out of turn), without it to the
-// next one in turn.
+// TestMultiSubjectRandomize: with --multisubject-randomize each message of pub's and of
+// pubsub's publishers goes to a random one of --multisubject-max subjects (a plain subscriber
+// sees them out of turn), without it to the next one in turn.
 func TestMultiSubjectRandomize(t *testing.T) {
 	s := startServer(t, nil)
 	nc, err := nats.Connect(s.ClientURL())
@@ -42,8 +42,12 @@ func TestMultiSubjectRandomize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	for _, random := range []bool{false, true} {
-		subject := fmt.Sprintf("ms%v", random)
+	for _, tt := range []struct {
+		cmd    string
+		random bool
+	}{{"pub", false}, {"pub", true}, {"pubsub", false}, {"pubsub", true}} {
+		random := tt.random
+		subject := fmt.Sprintf("%s%v", tt.cmd, random)
 		sub, err := nc.SubscribeSync(subject + ".>")
 		if err != nil {
 			t.Fatal(err)
@@ -51,7 +55,7 @@ func TestMultiSubjectRandomize(t *testing.T) {
 		if err := nc.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"pub", subject, "-s", s.ClientURL(), "--msgs", "200", "--multisubject", "--multisubjectmax", "10"}
+		args := []string{tt.cmd, subject, "-s", s.ClientURL(), "--msgs", "200", "--multisubject", "--multisubjectmax", "10"}
 		if random {
 			args = append(args, "--multisubjectrandomize")
 		}
@@ -72,11 +76,11 @@ func TestMultiSubjectRandomize(t *testing.T) {
 		_ = sub.Unsubscribe()
 		switch {
 		case len(seen) != 10:
-			t.Errorf("random %v: %d subjects, want 10", random, len(seen))
+			t.Errorf("%s random %v: %d subjects, want 10", tt.cmd, random, len(seen))
 		case !random && inTurn != 200:
-			t.Errorf("in turn: %d of 200 on the next subject", inTurn)
+			t.Errorf("%s in turn: %d of 200 on the next subject", tt.cmd, inTurn)
 		case random && inTurn > 100: // in turn by chance: 1 in 10 each, about 20
-			t.Errorf("random: %d of 200 happened to be in turn", inTurn)
+			t.Errorf("%s random: %d of 200 happened to be in turn", tt.cmd, inTurn)
 		}
 	}
 }

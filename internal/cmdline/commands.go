@@ -146,7 +146,8 @@ func pubsubFlags(f *pflag.FlagSet) builder {
 		}
 		cfg := &spec.PubSub{
 			Subject: in.args[0], Size: size(bf, in.f), Pubs: pubs, Subs: subs, Queue: queue,
-			MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, in.f), IdleTimeout: idle(bf, in.f),
+			MultiSubject: sf.MultiSubject, MultiSubjectMax: multiMax(sf, in.f), MultiSubjectRandomize: sf.Randomize,
+			IdleTimeout: idle(bf, in.f),
 			PendingMsgs: int(pendingLimit(int64(pend.Msgs))), PendingBytes: spec.Size(pendingLimit(pend.Bytes)),
 			SubSleep: spec.Duration(subSleep), Payload: pf.spec(),
 		}

@@ -125,7 +125,7 @@ func buildPubSub(ctx context.Context, b *Build) (*Built, error) {
 		return nil, err
 	}
 	pcfg := b.pubConfig(c.Subject, size, c.MultiSubject, c.MultiSubjectMax)
-	pcfg.Payload = payloadConfig(c.Payload)
+	pcfg.Randomize, pcfg.Payload = c.MultiSubjectRandomize, payloadConfig(c.Payload)
 	scfg := core.SubConfig{
 		Subject: c.Subject, Queue: c.Queue, MultiSubject: c.MultiSubject,
 		IdleTimeout:  durOr(c.IdleTimeout, DefaultIdleTimeout),

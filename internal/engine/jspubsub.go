@@ -43,7 +43,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	pcfg := b.jsPubConfig(js.PubConfig{
 		Mode: mode, Stream: st.Name, Subject: c.Subject, Size: int(size), Batch: batch,
 		MultiSubject: c.MultiSubject, MultiSubjectMax: intOr(c.MultiSubjectMax, defaultMultiMax),
-		AckTimeout: ackTimeout, Fill: b.Fill(), Payload: payloadConfig(c.Payload),
+		Randomize: c.MultiSubjectRandomize, AckTimeout: ackTimeout, Fill: b.Fill(), Payload: payloadConfig(c.Payload),
 	})
 	pcfg.Failed = js.NewTally(0)
 	acked, faults := pcfg.Acked, pcfg.RideOut
