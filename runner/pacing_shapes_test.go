@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -46,7 +47,7 @@ type pacingShape struct {
 // with the uncorrected P50 at 0.1-1.3 ms.
 func TestPacingShapesAgainstNatsGo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("about 13s: six shapes against their references")
+		t.Skip("about 13s: six shapes against their references (NATSPERF_SHAPES=all: 18 more)")
 	}
 	if raceDetector {
 		t.Skip("timings under the race detector: at one Go processor it saturated both natsperf and the reference")
@@ -55,6 +56,15 @@ func TestPacingShapesAgainstNatsGo(t *testing.T) {
 		{name: "pubsub --pub 2 --sub 1 --rate 2000", clients: 2, rate: 2000},
 		{name: "pubsub --pub 1 --rate 4000", clients: 1, rate: 4000},
 		{name: "js pub async --clients 2 --rate 4000", js: true, clients: 2, rate: 4000},
+	}
+	if os.Getenv("NATSPERF_SHAPES") == "all" { // the whole grid, for a measurement on a quiet machine
+		for _, c := range []int{1, 4, 8} {
+			for _, rate := range []float64{1000, 8000, 50000} {
+				shapes = append(shapes,
+					pacingShape{name: fmt.Sprintf("pubsub --pub %d --rate %.0f", c, rate), clients: c, rate: rate},
+					pacingShape{name: fmt.Sprintf("js pub async --clients %d --rate %.0f", c, rate), js: true, clients: c, rate: rate})
+			}
+		}
 	}
 	s := natstest.Server(t, nil)
 	url := s.ClientURL()
