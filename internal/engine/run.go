@@ -99,7 +99,7 @@ type CommonSettings struct {
 type settingsEcho struct {
 	Connection connect.Settings `json:"connection"`
 	Embedded   bool             `json:"embedded,omitempty"`
-	Bench      CommonSettings    `json:"bench"`
+	Bench      CommonSettings   `json:"bench"`
 	Workload   any              `json:"workload"`
 }
 
