@@ -260,22 +260,7 @@ func (m *merger) addPart(p Input) {
 				}
 				c.Gaps = gaps
 			}
-			if len(c.Refused) > 0 {
-				runs := make([]Refusals, len(c.Refused))
-				for i, r := range c.Refused {
-					r.From, r.To = r.From+shift, r.To+shift
-					runs[i] = r
-				}
-				c.Refused = runs
-			}
-			if len(c.TimedOut) > 0 {
-				runs := make([]Refusals, len(c.TimedOut))
-				for i, r := range c.TimedOut {
-					r.From, r.To = r.From+shift, r.To+shift
-					runs[i] = r
-				}
-				c.TimedOut = runs
-			}
+			c.Refused, c.TimedOut = shiftRefusals(c.Refused, shift), shiftRefusals(c.TimedOut, shift)
 			if c.NotRecovered != nil {
 				gap := *c.NotRecovered
 				gap.From, gap.To = gap.From+shift, gap.To+shift
@@ -880,4 +865,18 @@ func mergeClocks(clocks []*StoredClock) *StoredClock {
 		}
 	}
 	return clocks[0]
+}
+
+// shiftRefusals is rs moved by shift (a part's times onto the merged run's), in a copy: the
+// part's Result stays as it was.
+func shiftRefusals(rs []Refusals, shift time.Duration) []Refusals {
+	if len(rs) == 0 {
+		return rs
+	}
+	out := make([]Refusals, len(rs))
+	for i, r := range rs {
+		r.From, r.To = r.From+shift, r.To+shift
+		out[i] = r
+	}
+	return out
 }

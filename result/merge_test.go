@@ -493,3 +493,36 @@ func TestMergeBreakdown(t *testing.T) {
 		t.Fatalf("merged breakdown %+v %+v", b.PublishToStored, b.StoredToDelivered)
 	}
 }
+
+// TestMergeShiftsStretches: a later part's stretches without success and its failed
+// operations move onto the merged run's time (by how much later it started), and the part's
+// own Result is left as it was.
+func TestMergeShiftsStretches(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := part(start, result.Group{Name: "pub", Kind: "k", Clients: []result.Client{{ID: 1}}})
+	run := result.Refusals{Reason: result.ReasonNoResponders, Count: 3, From: time.Second, To: 2 * time.Second}
+	b := part(start.Add(500*time.Millisecond), result.Group{Name: "pub", Kind: "k", Clients: []result.Client{{
+		ID: 1, Gaps: []result.Gap{{From: time.Second, To: 2 * time.Second, Duration: time.Second}},
+		Refused: []result.Refusals{run}, TimedOut: []result.Refusals{run},
+	}}})
+	m, err := result.Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *result.Client
+	for i, c := range m.Groups[0].Clients {
+		if len(c.Refused) > 0 {
+			got = &m.Groups[0].Clients[i]
+		}
+	}
+	if got == nil {
+		t.Fatalf("merged clients %+v: the second part's refusals are gone", m.Groups[0].Clients)
+	}
+	want := 1500 * time.Millisecond
+	if got.Refused[0].From != want || got.TimedOut[0].From != want || got.Gaps[0].From != want || got.Refused[0].Count != 3 {
+		t.Errorf("merged: refused %+v, timed out %+v, gaps %+v: want each from %v", got.Refused, got.TimedOut, got.Gaps, want)
+	}
+	if own := b.Groups[0].Clients[0]; own.Refused[0].From != time.Second || own.Gaps[0].From != time.Second {
+		t.Errorf("the part's own Result changed: %+v", own)
+	}
+}
