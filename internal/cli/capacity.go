@@ -39,12 +39,14 @@ Thresholds: 'p99<5ms', 'p99.9<20ms' (latency percentiles, from each message's in
 time), 'loss=0' (lost messages and timed-out requests), 'rate>=0.99' (achieved over offered).
 
 Between probes it pauses for the backlog to drain (what a probe left unanswered, at its achieved
-rate, at least --drain) and says when it could not. Every probe records natsperf's own CPU share
-and how late its senders were; when the senders could not offer a rate themselves, the search
-stops and says the load generator was the bottleneck instead of calling it the server's limit
-(add clients or agents; add --clients when requesters were busy waiting for replies), or, when
-they only woke up late while natsperf was mostly idle, that the threshold is finer than this
-machine's timer precision.
+rate, at least --drain) and says when it could not. Requests, js pub sync and kv put keep the
+offered rate with up to --max-inflight operations awaiting answers. Every probe records
+natsperf's own CPU share, how late its senders were, how many waited at the in-flight bound and
+how long natsperf's own process stalled; a failure is natsperf's only on that evidence, and
+otherwise the threshold decides (a response time that rises with the load is the system's
+limit). A probe natsperf's own machine disturbed runs again, up to 3 times; then the search
+stops and says the load generator, or this machine, was the bottleneck instead of calling it
+the server's limit. The evidence column of the probe table says what decided.
 Without a server (-s), each probe starts a fresh embedded server.
 
 Prints every probe, then the capacity line; --json prints the search as JSON (natsperf.capacity/v1)
