@@ -41,6 +41,24 @@ type Lost struct {
 	Bytes int64 // bytes written since then and dropped (appended, or overwritten pages)
 }
 
+// LoseAll is a power failure of several machines at once: each node's FS (disk gives it and
+// the node's name, for errors) loses what was not fsynced (FS.LosePower). It says how much
+// went in one line, and joins the failures, each named.
+func LoseAll[N any](nodes []N, disk func(N) (name string, fs *FS)) (string, error) {
+	var lost Lost
+	var errs []error
+	for _, n := range nodes {
+		name, f := disk(n)
+		l, err := f.LosePower()
+		lost.Files += l.Files
+		lost.Bytes += l.Bytes
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	return fmt.Sprintf("dropped %d unsynced bytes in %d files", lost.Bytes, lost.Files), errors.Join(errs...)
+}
+
 // Mount mounts a powerfs of backing on mountpoint (both existing directories).
 func Mount(backing, mountpoint string) (*FS, error) {
 	f := &FS{backing: backing, mountpoint: mountpoint}

@@ -82,18 +82,8 @@ func (c *Cluster) PowerFail(nodes []int) (string, error) {
 		<-p.done
 	}
 	c.writePids()
-	var lost powerfs.Lost
-	var errs []error
-	for _, n := range ns {
-		l, err := n.disk.LosePower()
-		lost.Files += l.Files
-		lost.Bytes += l.Bytes
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", n.name, err))
-		}
-	}
-	detail := fmt.Sprintf("dropped %d unsynced bytes in %d files", lost.Bytes, lost.Files)
-	if err := errors.Join(errs...); err != nil {
+	detail, err := powerfs.LoseAll(ns, func(n *node) (string, *powerfs.FS) { return n.name, n.disk })
+	if err != nil {
 		return detail, fmt.Errorf("procs: power-fail: %w", err)
 	}
 	return detail, nil

@@ -309,11 +309,14 @@ func (r *Recorder) countAt(now, cut int64, k, n int, fresh bool) bool {
 	if fresh {
 		r.unique.Add(int64(k))
 	}
-	if g := now - r.prev; g > r.gap && r.prev != 0 {
-		r.gap, r.gapEnd = g, now
-	}
-	if g := now - r.prev; g >= gapMin && r.prev != 0 {
-		r.keepGap(g, now)
+	if r.prev != 0 {
+		g := now - r.prev
+		if g > r.gap {
+			r.gap, r.gapEnd = g, now
+		}
+		if g >= gapMin {
+			r.keepGap(g, now)
+		}
 	}
 	r.prev = now
 	warmupEnd := r.warmupEnd.Load()

@@ -354,18 +354,15 @@ async fn publish_async(
                 stamp::put(payloads.buf(), id, i + 1, intended);
             }
             let subject = subjects[crate::workload::turn(i, subjects.len())].clone();
-            let sent = match &dedup {
-                None => js.publish(subject, payloads.take()).await,
-                Some(prefix) => {
-                    use std::fmt::Write;
-                    msg_id.clear();
-                    let _ = write!(msg_id, "{prefix}{}", i + 1);
-                    let p = jetstream::context::Publish::build()
-                        .payload(payloads.take())
-                        .message_id(&msg_id);
-                    js.send_publish(subject, p).await
-                }
-            };
+            let sent = publish(
+                &js,
+                subject,
+                payloads.take(),
+                dedup.as_deref(),
+                &mut msg_id,
+                i,
+            )
+            .await;
             match sent {
                 Ok(ack) => pending.push((ack, intended, now)),
                 Err(e) => {
@@ -388,6 +385,30 @@ async fn publish_async(
     }
     sched.paced_span(&mut rec);
     Ok(rec)
+}
+
+/// Publishes message i (0-based) to subject, with the message id `{dedup}{i+1}` when
+/// deduplication is on (msg_id is reused for it): the send both `js pub sync` loops make.
+async fn publish(
+    js: &jetstream::Context,
+    subject: async_nats::Subject,
+    payload: bytes::Bytes,
+    dedup: Option<&str>,
+    msg_id: &mut String,
+    i: u64,
+) -> Result<jetstream::context::PublishAckFuture, jetstream::context::PublishError> {
+    match dedup {
+        None => js.publish(subject, payload).await,
+        Some(prefix) => {
+            use std::fmt::Write;
+            msg_id.clear();
+            let _ = write!(msg_id, "{prefix}{}", i + 1);
+            let p = jetstream::context::Publish::build()
+                .payload(payload)
+                .message_id(&*msg_id);
+            js.send_publish(subject, p).await
+        }
+    }
 }
 
 /// The open model of `js pub sync` at a fixed rate (Go's `internal/inflight`, as
@@ -437,18 +458,15 @@ async fn open_publish(
             stamp::put(payloads.buf(), id, i + 1, intended);
         }
         let subject = subjects[crate::workload::turn(i, subjects.len())].clone();
-        let ack = match &dedup {
-            None => js.publish(subject, payloads.take()).await,
-            Some(prefix) => {
-                use std::fmt::Write;
-                msg_id.clear();
-                let _ = write!(msg_id, "{prefix}{}", i + 1);
-                let p = jetstream::context::Publish::build()
-                    .payload(payloads.take())
-                    .message_id(&msg_id);
-                js.send_publish(subject, p).await
-            }
-        };
+        let ack = publish(
+            &js,
+            subject,
+            payloads.take(),
+            dedup.as_deref(),
+            &mut msg_id,
+            i,
+        )
+        .await;
         match ack {
             Ok(ack) => inflight.push(async move { (ack.await, intended, sent) }),
             Err(e) => {
