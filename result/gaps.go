@@ -17,6 +17,9 @@ const (
 	// ReasonNoResponders: no server took the operation (nats "no responders", status 503):
 	// the stream had no leader to store it, as during an election.
 	ReasonNoResponders = "no responders"
+	// ReasonConnLost: the connection dropped with the operation sent and unanswered. Unlike
+	// the other reasons its outcome is unknown: the server may have stored it.
+	ReasonConnLost = "connection lost"
 	// ReasonNotSent: a fixed-rate send never went out, its window all awaiting acks.
 	ReasonNotSent = "not sent"
 	// ReasonTimedOut: given up unanswered at the timeout (Client.TimedOut's runs).

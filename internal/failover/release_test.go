@@ -9,6 +9,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/natstest"
 	"github.com/natsperf/natsperf/internal/proctest"
+	"github.com/natsperf/natsperf/result"
 )
 
 // TestReleaseFailoverNamesErrors: the run on nats-server 2.12.15 processes (3 nodes,
@@ -17,7 +18,8 @@ import (
 // has no leader. The failover's block must name both, once each, for the publisher: the
 // refused ones by reason and the timed-out ones, and they must add up to what the publisher
 // counted. Against the server: publishes refused fast were never stored (at most sent -
-// stored), and refused plus timed out cover every publish the stream does not hold.
+// stored; a publish lost with the connection may be), and refused plus timed out cover every
+// publish the stream does not hold.
 func TestReleaseFailoverNamesErrors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("3 nats-server 2.12.15 processes, a leader killed and restarted: 20-60 s")
@@ -36,12 +38,15 @@ func TestReleaseFailoverNamesErrors(t *testing.T) {
 		t.Fatalf("failovers %+v, verify %+v, groups %d: want a failover and a verified publisher", res.Failovers, res.Verify, len(res.Groups))
 	}
 	ev := res.Groups[0].Clients[0].Events
-	var refused, timedOut int64
+	var refused, lost, timedOut int64
 	for _, f := range res.Failovers {
 		for _, c := range f.Clients {
 			timedOut += c.TimedOut
 			for _, r := range c.Refused {
 				refused += r.Count
+				if r.Reason == result.ReasonConnLost {
+					lost += r.Count
+				}
 				if r.Count <= 0 || r.From < c.From || r.To > c.To || r.Reason == "" {
 					t.Errorf("refusals %+v outside their stretch %v-%v", r, c.From, c.To)
 				}
@@ -54,10 +59,13 @@ func TestReleaseFailoverNamesErrors(t *testing.T) {
 	}
 	v := res.Verify
 	// An acknowledged publish the stream lost at the kill (2.12 with its default sync
-	// interval, seen once in 3 runs) is not stored yet neither refused nor timed out.
-	if notStored := v.Sent - v.Stored; refused > notStored || refused+timedOut+v.AckedButMissing < notStored {
-		t.Errorf("%d refused, %d timed out, %d acked but missing; the stream holds %d of %d sent (%d not stored): want refused <= not stored <= refused + timed out + acked but missing",
-			refused, timedOut, v.AckedButMissing, v.Stored, v.Sent, notStored)
+	// interval, seen once in 3 runs) is not stored yet neither refused nor timed out. A
+	// publish in flight when the connection dropped fails fast too, yet the stream may hold
+	// it (seen in CI: 3 lost with the connection, 1 of them stored), so only the other
+	// refusals bound from below what is not stored.
+	if notStored := v.Sent - v.Stored; refused-lost > notStored || refused+timedOut+v.AckedButMissing < notStored {
+		t.Errorf("%d refused (%d with the connection lost), %d timed out, %d acked but missing; the stream holds %d of %d sent (%d not stored): want refused - lost <= not stored <= refused + timed out + acked but missing",
+			refused, lost, timedOut, v.AckedButMissing, v.Stored, v.Sent, notStored)
 	}
 	block := text[strings.Index(text, "Failover 1:"):]
 	block = block[:strings.Index(block, "\n\n")]

@@ -222,7 +222,7 @@ func Reason(err error) string {
 	case errors.As(err, &api):
 		return fmt.Sprintf("refused by the server (%d: %s)", api.Code, api.Description)
 	case errors.Is(err, nats.ErrConnectionReconnecting) || errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrConnectionClosed):
-		return "connection lost"
+		return ReasonConnLost
 	case errors.Is(err, jetstream.ErrTooManyStalledMsgs):
 		return "too many publishes pending in the client"
 	}
@@ -236,4 +236,5 @@ func Reason(err error) string {
 const (
 	ReasonNoResponders = result.ReasonNoResponders
 	ReasonNotSent      = result.ReasonNotSent
+	ReasonConnLost     = result.ReasonConnLost
 )

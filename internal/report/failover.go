@@ -141,6 +141,8 @@ func refusedWords(r result.Refusals) string {
 	switch r.Reason {
 	case result.ReasonNoResponders:
 		return fmt.Sprintf("%s failed fast %s: no responders (no server took them, the stream had no leader)", n, when)
+	case result.ReasonConnLost:
+		return fmt.Sprintf("%s failed fast %s: connection lost (sent, never answered: the stream may hold them)", n, when)
 	case result.ReasonNotSent:
 		return fmt.Sprintf("%s not sent (%s): the run ended with its window full of publishes awaiting acks", n, when)
 	}
