@@ -2,13 +2,11 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/coord"
 	"github.com/natsperf/natsperf/internal/engine"
-	"github.com/natsperf/natsperf/internal/runopts"
 	"github.com/natsperf/natsperf/internal/version"
 	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
@@ -37,8 +35,8 @@ func runAgents(ctx context.Context, s *spec.Spec, o Options) (*result.Result, er
 	if err := s.Validate(); err != nil {
 		return nil, InputError{err}
 	}
-	c := cliOf(o)
-	control, err := controlSettings(s, o, c)
+	env := envOf(o)
+	control, err := controlSettings(s, o, env)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +51,7 @@ func runAgents(ctx context.Context, s *spec.Spec, o Options) (*result.Result, er
 			cp.Target = connect.WithSettings(s.Target, control)
 			at = &cp
 		}
-		t, err := engine.OpenSpecTarget(ctx, at, engine.Options{Env: c.Env})
+		t, err := engine.OpenSpecTarget(ctx, at, engine.Options{Env: env})
 		if err != nil {
 			return nil, inputError(err)
 		}
@@ -70,28 +68,28 @@ func runAgents(ctx context.Context, s *spec.Spec, o Options) (*result.Result, er
 	}
 	cfg := coord.Config{
 		Control: control, Count: count, Selector: selector, Wait: o.AgentsWait, OnLoss: o.OnAgentLoss,
-		Version: version.String(), Log: c.Warn, Progress: c.Progress, Series: o.Series,
+		Version: version.String(), Log: o.Log, Progress: progressOf(o.Progress), Series: o.Series,
 		Client: "go", // a Go Spec to natsperf agents, a client rust one to natsperf-rust agents
 	}
 	if UsesRust(s) {
 		cfg.Client = "rust"
 	}
-	prepared(c, s)
+	prepared(o, s)
 	res, err := coord.Coordinate(ctx, s, cfg)
 	if err != nil {
 		return nil, inputError(err)
 	}
-	return finish(res, warnings, c), nil
+	return finish(res, warnings, o), nil
 }
 
-// controlSettings is the connection to the agents' control server: the command line's
-// connection flags (a library's: the Spec's target), with o.Control as the server.
-func controlSettings(s *spec.Spec, o Options, c runopts.CLI) (connect.Settings, error) {
-	conn := connect.FromSpec(s.Target)
-	if c.Flags != nil {
-		conn = *c.Flags
+// controlSettings is the connection to the agents' control server: o.ControlTarget (else
+// the Spec's target), with o.Control as the server.
+func controlSettings(s *spec.Spec, o Options, env connect.Env) (connect.Settings, error) {
+	t := s.Target
+	if o.ControlTarget != nil {
+		t = *o.ControlTarget
 	}
-	control, err := connect.Control(conn, o.Control, c.Env)
+	control, err := connect.Control(connect.FromSpec(t), o.Control, env)
 	if err != nil {
 		return connect.Settings{}, InputError{err}
 	}
@@ -114,26 +112,17 @@ func setupOnce(ctx context.Context, t *engine.Target, s *spec.Spec) (warnings []
 	return w, td, engine.WithoutSetup(s), nil
 }
 
-// prepared tells the command line a coordinated run is about to start.
-func prepared(c runopts.CLI, s *spec.Spec) {
-	if c.Starting != nil {
-		c.Starting(runopts.Starting{Interval: engine.SeriesInterval(s)})
+// prepared tells o.OnStart a coordinated run is about to start.
+func prepared(o Options, s *spec.Spec) {
+	if o.OnStart != nil {
+		o.OnStart(Starting{Interval: engine.SeriesInterval(s)})
 	}
 }
 
 // finish adds what the coordinating side knows to a coordinated Result: its setup's
-// warnings, and the settings a caller labels the run with.
-func finish(res *result.Result, warnings []string, c runopts.CLI) *result.Result {
+// warnings, and the settings a caller labels the run with (o.Settings).
+func finish(res *result.Result, warnings []string, o Options) *result.Result {
 	res.Warnings = append(warnings, res.Warnings...)
-	if len(c.Settings) > 0 {
-		var settings map[string]any
-		if json.Unmarshal(res.Settings, &settings) != nil || settings == nil {
-			settings = map[string]any{}
-		}
-		for k, v := range c.Settings {
-			settings[k] = v
-		}
-		res.Settings, _ = json.Marshal(settings)
-	}
+	res.Settings = engine.Label(res.Settings, o.Settings)
 	return res
 }

@@ -28,26 +28,54 @@ import (
 	"io"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/engine"
-	"github.com/natsperf/natsperf/internal/record"
-	"github.com/natsperf/natsperf/internal/runopts"
 	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/spec"
 )
 
-// Options say where a run goes and where it reports. The zero value runs the Spec in this
-// process (or through natsperf-rust when its workloads say client rust) and writes nothing.
+// Options say where a run goes and what it tells its caller while it goes. The zero value
+// runs the Spec in this process (or through natsperf-rust when its workloads say client
+// rust), reads NATS_URL and the nats contexts from this process's environment, and writes
+// nothing. Every field is a public type: a Go program sets each of them as natsperf's own
+// command line, its scenario cells and its capacity probes do.
 type Options struct {
-	// Log receives the start lines and one-line notices (embedded server started, retries).
+	// Log receives the one-line notices (embedded server started, retries, the agents'
+	// coordinator's steps) and, unless StartLog is set, the start lines; nil: discarded.
 	Log io.Writer
+	// StartLog, when set, receives the start lines instead of Log: one per client as the
+	// run starts, stamped with the time of day ("15:04:05 [1] Starting pub, publishing
+	// 1,000 messages"). natsperf's command line prints them with the Result, notices apart.
+	StartLog io.Writer
+	// Progress, when set, shows live progress: one bar per client (per agent across agents).
+	Progress Progress
+	// OnStart, when set, is called once, when the run is about to start (Starting says what
+	// a caller's rendering needs: the series interval, the kind's own text layout).
+	OnStart func(Starting)
+
+	// Getenv is where NATS_URL and the nats contexts (the nats CLI's, under XDG_CONFIG_HOME
+	// or HOME's .config) are read when the Spec's target names no server; nil: this
+	// process's environment (os.Getenv).
+	Getenv func(key string) string
+
+	// Title and Settings label the run, as natsperf labels a scenario's cells: Title replaces
+	// the Result's title of a run in this process ("natsperf run NAME"), and Settings'
+	// entries join the Result's settings (as JSON, so their values must marshal).
+	Title    string
+	Settings map[string]any
+	// Hist is the file the caller saves the run's latency histogram to (natsperf's --hist),
+	// echoed in the Result's settings; the runner writes nothing there.
+	Hist string
 
 	// Agents, when set, runs the Spec across natsperf agents: a number ("3") or a label
 	// selector ("zone=a,tier=x"). A Spec whose workloads say client rust goes to the agents
 	// labelled client=rust (natsperf-rust agents), any other to natsperf agents.
 	Agents string
-	// Control is the NATS server the agents listen on (default: the Spec's target's).
+	// Control is the NATS server the agents listen on (default: ControlTarget's).
 	Control string
+	// ControlTarget is how the agents' control server is reached: its credentials, TLS, nats
+	// context and (unless Control is set) servers; nil: the Spec's target. Its secrets are
+	// spec.Secret, written redacted like the Spec's.
+	ControlTarget *spec.Target
 	// AgentsWait bounds how long to wait for the agents asked for (0: 30s).
 	AgentsWait time.Duration
 	// OnAgentLoss is what the run does when an agent stops answering: OnLossStop (the
@@ -58,24 +86,16 @@ type Options struct {
 	// next to this executable, on PATH, or clients/rust/target/release).
 	RustBin string
 
-	// Series, when set, receives every client's closed interval while the run goes (across
-	// agents: named after the agent, "a1/pub/1"). An interval that finds it full is dropped;
-	// nothing is sent after Run returns. Run does not close it.
-	Series chan<- Slice
+	// Series, when set, receives every client's closed interval while the run goes (its
+	// Src across agents named after the agent, "a1/pub/1"). An interval that finds it full
+	// is dropped; nothing is sent after Run returns. Run does not close it.
+	Series chan<- result.Slice
 
 	// Targets, when set, keeps the run's target open for the next run that asks for the same
 	// one (the same servers, or an embedded server of the same size). Runs across agents
 	// do not use it.
 	Targets *Targets
-
-	// CLI are natsperf's own command line's settings (internal/runopts); nil for a library.
-	CLI *runopts.CLI
 }
-
-// Slice is one client's interval, sent to Options.Series when it closes: Start on the run's
-// clock (nanoseconds), messages and bytes in it, its latencies (HdrHistogram, encoded), and
-// Src, the client it comes from ("pub/1"; across agents "a1/pub/1").
-type Slice = record.Slice
 
 // What a run across agents does when one is lost (Options.OnAgentLoss).
 const (
@@ -120,14 +140,13 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Prepared, error) {
 	if o.Agents != "" || UsesRust(s) {
 		return nil, InputError{fmt.Errorf("runner.Prepare runs in this process: a run across agents or through natsperf-rust goes through runner.Run")}
 	}
-	c := cliOf(o)
 	eo := engine.Options{
-		Env: c.Env, Warn: c.Warn, Logf: c.Logf, Progress: c.Progress,
-		Hist: c.Hist, Title: c.Title, Settings: c.Settings, Series: o.Series,
+		Env: envOf(o), Warn: o.Log, Logf: logfOf(o), Progress: progressOf(o.Progress),
+		Hist: o.Hist, Title: o.Title, Settings: o.Settings, Series: o.Series,
 	}
 	release := func() {}
 	if o.Targets != nil {
-		t, rel, err := o.Targets.get(ctx, s, c.Env)
+		t, rel, err := o.Targets.get(ctx, s, eo.Env)
 		if err != nil {
 			return nil, inputError(err)
 		}
@@ -138,8 +157,8 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Prepared, error) {
 		release()
 		return nil, inputError(err)
 	}
-	if c.Starting != nil {
-		c.Starting(runopts.Starting{Interval: r.Interval, Text: r.Text, Embedded: r.Target.Embedded != nil, Command: r.Plan.Command})
+	if o.OnStart != nil {
+		o.OnStart(Starting{Interval: r.Interval, Text: r.Text, Embedded: r.Target.Embedded != nil, Command: r.Plan.Command})
 	}
 	return &Prepared{r: r, release: release}, nil
 }
@@ -158,22 +177,6 @@ func (p *Prepared) Close() {
 		p.release()
 		p.release = nil
 	}
-}
-
-// cliOf is o's command-line settings, or what a library's Options stand for: Log for the
-// notices and start lines, the process's environment.
-func cliOf(o Options) runopts.CLI {
-	if o.CLI != nil {
-		return *o.CLI
-	}
-	c := runopts.CLI{Env: connect.OSEnv()}
-	if o.Log != nil {
-		c.Warn = o.Log
-		c.Logf = func(format string, args ...any) {
-			_, _ = io.WriteString(o.Log, time.Now().Format("15:04:05 ")+fmt.Sprintf(format, args...)+"\n")
-		}
-	}
-	return c
 }
 
 // SeriesInterval is the width a run of s slices its series at.

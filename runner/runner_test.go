@@ -107,7 +107,7 @@ func TestRunThroughNatsperfRustSetsUpOnce(t *testing.T) {
 // Options.Series receives every client's intervals while the run goes: their messages add up
 // to the Result's.
 func TestRunSeries(t *testing.T) {
-	series := make(chan runner.Slice, 1024)
+	series := make(chan result.Slice, 1024)
 	res, err := runner.Run(context.Background(), &spec.Spec{
 		Version: spec.Version, Target: spec.Target{Embedded: &spec.Embedded{}}, Interval: spec.Duration(50 * time.Millisecond),
 		Workloads: []spec.Workload{{Pacing: spec.Pacing{Rate: 2000, Duration: spec.Duration(400 * time.Millisecond)},

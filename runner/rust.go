@@ -170,17 +170,17 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*result.Result, erro
 		return nil, InputError{err}
 	}
 	s = withInflight(s)
-	c := cliOf(o)
+	env := envOf(o)
 	var t *engine.Target
 	if o.Targets != nil {
-		shared, release, err := o.Targets.get(ctx, s, c.Env)
+		shared, release, err := o.Targets.get(ctx, s, env)
 		if err != nil {
 			return nil, inputError(err)
 		}
 		defer release()
 		t = shared
 	} else {
-		own, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: c.Env, Warn: c.Warn})
+		own, err := engine.OpenSpecTarget(ctx, s, engine.Options{Env: env, Warn: o.Log})
 		if err != nil {
 			return nil, inputError(err)
 		}
@@ -201,7 +201,7 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*result.Result, erro
 	run := *s
 	run.Target = connect.SpecTarget(t.Settings)
 	run.Target.Embedded = nil
-	prepared(c, s)
+	prepared(o, s)
 
 	id := nuid.Next()
 	agent, err := rustbin.StartAgent(bin, t.Settings, "natsperf-run="+id)
@@ -221,7 +221,7 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*result.Result, erro
 	cfg := coord.Config{
 		Control: t.Settings, Count: 1, Selector: map[string]string{"natsperf-run": id}, Client: "rust",
 		Wait: 30 * time.Second, OnLoss: coord.OnLossStop, Version: version.String(),
-		Progress: c.Progress, Series: o.Series,
+		Progress: progressOf(o.Progress), Series: o.Series,
 	}
 	res, err := coord.Coordinate(rctx, &run, cfg)
 	if err != nil {
@@ -231,7 +231,7 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*result.Result, erro
 		}
 		return nil, inputError(err)
 	}
-	return finish(res, warnings, c), nil
+	return finish(res, warnings, o), nil
 }
 
 // rustOpenModel says whether natsperf-rust runs kind at a fixed rate as the open model

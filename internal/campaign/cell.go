@@ -9,10 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/live"
 	"github.com/natsperf/natsperf/internal/report"
-	"github.com/natsperf/natsperf/internal/runopts"
 	"github.com/natsperf/natsperf/internal/scenario"
 	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/runner"
@@ -65,19 +63,13 @@ func (r cell) run(ctx context.Context) scenario.IndexRun {
 		return fail(err)
 	}
 	ro.Targets = r.tg
-	if ro.CLI == nil { // runner's own defaults for a run without the command line's settings
-		ro.CLI = &runopts.CLI{Env: connect.OSEnv(), Warn: ro.Log}
-	} else {
-		cl := *ro.CLI // the caller's stays as it is
-		ro.CLI = &cl
-	}
-	ro.CLI.Title = fmt.Sprintf("Scenario %s, %s, repetition %d", r.sc.Name, c.Name, r.rep)
-	ro.CLI.Settings = map[string]any{"scenario": r.info()}
+	ro.Title = fmt.Sprintf("Scenario %s, %s, repetition %d", r.sc.Name, c.Name, r.rep)
+	ro.Settings = map[string]any{"scenario": r.info()}
 	if sink != nil {
 		ro.Series = sink.C()
 	}
 	if r.metrics != nil {
-		ro.CLI.Starting = func(p runopts.Starting) { r.metrics.StartRun(c.Name, name, p.Interval) }
+		ro.OnStart = func(p runner.Starting) { r.metrics.StartRun(c.Name, name, p.Interval) }
 	}
 	var res *result.Result
 	if c.File.Capacity != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,12 +13,13 @@ import (
 	"github.com/natsperf/natsperf/result"
 )
 
-// logf prints start lines where they do not mix with --json output.
-func (a *app) logf() func(string, ...any) {
+// startLog is where a run's start lines go (runner.Options.StartLog): stdout, or stderr
+// when stdout carries --json.
+func (a *app) startLog() io.Writer {
 	if a.out.JSON {
-		return logf(a.streams.Err)
+		return a.streams.Err
 	}
-	return logf(a.streams.Out)
+	return a.streams.Out
 }
 
 // render prints res as text (text, or nats bench's form when nil) or JSON, saves it with -o,
@@ -86,12 +86,6 @@ func (a *app) render(res *result.Result, text func(io.Writer, *result.Result) er
 		return exitCode(exitUnrecovered)
 	}
 	return sloExit(a.streams.Err, res)
-}
-
-func logf(w io.Writer) func(string, ...any) {
-	return func(format string, args ...any) {
-		fmt.Fprintf(w, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-	}
 }
 
 // runCtx is the command's context; cobra gives context.Background when none was set.

@@ -13,7 +13,6 @@ import (
 	"github.com/natsperf/natsperf/internal/cmdline"
 	"github.com/natsperf/natsperf/internal/connect"
 	"github.com/natsperf/natsperf/internal/progress"
-	"github.com/natsperf/natsperf/internal/runopts"
 	"github.com/natsperf/natsperf/result"
 	"github.com/natsperf/natsperf/runner"
 	"github.com/natsperf/natsperf/spec"
@@ -54,12 +53,12 @@ func (a *app) runSpec(cmd *cobra.Command, sr *cmdline.Line) error {
 	}
 	ctx := runCtx(cmd)
 	o := a.runOptions()
-	o.CLI.Warn, o.CLI.Logf, o.CLI.Hist = a.streams.Err, a.logf(), sr.Hist
+	o.Log, o.StartLog, o.Hist = a.streams.Err, a.startLog(), sr.Hist
 	if a.streams.IsTerminal && !a.out.NoProgress {
-		o.CLI.Progress = progress.Bars{W: a.streams.Err}
+		o.Progress = progress.Bars{W: a.streams.Err}
 	}
 	var text func(io.Writer, *result.Result) error // the kind's own layout (latency's)
-	o.CLI.Starting = func(p runopts.Starting) {
+	o.OnStart = func(p runner.Starting) {
 		warnPrivate(a.streams.Err, p.Embedded, p.Command)
 		text = p.Text
 	}
@@ -78,12 +77,27 @@ func (a *app) runSpec(cmd *cobra.Command, sr *cmdline.Line) error {
 }
 
 // runOptions are the runner's options from the command line's flags: where the run goes
-// (--agents ..., --client-bin); the run's connection is its Spec's target.
+// (--agents ..., --client-bin), the agents' control server reached with the connection
+// flags, the environment the command line reads; the run's connection is its Spec's target.
 func (a *app) runOptions() runner.Options {
+	control := connect.SpecTarget(a.conn.Settings)
 	return runner.Options{
-		Agents: a.dist.Agents, Control: a.dist.Control, AgentsWait: a.dist.Wait, OnAgentLoss: a.dist.OnLoss,
-		RustBin: a.clientBin,
-		CLI:     &runopts.CLI{Env: a.streams.Env, Flags: &a.conn.Settings},
+		Agents: a.dist.Agents, Control: a.dist.Control, ControlTarget: &control, AgentsWait: a.dist.Wait,
+		OnAgentLoss: a.dist.OnLoss, RustBin: a.clientBin, Getenv: getenv(a.streams.Env),
+	}
+}
+
+// getenv is env as runner.Options.Getenv: its Home answers HOME, and a nil Getenv is an
+// empty environment (the runner's nil is the process's).
+func getenv(env connect.Env) func(string) string {
+	return func(key string) string {
+		switch {
+		case key == "HOME":
+			return env.Home
+		case env.Getenv == nil:
+			return ""
+		}
+		return env.Getenv(key)
 	}
 }
 

@@ -34,8 +34,9 @@ type Options struct {
 	Target *Target
 	// Hist is echoed in the Result's settings (the command line's --hist file).
 	Hist string
-	// Title and Settings label a run of several workloads (a scenario cell): Title replaces
-	// "natsperf run NAME", Settings' entries join the Result's settings.
+	// Title and Settings label the run (runner.Options'): Title replaces its title on the
+	// start line ("natsperf run NAME" for several workloads), Settings' entries join the
+	// Result's settings.
 	Title    string
 	Settings map[string]any
 	// Series, when set, receives every client's intervals as they close (harness.Runner.Series).
@@ -281,11 +282,14 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) 
 			settings[k] = v
 		}
 		plan.Settings = settings
-		if o.Title != "" {
-			plan.Title = o.Title
-		}
 		// Instances that share a stream each report it: one state, their publishes added up.
 		Chain(plan, func(_ context.Context, res *result.Result) { res.Streams = mergeStreams(res.Streams) })
+	}
+	if single && len(o.Settings) > 0 { // a run of several workloads has them above
+		plan.Settings = labelled(plan.Settings, o.Settings)
+	}
+	if o.Title != "" {
+		plan.Title = o.Title
 	}
 	if len(setupWarnings) > 0 {
 		Chain(plan, func(_ context.Context, res *result.Result) { res.Warnings = append(res.Warnings, setupWarnings...) })

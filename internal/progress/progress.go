@@ -8,7 +8,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/natsperf/natsperf/internal/harness"
+	"github.com/natsperf/natsperf/runner"
 )
 
 // Bars shows mpb progress bars on W, refreshed every 150ms.
@@ -16,14 +16,14 @@ type Bars struct {
 	W io.Writer
 }
 
-// Start implements harness.Progress.
-func (b Bars) Start(bars []harness.Bar) func() {
+// Start implements runner.Progress.
+func (b Bars) Start(bars []runner.Bar) func() {
 	p := mpb.New(mpb.WithOutput(b.W), mpb.WithWidth(64), mpb.WithRefreshRate(150*time.Millisecond))
 	stop := make(chan struct{})
 	finished := make(chan struct{})
 	type live struct {
 		bar *mpb.Bar
-		src harness.Bar
+		src runner.Bar
 	}
 	var all []live
 	for _, src := range bars {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/natsperf/natsperf/internal/histo"
 	"github.com/natsperf/natsperf/internal/stamp"
+	"github.com/natsperf/natsperf/result"
 )
 
 // Options configure a Recorder.
@@ -103,16 +104,9 @@ type Recorder struct {
 	Events Events
 }
 
-// Slice is one closed interval of a client's series.
-type Slice struct {
-	Start int64 // Clock nanoseconds
-	Msgs  int64
-	Bytes int64
-	Lat   string // encoded histogram of the interval's latencies, "" when none
-	// MaxUncorrected is the largest latency from the actual send (fixed rates; 0: none).
-	MaxUncorrected int64
-	Src            string // Options.Src, on slices sent to a Sink
-}
+// Slice is one closed interval of a client's series (Src: Options.Src, on slices sent to a
+// Sink); public as result.Slice, since runner.Options.Series hands them to programs.
+type Slice = result.Slice
 
 // New returns an empty recorder.
 func New(opts Options) *Recorder {
