@@ -17,6 +17,12 @@
 // two phases: every client is connected and set up before Start releases them all at one
 // instant. Targets keeps one target open across runs (probe after probe, a scenario's cells).
 //
+// Options say where the run goes and what the caller is told while it goes: notices and
+// start lines (Log, StartLog), live bars (Progress), the moment it starts (OnStart), every
+// closed interval (Series). natsperf's own command line, its scenario cells and its capacity
+// probes call Run with the same public Options a Go program sets; the run itself, its
+// connection and secrets included, is the Spec.
+//
 // Every workload kind of spec.Kinds runs here: pub, sub, pubsub (with js too), service serve
 // and request, js pub, the js consumers and direct gets, kv put and get, latency; natsperf-rust
 // runs RustKinds.
@@ -42,9 +48,10 @@ type Options struct {
 	// Log receives the one-line notices (embedded server started, retries, the agents'
 	// coordinator's steps) and, unless StartLog is set, the start lines; nil: discarded.
 	Log io.Writer
-	// StartLog, when set, receives the start lines instead of Log: one per client as the
-	// run starts, stamped with the time of day ("15:04:05 [1] Starting pub, publishing
-	// 1,000 messages"). natsperf's command line prints them with the Result, notices apart.
+	// StartLog, when set, receives the start lines instead of Log: the run's, then one per
+	// client as it starts, stamped with the time of day ("15:04:05 [1] Starting Core NATS
+	// publisher, publishing 1,000 messages"). natsperf's command line prints them with the
+	// Result, notices apart.
 	StartLog io.Writer
 	// Progress, when set, shows live progress: one bar per client (per agent across agents).
 	Progress Progress
@@ -58,8 +65,10 @@ type Options struct {
 	Getenv func(key string) string
 
 	// Title and Settings label the run, as natsperf labels a scenario's cells: Title replaces
-	// the Result's title of a run in this process ("natsperf run NAME"), and Settings'
-	// entries join the Result's settings (as JSON, so their values must marshal).
+	// the run's name on its first start line (a run in this process: "Starting TITLE [...]"
+	// instead of "Starting Core NATS publisher benchmark [...]"), and Settings' entries join
+	// the Result's settings (as JSON, so their values must marshal), replacing any of their
+	// names.
 	Title    string
 	Settings map[string]any
 	// Hist is the file the caller saves the run's latency histogram to (natsperf's --hist),
