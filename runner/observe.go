@@ -66,8 +66,8 @@ func (h harnessProgress) Start(bars []harness.Bar) func() {
 	return h.p.Start(out)
 }
 
-// envOf is where o's run reads NATS_URL and the nats contexts: o.Getenv (HOME and
-// XDG_CONFIG_HOME through it too), or this process's environment.
+// envOf is the environment o's run reads: o.Getenv (HOME through it too), or this
+// process's.
 func envOf(o Options) connect.Env {
 	if o.Getenv == nil {
 		return connect.OSEnv()

@@ -59,9 +59,10 @@ type Options struct {
 	// a caller's rendering needs: the series interval, the kind's own text layout).
 	OnStart func(Starting)
 
-	// Getenv is where NATS_URL and the nats contexts (the nats CLI's, under XDG_CONFIG_HOME
-	// or HOME's .config) are read when the Spec's target names no server; nil: this
-	// process's environment (os.Getenv).
+	// Getenv is the environment the run reads: NATS_URL and the nats contexts (the nats
+	// CLI's, under XDG_CONFIG_HOME or HOME's .config) when the Spec's target names no
+	// server, an embedded server's encryption key (NATSPERF_JS_KEY), where nats-server
+	// releases are kept (NATSPERF_SERVER_BINARIES); nil: this process's (os.Getenv).
 	Getenv func(key string) string
 
 	// Title and Settings label the run, as natsperf labels a scenario's cells: Title replaces
