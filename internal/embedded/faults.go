@@ -5,13 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/natsperf/natsperf/internal/nodes"
 )
 
 var (
 	// ErrNodeDown is returned when an operation needs a running node.
-	ErrNodeDown = errors.New("node is not running")
+	ErrNodeDown = nodes.ErrNodeDown
 	// ErrShutdown is returned after Shutdown.
-	ErrShutdown = errors.New("cluster is shut down")
+	ErrShutdown = nodes.ErrShutdown
 	// ErrNotPausable is returned by Pause unless Options.Pausable was set.
 	ErrNotPausable = errors.New("pause needs Options.Pausable")
 )
@@ -28,7 +30,7 @@ func (c *Cluster) Kill(i int) error {
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
 	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("embedded: kill %s: %w", n.name, err)
+		return fmt.Errorf("embedded: kill %s: %w", n.Name, err)
 	}
 	c.kill(n)
 	return nil
@@ -74,14 +76,14 @@ func (c *Cluster) Restart(i int) error {
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
 	if c.shut {
-		return fmt.Errorf("embedded: restart %s: %w", n.name, ErrShutdown)
+		return fmt.Errorf("embedded: restart %s: %w", n.Name, ErrShutdown)
 	}
 	if c.isRunning(n) {
 		c.kill(n)
 	}
 	if err := c.restart(n); err != nil {
 		c.kill(n)
-		return fmt.Errorf("embedded: restart %s: %w", n.name, err)
+		return fmt.Errorf("embedded: restart %s: %w", n.Name, err)
 	}
 	return nil
 }
@@ -97,8 +99,8 @@ func (c *Cluster) restart(n *node) error {
 
 // startAgain reopens a down node's ports and store and starts its server without waiting.
 func (c *Cluster) startAgain(n *node) error {
-	if n.disk != nil {
-		if err := n.disk.Remount(); err != nil {
+	if n.Disk != nil {
+		if err := n.Disk.Remount(); err != nil {
 			return err
 		}
 	}
@@ -132,15 +134,15 @@ func (c *Cluster) Pause(i int, d time.Duration) error {
 		return err
 	}
 	if !c.opts.Pausable {
-		return fmt.Errorf("embedded: pause %s: %w (nats-server has no in-process freeze)", n.name, ErrNotPausable)
+		return fmt.Errorf("embedded: pause %s: %w (nats-server has no in-process freeze)", n.Name, ErrNotPausable)
 	}
 	if d <= 0 {
-		return fmt.Errorf("embedded: pause %s: duration must be positive, got %s", n.name, d)
+		return fmt.Errorf("embedded: pause %s: duration must be positive, got %s", n.Name, d)
 	}
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
 	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("embedded: pause %s: %w", n.name, err)
+		return fmt.Errorf("embedded: pause %s: %w", n.Name, err)
 	}
 	n.gate.pause(d)
 	return nil

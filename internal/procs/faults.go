@@ -15,7 +15,7 @@ func (c *Cluster) Kill(i int) error {
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
 	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("procs: kill %s: %w", n.name, err)
+		return fmt.Errorf("procs: kill %s: %w", n.Name, err)
 	}
 	c.stopNode(n, true)
 	return nil
@@ -31,21 +31,21 @@ func (c *Cluster) Restart(i int) error {
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
 	if c.shut {
-		return fmt.Errorf("procs: restart %s: %w", n.name, ErrShutdown)
+		return fmt.Errorf("procs: restart %s: %w", n.Name, ErrShutdown)
 	}
 	c.stopNode(n, true)
-	ctx, cancel := context.WithTimeout(context.Background(), c.opts.ReadyTimeout)
+	ctx, cancel := c.waiter().WithTimeout(context.Background())
 	defer cancel()
 	if err := c.startNode(n); err != nil {
-		return fmt.Errorf("procs: restart %s: %w", n.name, err)
+		return fmt.Errorf("procs: restart %s: %w", n.Name, err)
 	}
 	if err := c.poll(ctx, func() (string, error) { return c.listening(n) }); err != nil {
 		c.stopNode(n, true)
-		return fmt.Errorf("procs: restart %s: %w", n.name, err)
+		return fmt.Errorf("procs: restart %s: %w", n.Name, err)
 	}
 	if err := c.poll(ctx, c.ready); err != nil {
 		c.stopNode(n, true)
-		return fmt.Errorf("procs: restart %s: %w", n.name, err)
+		return fmt.Errorf("procs: restart %s: %w", n.Name, err)
 	}
 	return nil
 }
@@ -59,18 +59,18 @@ func (c *Cluster) Pause(i int, d time.Duration) error {
 		return err
 	}
 	if d <= 0 {
-		return fmt.Errorf("procs: pause %s: duration must be positive, got %s", n.name, d)
+		return fmt.Errorf("procs: pause %s: duration must be positive, got %s", n.Name, d)
 	}
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
 	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("procs: pause %s: %w", n.name, err)
+		return fmt.Errorf("procs: pause %s: %w", n.Name, err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := n.proc
 	if err := sigStop(p.cmd.Process.Pid); err != nil {
-		return fmt.Errorf("procs: pause %s: %w", n.name, err)
+		return fmt.Errorf("procs: pause %s: %w", n.Name, err)
 	}
 	p.paused = true
 	if n.pauseTimer != nil {
