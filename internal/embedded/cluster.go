@@ -303,13 +303,7 @@ func (c *Cluster) NodeByName(name string) (int, bool) { return c.nodes.ByName(na
 // ErrNoNode is returned for a node index outside 1..Size.
 var ErrNoNode = nodes.ErrNoNode
 
-func (c *Cluster) node(i int) (*node, error) {
-	n, err := c.nodes.At(i)
-	if err != nil {
-		return nil, fmt.Errorf("embedded: %w", err)
-	}
-	return n, nil
-}
+func (c *Cluster) node(i int) (*node, error) { return nodes.At(ops{c}, i) }
 
 func (c *Cluster) kind() string {
 	if c.opts.Gateways > 0 {

@@ -22,19 +22,7 @@ var (
 // store stays for Restart. nats-server's Shutdown hands off the leadership
 // of raft groups it leads before exiting, so failover is quicker than after
 // a real crash; for a node that vanishes silently use Pause.
-func (c *Cluster) Kill(i int) error {
-	n, err := c.node(i)
-	if err != nil {
-		return err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("embedded: kill %s: %w", n.Name, err)
-	}
-	c.kill(n)
-	return nil
-}
+func (c *Cluster) Kill(i int) error { return nodes.Kill(ops{c}, i) }
 
 func (c *Cluster) kill(n *node) {
 	if n.gate.paused() {
@@ -68,34 +56,7 @@ func (c *Cluster) dropConns(n *node) {
 // Restart brings node i back on the same client and cluster ports and the
 // same store, and waits until it accepts clients and, in a cluster, is
 // current with the meta leader. A running node is killed first.
-func (c *Cluster) Restart(i int) error {
-	n, err := c.node(i)
-	if err != nil {
-		return err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if c.shut {
-		return fmt.Errorf("embedded: restart %s: %w", n.Name, ErrShutdown)
-	}
-	if c.isRunning(n) {
-		c.kill(n)
-	}
-	if err := c.restart(n); err != nil {
-		c.kill(n)
-		return fmt.Errorf("embedded: restart %s: %w", n.Name, err)
-	}
-	return nil
-}
-
-func (c *Cluster) restart(n *node) error {
-	if err := c.startAgain(n); err != nil {
-		return err
-	}
-	ctx, cancel := c.withReadyTimeout(context.Background())
-	defer cancel()
-	return c.poll(ctx, func() (string, error) { return c.readiness([]*node{n}, true) })
-}
+func (c *Cluster) Restart(i int) error { return nodes.Restart(ops{c}, i) }
 
 // startAgain reopens a down node's ports and store and starts its server without waiting.
 func (c *Cluster) startAgain(n *node) error {
@@ -136,16 +97,10 @@ func (c *Cluster) Pause(i int, d time.Duration) error {
 	if !c.opts.Pausable {
 		return fmt.Errorf("embedded: pause %s: %w (nats-server has no in-process freeze)", n.Name, ErrNotPausable)
 	}
-	if d <= 0 {
-		return fmt.Errorf("embedded: pause %s: duration must be positive, got %s", n.Name, d)
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("embedded: pause %s: %w", n.Name, err)
-	}
-	n.gate.pause(d)
-	return nil
+	return nodes.Pause(ops{c}, i, d, func(n *node) error {
+		n.gate.pause(d)
+		return nil
+	})
 }
 
 // Resume ends a Pause of node i early; resuming a node that is not paused
@@ -165,18 +120,27 @@ func (c *Cluster) Paused(i int) bool {
 	return err == nil && n.gate.paused()
 }
 
-func (c *Cluster) checkRunning(n *node) error {
-	if c.shut {
-		return ErrShutdown
-	}
-	if !c.isRunning(n) {
-		return ErrNodeDown
-	}
-	return nil
-}
-
 func (c *Cluster) isRunning(n *node) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return n.srv != nil
+}
+
+// ops is the Cluster as the fault operations both clusters share (nodes.Kill ...) see it.
+type ops struct{ c *Cluster }
+
+func (o ops) Kind() string             { return "embedded" }
+func (o ops) Nodes() nodes.List[*node] { return o.c.nodes }
+func (o ops) Lock()                    { o.c.opMu.Lock() }
+func (o ops) Unlock()                  { o.c.opMu.Unlock() }
+func (o ops) Shut() bool               { return o.c.shut }
+func (o ops) Running(n *node) bool     { return o.c.isRunning(n) }
+func (o ops) Start(n *node) error      { return o.c.startAgain(n) }
+func (o ops) Stop(n *node)             { o.c.kill(n) }
+
+// Ready waits for ns and, in a cluster, a current meta leader that they follow.
+func (o ops) Ready(ns []*node) error {
+	ctx, cancel := o.c.withReadyTimeout(context.Background())
+	defer cancel()
+	return o.c.poll(ctx, func() (string, error) { return o.c.readiness(ns, true) })
 }

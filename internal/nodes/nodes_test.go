@@ -47,11 +47,11 @@ func TestList(t *testing.T) {
 	}
 	// A power failure needs every node running with its store on powerfs, before any stop.
 	stopped := false
-	_, err := PowerFail([]*testNode{l[0]}, func(*testNode) error { return nil }, func([]*testNode) { stopped = true })
+	_, err := powerFail([]*testNode{l[0]}, func(*testNode) error { return nil }, func([]*testNode) { stopped = true })
 	if !errors.Is(err, ErrNoPower) || stopped {
 		t.Fatalf("PowerFail without powerfs = %v (stopped %v), want ErrNoPower before any stop", err, stopped)
 	}
-	_, err = PowerFail([]*testNode{l[0]}, func(*testNode) error { return ErrNodeDown }, func([]*testNode) { stopped = true })
+	_, err = powerFail([]*testNode{l[0]}, func(*testNode) error { return ErrNodeDown }, func([]*testNode) { stopped = true })
 	if !errors.Is(err, ErrNodeDown) || stopped || !strings.Contains(err.Error(), "power-fail natsperf-n1") {
 		t.Fatalf("PowerFail of a down node = %v (stopped %v), want ErrNodeDown", err, stopped)
 	}

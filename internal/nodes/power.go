@@ -11,12 +11,12 @@ import (
 // ErrNoPower is returned by PowerFail unless the stores are on powerfs (Options.PowerFail).
 var ErrNoPower = errors.New("power failures need Options.PowerFail (stores on powerfs)")
 
-// PowerFail is a power failure of ns around its instant, which each cluster takes its own
+// powerFail is a power failure of ns around its instant, which each cluster takes its own
 // way: every node must be running (running says why not) with its store on powerfs; stop ends
 // them all at one instant, so that no acknowledgement leaves a node after it, and returns once
 // they are gone; then what they had not fsynced is dropped from their stores, as a machine
 // loses its page cache. It says how much was dropped.
-func PowerFail[N Node](ns []N, running func(N) error, stop func([]N)) (string, error) {
+func powerFail[N Node](ns []N, running func(N) error, stop func([]N)) (string, error) {
 	for _, n := range ns {
 		s := n.slot()
 		if err := running(n); err != nil {

@@ -300,13 +300,7 @@ func (c *Cluster) writePids() {
 	_ = os.WriteFile(filepath.Join(c.root, pidsFile), []byte(b.String()), 0o600)
 }
 
-func (c *Cluster) node(i int) (*node, error) {
-	n, err := c.nodes.At(i)
-	if err != nil {
-		return nil, fmt.Errorf("procs: %w", err)
-	}
-	return n, nil
-}
+func (c *Cluster) node(i int) (*node, error) { return nodes.At(ops{c}, i) }
 
 func (c *Cluster) kind() string {
 	if c.opts.Nodes == 1 {

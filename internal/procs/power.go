@@ -2,7 +2,6 @@ package procs
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/natsperf/natsperf/internal/embedded"
 	"github.com/natsperf/natsperf/internal/nodes"
@@ -17,13 +16,7 @@ var ErrNoPower = nodes.ErrNoPower
 // stores what they had not fsynced, as the machine loses its page cache. It says how much
 // was dropped. RestartAll (or Restart) brings the nodes back on what survived.
 func (c *Cluster) PowerFail(idx []int) (string, error) {
-	ns, err := c.pick(idx)
-	if err != nil {
-		return "", err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	detail, err := nodes.PowerFail(ns, c.checkRunning, func(ns []*node) {
+	return nodes.PowerFail(ops{c}, idx, func(ns []*node) {
 		// The instant: every signal goes out before any wait.
 		c.mu.Lock()
 		ps := make([]*process, 0, len(ns))
@@ -43,82 +36,17 @@ func (c *Cluster) PowerFail(idx []int) (string, error) {
 		}
 		c.writePids()
 	})
-	if err != nil {
-		return detail, fmt.Errorf("procs: %w", err)
-	}
-	return detail, nil
 }
 
-// RestartAll starts the nodes that are down among nodes together, each on its store (its
+// RestartAll starts the nodes that are down among idx together, each on its store (its
 // powerfs mounted again), and waits until they are ready. Nodes that all lost power must
 // start together: one alone has no quorum and would never be ready.
-func (c *Cluster) RestartAll(idx []int) error {
-	ns, err := c.pick(idx)
-	if err != nil {
-		return err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if c.shut {
-		return fmt.Errorf("procs: restart: %w", ErrShutdown)
-	}
-	var down []*node
-	for _, n := range ns {
-		if c.checkRunning(n) != nil {
-			down = append(down, n)
-		}
-	}
-	stop := func() {
-		for _, n := range down {
-			c.stopNode(n, true)
-		}
-	}
-	for _, n := range down {
-		if err := c.startNode(n); err != nil {
-			stop()
-			return fmt.Errorf("procs: restart %s: %w", n.Name, err)
-		}
-	}
-	ctx, cancel := c.waiter().WithTimeout(context.Background())
-	defer cancel()
-	for _, n := range down {
-		if err := c.poll(ctx, func() (string, error) { return c.listening(n) }); err != nil {
-			stop()
-			return fmt.Errorf("procs: restart %s: %w", n.Name, err)
-		}
-	}
-	if err := c.poll(ctx, c.ready); err != nil {
-		stop()
-		return fmt.Errorf("procs: restart: %w", err)
-	}
-	return nil
-}
-
-// pick maps 1-based indexes to nodes.
-func (c *Cluster) pick(idx []int) ([]*node, error) {
-	ns, err := c.nodes.Pick(idx)
-	if err != nil {
-		return nil, fmt.Errorf("procs: %w", err)
-	}
-	return ns, nil
-}
+func (c *Cluster) RestartAll(idx []int) error { return nodes.RestartAll(ops{c}, idx) }
 
 // Corrupt flips one bit in the middle of the newest message block of node i's store, as a bad
 // sector would. The node must be down (killed or power-failed): a running server would
 // overwrite it. It says which file and byte.
-func (c *Cluster) Corrupt(i int) (string, error) {
-	n, err := c.node(i)
-	if err != nil {
-		return "", err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	fl, err := n.Corrupt(c.checkRunning(n) == nil)
-	if err != nil {
-		return "", fmt.Errorf("procs: %w", err)
-	}
-	return fl, nil
-}
+func (c *Cluster) Corrupt(i int) (string, error) { return nodes.Corrupt(ops{c}, i) }
 
 // jszStreams is the part of /jsz?accounts=true&streams=true StreamReplicas reads.
 type jszStreams struct {
