@@ -61,7 +61,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 func (c *Cluster) start(ctx context.Context) error {
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
-	ctx, cancel := c.withReadyTimeout(ctx)
+	ctx, cancel := c.withReadyTimeout(ctx) // for the leaves too
 	defer cancel()
 	if err := c.makeStore(); err != nil {
 		return err
@@ -79,19 +79,9 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// One node at a time: when two servers solicit each other at the same
-	// instant, nats-server 2.15 can lose the pinned $SYS route between them
-	// for a second, which drops the bootstrap meta vote and costs a full
-	// 4-9s election timeout. Starting in order makes that rare.
-	for _, n := range c.nodes {
-		if err := c.startNode(n); err != nil {
-			return err
-		}
-		if err := c.poll(ctx, func() (string, error) { return c.readiness([]*node{n}, false) }); err != nil {
-			return err
-		}
-	}
-	if err := c.poll(ctx, func() (string, error) { return c.readiness(c.nodes, true) }); err != nil {
+	// One node at a time: nats-server 2.15 can lose the pinned $SYS route between two servers
+	// that solicit each other at the same instant, and with it the bootstrap meta vote.
+	if err := nodes.StartInOrder(ctx, ops{c}); err != nil {
 		return err
 	}
 	return c.startLeaves(ctx)

@@ -1,7 +1,6 @@
 package embedded
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -135,12 +134,19 @@ func (o ops) Lock()                    { o.c.opMu.Lock() }
 func (o ops) Unlock()                  { o.c.opMu.Unlock() }
 func (o ops) Shut() bool               { return o.c.shut }
 func (o ops) Running(n *node) bool     { return o.c.isRunning(n) }
-func (o ops) Start(n *node) error      { return o.c.startAgain(n) }
 func (o ops) Stop(n *node)             { o.c.kill(n) }
 
-// Ready waits for ns and, in a cluster, a current meta leader that they follow.
-func (o ops) Ready(ns []*node) error {
-	ctx, cancel := o.c.withReadyTimeout(context.Background())
-	defer cancel()
-	return o.c.poll(ctx, func() (string, error) { return o.c.readiness(ns, true) })
+func (o ops) Start(n *node, again bool) error {
+	if again {
+		return o.c.startAgain(n)
+	}
+	return o.c.startNode(n)
 }
+
+func (o ops) Waiter() nodes.Waiter { return o.c.waiter() }
+
+// Listening: n accepts clients and has JetStream (readiness without the meta group).
+func (o ops) Listening(n *node) (string, error) { return o.c.readiness([]*node{n}, false) }
+
+// Ready: ns still are, and in a cluster a current meta leader that every running node follows.
+func (o ops) Ready(ns []*node) (string, error) { return o.c.readiness(ns, true) }

@@ -106,17 +106,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.makePorts(); err != nil {
 		return err
 	}
-	// One node at a time, as the embedded cluster starts: simultaneous solicits can cost the
-	// bootstrap meta vote a full election timeout.
-	for _, n := range c.nodes {
-		if err := c.startNode(n); err != nil {
-			return err
-		}
-		if err := c.poll(ctx, func() (string, error) { return c.listening(n) }); err != nil {
-			return err
-		}
-	}
-	if err := c.poll(ctx, c.ready); err != nil {
+	if err := nodes.StartInOrder(ctx, ops{c}); err != nil {
 		return err
 	}
 	v, err := getJSON[varz](ctx, c.monitor(c.nodes[0]), "/varz")

@@ -1,7 +1,6 @@
 package procs
 
 import (
-	"context"
 	"time"
 
 	"github.com/natsperf/natsperf/internal/nodes"
@@ -73,13 +72,13 @@ func (c *Cluster) Paused(i int) bool {
 // ops is the Cluster as the fault operations both clusters share (nodes.Kill ...) see it.
 type ops struct{ c *Cluster }
 
-func (o ops) Kind() string             { return "procs" }
-func (o ops) Nodes() nodes.List[*node] { return o.c.nodes }
-func (o ops) Lock()                    { o.c.opMu.Lock() }
-func (o ops) Unlock()                  { o.c.opMu.Unlock() }
-func (o ops) Shut() bool               { return o.c.shut }
-func (o ops) Start(n *node) error      { return o.c.startNode(n) }
-func (o ops) Stop(n *node)             { o.c.stopNode(n, true) }
+func (o ops) Kind() string                { return "procs" }
+func (o ops) Nodes() nodes.List[*node]    { return o.c.nodes }
+func (o ops) Lock()                       { o.c.opMu.Lock() }
+func (o ops) Unlock()                     { o.c.opMu.Unlock() }
+func (o ops) Shut() bool                  { return o.c.shut }
+func (o ops) Start(n *node, _ bool) error { return o.c.startNode(n) } // a store lost to power is remounted
+func (o ops) Stop(n *node)                { o.c.stopNode(n, true) }
 
 // Running: n has a process (it may have exited since; alive says).
 func (o ops) Running(n *node) bool {
@@ -88,14 +87,8 @@ func (o ops) Running(n *node) bool {
 	return n.proc != nil
 }
 
-// Ready waits for each of ns to answer on its monitoring port, then for the cluster (ready).
-func (o ops) Ready(ns []*node) error {
-	ctx, cancel := o.c.waiter().WithTimeout(context.Background())
-	defer cancel()
-	for _, n := range ns {
-		if err := o.c.poll(ctx, func() (string, error) { return o.c.listening(n) }); err != nil {
-			return err
-		}
-	}
-	return o.c.poll(ctx, o.c.ready)
-}
+func (o ops) Waiter() nodes.Waiter              { return o.c.waiter() }
+func (o ops) Listening(n *node) (string, error) { return o.c.listening(n) }
+
+// Ready is the cluster's readiness (ready), whichever nodes were waited for.
+func (o ops) Ready([]*node) (string, error) { return o.c.ready() }
