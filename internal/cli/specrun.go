@@ -31,6 +31,7 @@ func (a *app) specRunE(c *cmdline.Command) func(*cobra.Command, []string) error 
 		if err != nil {
 			return err
 		}
+		a.notices(l)
 		a.dist, a.clientBin = &l.Agents, l.ClientBin
 		return a.runSpec(cmd, l)
 	}
@@ -243,6 +244,7 @@ func (a *app) commandSpec(cmd *cobra.Command, args []string, notOne string) (*co
 	if err != nil {
 		return nil, nil, err
 	}
+	a.notices(l)
 	a.dist, a.clientBin = &l.Agents, l.ClientBin
 	return target, l, nil
 }

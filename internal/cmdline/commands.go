@@ -58,6 +58,8 @@ type input struct {
 	f    *pflag.FlagSet // the command's flags, to tell which were given
 	conn *Conn
 	env  connect.Env
+	// notices are the Line's Notices (noEffect).
+	notices []string
 }
 
 func pubFlags(f *pflag.FlagSet) builder {
@@ -125,6 +127,9 @@ func pubsubFlags(f *pflag.FlagSet) builder {
 	return func(in *input) (*Line, error) {
 		if err := firstErr(bf.validate(in.f), validateSubjects(sf)); err != nil {
 			return nil, err
+		}
+		if in.f.Changed("clients") { // registered with the common flags, hidden: it used to be ignored
+			return nil, usagef("pubsub counts its clients with --pub and --sub, not --clients")
 		}
 		if pubs < 1 || subs < 1 {
 			return nil, usagef("--pub and --sub must each be at least 1 (got %d and %d)", pubs, subs)
@@ -238,11 +243,17 @@ func jsPubFlags(mode string) func(f *pflag.FlagSet) builder {
 		ff.register(f)
 		if mode == js.Sync {
 			registerMaxInflight(f, &maxInflight)
+			// nats bench's js pub takes --batch for every mode; sync publishing has no window.
+			f.Lookup("batch").Usage = "no effect: sync publishing waits for each ack (accepted, as nats bench's js pub sync takes it)"
+			_ = f.MarkHidden("batch")
 		}
 		return func(in *input) (*Line, error) {
 			f := in.f
 			if err := firstErr(bf.validate(f), sf.validate(), validateSubjects(subj), pf.validate(f), checkPublishSubject("SUBJECT", in.args[0])); err != nil {
 				return nil, err
+			}
+			if mode == js.Sync {
+				in.noEffect("batch", "js pub sync: each publish waits for its ack, one at a time per client (js pub async's window is --batch)")
 			}
 			if !f.Changed("batch") && mode == js.Batch {
 				batch = 100
@@ -323,6 +334,7 @@ func jsGetFlags(batched bool) func(f *pflag.FlagSet) builder {
 		aliasFlag(f, "get-batch", "batch")
 		registerHist(f, &bf.Hist)
 		if !batched {
+			f.Lookup("batch").Usage = "no effect: each sync get reads one message (accepted for js get batch's command lines)"
 			_ = f.MarkHidden("batch")
 		}
 		return func(in *input) (*Line, error) {
@@ -332,6 +344,9 @@ func jsGetFlags(batched bool) func(f *pflag.FlagSet) builder {
 			}
 			if batch < 1 {
 				return nil, usagef("--batch must be at least 1")
+			}
+			if !batched {
+				in.noEffect("batch", "js get sync: each get reads one message (js get batch's gets take --batch)")
 			}
 			if filter != "" {
 				if err := checkSubject("--filter", filter); err != nil {

@@ -6,6 +6,7 @@
 package cmdline
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -29,7 +30,10 @@ type Line struct {
 	ClientBin string
 	// Out are the global output flags the line was parsed with.
 	Out *Output
-	f   *pflag.FlagSet
+	// Notices are one-line notices for stderr: flags accepted because nats bench's command
+	// lines pass them, that change nothing here.
+	Notices []string
+	f       *pflag.FlagSet
 }
 
 // Changed reports whether the command line gave the flag name (the command's; after Parse,
@@ -211,7 +215,15 @@ func (in *input) newSpec(bf benchFlags, clients int, cfg spec.Config) *spec.Spec
 
 // line is the Line of s, with the command line's connection settings.
 func (in *input) line(s *spec.Spec, hist string) *Line {
-	return &Line{Spec: s, Hist: hist}
+	return &Line{Spec: s, Hist: hist, Notices: in.notices}
+}
+
+// noEffect notes a flag the command accepts, as nats bench's command lines pass it, that
+// changes nothing: the run says so on stderr rather than ignore it silently.
+func (in *input) noEffect(name, why string) {
+	if in.f.Changed(name) {
+		in.notices = append(in.notices, fmt.Sprintf("--%s has no effect on %s", name, why))
+	}
 }
 
 // size is --size for a spec: zero when left at its default.

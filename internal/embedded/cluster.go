@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/natsperf/natsperf/internal/nodes"
 	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
@@ -20,7 +20,7 @@ type Cluster struct {
 	opts    Options
 	root    string // store root
 	tempDir bool   // root was created by Start and is removed by Shutdown
-	nodes   []*node
+	nodes   nodes.List[*node]
 	links   *links // nil unless Options.Network
 	leaves  []*leaf
 
@@ -61,7 +61,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 func (c *Cluster) start(ctx context.Context) error {
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
-	ctx, cancel := c.withReadyTimeout(ctx)
+	ctx, cancel := c.withReadyTimeout(ctx) // for the leaves too
 	defer cancel()
 	if err := c.makeStore(); err != nil {
 		return err
@@ -79,19 +79,9 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// One node at a time: when two servers solicit each other at the same
-	// instant, nats-server 2.15 can lose the pinned $SYS route between them
-	// for a second, which drops the bootstrap meta vote and costs a full
-	// 4-9s election timeout. Starting in order makes that rare.
-	for _, n := range c.nodes {
-		if err := c.startNode(n); err != nil {
-			return err
-		}
-		if err := c.poll(ctx, func() (string, error) { return c.readiness([]*node{n}, false) }); err != nil {
-			return err
-		}
-	}
-	if err := c.poll(ctx, func() (string, error) { return c.readiness(c.nodes, true) }); err != nil {
+	// One node at a time: nats-server 2.15 can lose the pinned $SYS route between two servers
+	// that solicit each other at the same instant, and with it the bootstrap meta vote.
+	if err := nodes.StartInOrder(ctx, ops{c}); err != nil {
 		return err
 	}
 	return c.startLeaves(ctx)
@@ -115,14 +105,9 @@ func (c *Cluster) makeStore() error {
 	}
 	for i := 1; i <= c.opts.size(); i++ {
 		n := newNode(c.root, i)
-		if err := os.MkdirAll(n.storeDir, 0o750); err != nil {
-			return fmt.Errorf("create store dir: %w", err)
-		}
-		c.nodes = append(c.nodes, n)
-		if c.opts.PowerFail {
-			if err := c.mountStore(n); err != nil {
-				return err
-			}
+		c.nodes = append(c.nodes, n) // before its mount: Shutdown unmounts it
+		if err := n.MakeStore(c.root, c.opts.PowerFail); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -181,7 +166,7 @@ func (c *Cluster) makePorts() error {
 func (c *Cluster) makeProxies() error {
 	for _, n := range c.nodes {
 		port := 0
-		if n.index == 1 && (c.opts.Network == nil || c.opts.Network.Client.Zero()) {
+		if n.Index == 1 && (c.opts.Network == nil || c.opts.Network.Client.Zero()) {
 			port = c.opts.Port // else node 1's client link takes it
 		}
 		ln, err := net.Listen("tcp", hostPort(c.opts.Host, port))
@@ -232,7 +217,7 @@ func (c *Cluster) Shutdown() {
 		wg.Go(func() { c.stopNode(n) })
 	}
 	wg.Wait()
-	c.unmountStores()
+	c.nodes.Unmount()
 	for _, n := range c.nodes {
 		for _, p := range []*proxy{n.clientProxy, n.routeProxy} {
 			if p != nil {
@@ -256,7 +241,7 @@ func (c *Cluster) ClientURLs() []string {
 	}
 	var urls []string
 	for _, n := range c.nodes {
-		if n.srv != nil && c.clusterOf(n.index) == 1 {
+		if n.srv != nil && c.clusterOf(n.Index) == 1 {
 			urls = append(urls, "nats://"+hostPort(c.opts.dialHost(), c.publicClientPort(n)))
 		}
 	}
@@ -300,33 +285,15 @@ func (c *Cluster) Node(i int) *server.Server {
 
 // ServerName returns the stable server name of node i ("natsperf-n1"...),
 // or "" when i is out of range.
-func (c *Cluster) ServerName(i int) string {
-	n, err := c.node(i)
-	if err != nil {
-		return ""
-	}
-	return n.name
-}
+func (c *Cluster) ServerName(i int) string { return c.nodes.ServerName(i) }
 
 // NodeByName returns the 1-based index of the node with the server name.
-func (c *Cluster) NodeByName(name string) (int, bool) {
-	for _, n := range c.nodes {
-		if n.name == name {
-			return n.index, true
-		}
-	}
-	return 0, false
-}
+func (c *Cluster) NodeByName(name string) (int, bool) { return c.nodes.ByName(name) }
 
 // ErrNoNode is returned for a node index outside 1..Size.
-var ErrNoNode = errors.New("no such node")
+var ErrNoNode = nodes.ErrNoNode
 
-func (c *Cluster) node(i int) (*node, error) {
-	if i < 1 || i > len(c.nodes) {
-		return nil, fmt.Errorf("embedded: node %d: %w (cluster has %d)", i, ErrNoNode, len(c.nodes))
-	}
-	return c.nodes[i-1], nil
-}
+func (c *Cluster) node(i int) (*node, error) { return nodes.At(ops{c}, i) }
 
 func (c *Cluster) kind() string {
 	if c.opts.Gateways > 0 {

@@ -1,17 +1,18 @@
 package embedded
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/natsperf/natsperf/internal/nodes"
 )
 
 var (
 	// ErrNodeDown is returned when an operation needs a running node.
-	ErrNodeDown = errors.New("node is not running")
+	ErrNodeDown = nodes.ErrNodeDown
 	// ErrShutdown is returned after Shutdown.
-	ErrShutdown = errors.New("cluster is shut down")
+	ErrShutdown = nodes.ErrShutdown
 	// ErrNotPausable is returned by Pause unless Options.Pausable was set.
 	ErrNotPausable = errors.New("pause needs Options.Pausable")
 )
@@ -20,19 +21,7 @@ var (
 // store stays for Restart. nats-server's Shutdown hands off the leadership
 // of raft groups it leads before exiting, so failover is quicker than after
 // a real crash; for a node that vanishes silently use Pause.
-func (c *Cluster) Kill(i int) error {
-	n, err := c.node(i)
-	if err != nil {
-		return err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("embedded: kill %s: %w", n.name, err)
-	}
-	c.kill(n)
-	return nil
-}
+func (c *Cluster) Kill(i int) error { return nodes.Kill(ops{c}, i) }
 
 func (c *Cluster) kill(n *node) {
 	if n.gate.paused() {
@@ -66,39 +55,12 @@ func (c *Cluster) dropConns(n *node) {
 // Restart brings node i back on the same client and cluster ports and the
 // same store, and waits until it accepts clients and, in a cluster, is
 // current with the meta leader. A running node is killed first.
-func (c *Cluster) Restart(i int) error {
-	n, err := c.node(i)
-	if err != nil {
-		return err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if c.shut {
-		return fmt.Errorf("embedded: restart %s: %w", n.name, ErrShutdown)
-	}
-	if c.isRunning(n) {
-		c.kill(n)
-	}
-	if err := c.restart(n); err != nil {
-		c.kill(n)
-		return fmt.Errorf("embedded: restart %s: %w", n.name, err)
-	}
-	return nil
-}
-
-func (c *Cluster) restart(n *node) error {
-	if err := c.startAgain(n); err != nil {
-		return err
-	}
-	ctx, cancel := c.withReadyTimeout(context.Background())
-	defer cancel()
-	return c.poll(ctx, func() (string, error) { return c.readiness([]*node{n}, true) })
-}
+func (c *Cluster) Restart(i int) error { return nodes.Restart(ops{c}, i) }
 
 // startAgain reopens a down node's ports and store and starts its server without waiting.
 func (c *Cluster) startAgain(n *node) error {
-	if n.disk != nil {
-		if err := n.disk.Remount(); err != nil {
+	if n.Disk != nil {
+		if err := n.Disk.Remount(); err != nil {
 			return err
 		}
 	}
@@ -132,18 +94,12 @@ func (c *Cluster) Pause(i int, d time.Duration) error {
 		return err
 	}
 	if !c.opts.Pausable {
-		return fmt.Errorf("embedded: pause %s: %w (nats-server has no in-process freeze)", n.name, ErrNotPausable)
+		return fmt.Errorf("embedded: pause %s: %w (nats-server has no in-process freeze)", n.Name, ErrNotPausable)
 	}
-	if d <= 0 {
-		return fmt.Errorf("embedded: pause %s: duration must be positive, got %s", n.name, d)
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("embedded: pause %s: %w", n.name, err)
-	}
-	n.gate.pause(d)
-	return nil
+	return nodes.Pause(ops{c}, i, d, func(n *node) error {
+		n.gate.pause(d)
+		return nil
+	})
 }
 
 // Resume ends a Pause of node i early; resuming a node that is not paused
@@ -163,18 +119,34 @@ func (c *Cluster) Paused(i int) bool {
 	return err == nil && n.gate.paused()
 }
 
-func (c *Cluster) checkRunning(n *node) error {
-	if c.shut {
-		return ErrShutdown
-	}
-	if !c.isRunning(n) {
-		return ErrNodeDown
-	}
-	return nil
-}
-
 func (c *Cluster) isRunning(n *node) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return n.srv != nil
 }
+
+// ops is the Cluster as the fault operations both clusters share (nodes.Kill ...) see it.
+type ops struct{ c *Cluster }
+
+func (o ops) Kind() string             { return "embedded" }
+func (o ops) Nodes() nodes.List[*node] { return o.c.nodes }
+func (o ops) Lock()                    { o.c.opMu.Lock() }
+func (o ops) Unlock()                  { o.c.opMu.Unlock() }
+func (o ops) Shut() bool               { return o.c.shut }
+func (o ops) Running(n *node) bool     { return o.c.isRunning(n) }
+func (o ops) Stop(n *node)             { o.c.kill(n) }
+
+func (o ops) Start(n *node, again bool) error {
+	if again {
+		return o.c.startAgain(n)
+	}
+	return o.c.startNode(n)
+}
+
+func (o ops) Waiter() nodes.Waiter { return o.c.waiter() }
+
+// Listening: n accepts clients and has JetStream (readiness without the meta group).
+func (o ops) Listening(n *node) (string, error) { return o.c.readiness([]*node{n}, false) }
+
+// Ready: ns still are, and in a cluster a current meta leader that every running node follows.
+func (o ops) Ready(ns []*node) (string, error) { return o.c.readiness(ns, true) }

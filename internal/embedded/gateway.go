@@ -29,7 +29,7 @@ func (c *Cluster) clusterName(n *node) string {
 	if c.opts.Gateways == 0 {
 		return ClusterName
 	}
-	return GatewayClusterName(c.clusterOf(n.index))
+	return GatewayClusterName(c.clusterOf(n.Index))
 }
 
 // clusterOf is the cluster (1-based) of node i: 1 without gateways.
@@ -84,17 +84,17 @@ func (c *Cluster) gatewayOptions(n *node) server.GatewayOpts {
 		g.Advertise = c.links.sink.Addr().String()
 	}
 	for k := 1; k <= c.opts.Gateways; k++ {
-		if k == c.clusterOf(n.index) {
+		if k == c.clusterOf(n.Index) {
 			continue
 		}
 		r := &server.RemoteGatewayOpts{Name: GatewayClusterName(k)}
 		for _, o := range c.nodes {
-			if c.clusterOf(o.index) != k {
+			if c.clusterOf(o.Index) != k {
 				continue
 			}
 			host := hostPort(defaultHost, o.gatewayPort)
 			if c.links != nil {
-				host = c.links.route[[2]int{n.index, o.index}].Addr()
+				host = c.links.route[[2]int{n.Index, o.Index}].Addr()
 			}
 			r.URLs = append(r.URLs, &url.URL{Scheme: "nats", Host: host})
 		}
@@ -111,7 +111,7 @@ func (c *Cluster) gatewaysPending(running []runningNode) string {
 	}
 	for _, r := range running {
 		if got := r.srv.NumOutboundGateways(); got < c.opts.Gateways-1 {
-			return fmt.Sprintf("%s has %d of %d outbound gateways", r.name, got, c.opts.Gateways-1)
+			return fmt.Sprintf("%s has %d of %d outbound gateways", r.Name, got, c.opts.Gateways-1)
 		}
 	}
 	return ""
@@ -127,7 +127,7 @@ func (c *Cluster) ClusterURLs(k int) []string {
 	defer c.mu.RUnlock()
 	var urls []string
 	for _, n := range c.nodes {
-		if n.srv != nil && c.clusterOf(n.index) == k {
+		if n.srv != nil && c.clusterOf(n.Index) == k {
 			urls = append(urls, "nats://"+hostPort(c.opts.dialHost(), c.publicClientPort(n)))
 		}
 	}

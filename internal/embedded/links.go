@@ -41,13 +41,13 @@ func (c *Cluster) openLinks() (err error) {
 	if !nw.Client.Zero() {
 		for _, n := range c.nodes {
 			port := 0
-			if n.index == 1 {
+			if n.Index == 1 {
 				port = c.opts.Port
 			}
 			up := hostPort(c.opts.dialHost(), n.clientPort)
-			cl, err := link.Open(n.name+"-client", hostPort(c.opts.Host, port), up, nw.Client)
+			cl, err := link.Open(n.Name+"-client", hostPort(c.opts.Host, port), up, nw.Client)
 			if err != nil {
-				return fmt.Errorf("client link of %s: %w", n.name, err)
+				return fmt.Errorf("client link of %s: %w", n.Name, err)
 			}
 			l.client = append(l.client, cl)
 		}
@@ -72,15 +72,15 @@ func (c *Cluster) openLinks() (err error) {
 			if from == to {
 				continue
 			}
-			name, port, what := from.name+"-"+to.name, to.clusterPort, "route"
-			if !c.sameCluster(from.index, to.index) {
+			name, port, what := from.Name+"-"+to.Name, to.clusterPort, "route"
+			if !c.sameCluster(from.Index, to.Index) {
 				name, port, what = name+"-gw", to.gatewayPort, "gateway"
 			}
-			rl, err := link.Open(name, hostPort(defaultHost, 0), hostPort(defaultHost, port), c.between(from.index, to.index))
+			rl, err := link.Open(name, hostPort(defaultHost, 0), hostPort(defaultHost, port), c.between(from.Index, to.Index))
 			if err != nil {
 				return fmt.Errorf("%s link %s: %w", what, name, err)
 			}
-			l.route[[2]int{from.index, to.index}] = rl
+			l.route[[2]int{from.Index, to.Index}] = rl
 		}
 	}
 	return nil
@@ -107,7 +107,7 @@ func (c *Cluster) clientLink(n *node) *link.Link {
 	if c.links == nil || len(c.links.client) == 0 {
 		return nil
 	}
-	return c.links.client[n.index-1]
+	return c.links.client[n.Index-1]
 }
 
 // publicClientPort is the port clients of n dial: its client link's, else its own.
@@ -125,10 +125,10 @@ func (c *Cluster) publicClientPort(n *node) int {
 func (c *Cluster) routesFrom(n *node) []string {
 	var hosts []string
 	for _, o := range c.nodes {
-		if !c.sameCluster(n.index, o.index) {
+		if !c.sameCluster(n.Index, o.Index) {
 			continue // a gateway link
 		}
-		if rl := c.links.route[[2]int{n.index, o.index}]; rl != nil {
+		if rl := c.links.route[[2]int{n.Index, o.Index}]; rl != nil {
 			hosts = append(hosts, rl.Addr())
 		} else {
 			hosts = append(hosts, hostPort(defaultHost, o.clusterPort))
@@ -156,8 +156,8 @@ func (c *Cluster) Zone(z int) []int {
 	}
 	var nodes []int
 	for _, n := range c.nodes {
-		if c.links.net.Zone(n.index) == z {
-			nodes = append(nodes, n.index)
+		if c.links.net.Zone(n.Index) == z {
+			nodes = append(nodes, n.Index)
 		}
 	}
 	return nodes

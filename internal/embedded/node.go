@@ -4,28 +4,24 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"path/filepath"
 	"sync/atomic"
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/natsperf/natsperf/internal/powerfs"
+	"github.com/natsperf/natsperf/internal/nodes"
 )
 
 // node is one server slot of a Cluster. The slot (name, ports, store)
 // stays fixed; the *server.Server behind it changes on Kill/Restart.
 type node struct {
-	index       int // 1-based
-	name        string
-	storeDir    string
+	nodes.Slot
 	clientPort  int // public client port; RANDOM_PORT until a direct server picked one (then guarded by Cluster.mu)
 	clusterPort int // public cluster port; 0 = not clustered
 	leafPort    int // leaf node port of a hub node; 0 without Options.Leafnodes
 	gatewayPort int // gateway port; 0 without Options.Gateways
 	gate        *gate
-	clientProxy *proxy      // nil unless Options.Pausable
-	routeProxy  *proxy      // nil unless Pausable and clustered
-	disk        *powerfs.FS // the store's mount; nil unless Options.PowerFail
+	clientProxy *proxy // nil unless Options.Pausable
+	routeProxy  *proxy // nil unless Pausable and clustered
 
 	id atomic.Pointer[string] // server ID of the running server, for route proxies
 
@@ -35,15 +31,8 @@ type node struct {
 	started chan struct{} // closed when srv.Start has returned
 }
 
-func nodeName(i int) string { return fmt.Sprintf("natsperf-n%d", i) }
-
 func newNode(root string, i int) *node {
-	return &node{
-		index:    i,
-		name:     nodeName(i),
-		storeDir: filepath.Join(root, fmt.Sprintf("n%d", i)),
-		gate:     newGate(),
-	}
+	return &node{Slot: nodes.NewSlot(root, i), gate: newGate()}
 }
 
 func (n *node) proxied() bool { return n.clientProxy != nil }
@@ -52,13 +41,13 @@ func (n *node) proxied() bool { return n.clientProxy != nil }
 // fills in defaults on the struct it is given.
 func (c *Cluster) serverOptions(n *node) *server.Options {
 	o := &server.Options{
-		ServerName:         n.name,
+		ServerName:         n.Name,
 		Host:               c.opts.Host,
 		Port:               n.clientPort,
 		NoSigs:             true, // otherwise Ctrl-C in natsperf would os.Exit from inside the server
 		NoLog:              c.opts.Logger == nil,
 		JetStream:          true,
-		StoreDir:           n.storeDir,
+		StoreDir:           n.StoreDir,
 		JetStreamMaxMemory: c.opts.JetStreamMaxMemory,
 		JetStreamMaxStore:  c.opts.JetStreamMaxStore,
 	}
@@ -115,7 +104,7 @@ func (c *Cluster) serverOptions(n *node) *server.Options {
 func (c *Cluster) routes(n *node) []*url.URL {
 	routes := make([]*url.URL, 0, len(c.nodes))
 	for _, o := range c.nodes {
-		if !c.sameCluster(n.index, o.index) {
+		if !c.sameCluster(n.Index, o.Index) {
 			continue
 		}
 		routes = append(routes, &url.URL{Scheme: "nats-route", Host: hostPort(defaultHost, o.clusterPort)})
@@ -127,11 +116,11 @@ func (c *Cluster) routes(n *node) []*url.URL {
 func (c *Cluster) startNode(n *node) error {
 	s, err := server.NewServer(c.serverOptions(n))
 	if err != nil {
-		return fmt.Errorf("%s: %w", n.name, err)
+		return fmt.Errorf("%s: %w", n.Name, err)
 	}
 	prefix := ""
 	if c.opts.clustered() {
-		prefix = "[" + n.name + "] "
+		prefix = "[" + n.Name + "] "
 	}
 	log := newNodeLogger(c.opts.Logger, prefix)
 	s.SetLogger(log, false, false)

@@ -2,52 +2,32 @@ package embedded
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/natsperf/natsperf/internal/nodes"
 )
 
 // ErrNotReady is wrapped by errors from Start and Restart when the servers
 // did not become ready within Options.ReadyTimeout.
-var ErrNotReady = errors.New("not ready")
+var ErrNotReady = nodes.ErrNotReady
 
-// errTimedOut tells our own ReadyTimeout apart from the caller's ctx.
-var errTimedOut = errors.New("ready timeout")
-
-const pollInterval = 20 * time.Millisecond
+// waiter waits for the servers within Options.ReadyTimeout; Shutdown ends its waits.
+func (c *Cluster) waiter() nodes.Waiter {
+	return nodes.Waiter{Every: 20 * time.Millisecond, Timeout: c.opts.ReadyTimeout, Closing: c.closing}
+}
 
 // withReadyTimeout bounds a whole Start or Restart by Options.ReadyTimeout.
 func (c *Cluster) withReadyTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, c.opts.ReadyTimeout, errTimedOut)
+	return c.waiter().WithTimeout(ctx)
 }
 
-// poll calls check until it reports nothing pending. The error names the
-// condition that was still unmet when ctx ended.
+// poll calls check until it reports nothing pending (nodes.Waiter.Poll).
 func (c *Cluster) poll(ctx context.Context, check func() (pending string, err error)) error {
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		pending, err := check()
-		if err != nil {
-			return err
-		}
-		if pending == "" {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			if cause := context.Cause(ctx); !errors.Is(cause, errTimedOut) {
-				return fmt.Errorf("gave up waiting (%s): %w", pending, cause)
-			}
-			return fmt.Errorf("%s within %s: %w", pending, c.opts.ReadyTimeout, ErrNotReady)
-		case <-c.closing:
-			return fmt.Errorf("%s: shut down while waiting: %w", pending, ErrNotReady)
-		case <-tick.C:
-		}
-	}
+	return c.waiter().Poll(ctx, check)
 }
 
 type runningNode struct {
@@ -76,17 +56,17 @@ func (c *Cluster) readiness(wait []*node, meta bool) (string, error) {
 	for _, n := range wait {
 		i := slices.IndexFunc(running, func(r runningNode) bool { return r.node == n })
 		if i < 0 {
-			return "", fmt.Errorf("%s is not running", n.name)
+			return "", fmt.Errorf("%s is not running", n.Name)
 		}
 		r := running[i]
 		if msg := r.log.fatalError(); msg != "" {
-			return "", fmt.Errorf("%s failed: %s", n.name, msg)
+			return "", fmt.Errorf("%s failed: %s", n.Name, msg)
 		}
 		if !c.listening(n, r.srv) {
-			return n.name + " not accepting connections", nil
+			return n.Name + " not accepting connections", nil
 		}
 		if !r.srv.JetStreamEnabled() {
-			return n.name + " has no JetStream", nil
+			return n.Name + " has no JetStream", nil
 		}
 	}
 	if !meta || !c.opts.clustered() {
@@ -113,18 +93,18 @@ func metaPending(running []runningNode) string {
 	}
 	peers := leader.JetStreamClusterPeers()
 	for _, r := range running {
-		if !slices.Contains(peers, r.name) {
-			return fmt.Sprintf("meta leader %s does not see %s as a peer", leader.Name(), r.name)
+		if !slices.Contains(peers, r.Name) {
+			return fmt.Sprintf("meta leader %s does not see %s as a peer", leader.Name(), r.Name)
 		}
 	}
 	for _, r := range running {
 		if !r.srv.JetStreamIsCurrent() {
-			return r.name + " not current with the JetStream meta leader"
+			return r.Name + " not current with the JetStream meta leader"
 		}
 	}
 	for _, r := range running {
 		if got := metaLeader(r.srv); got != leader.Name() {
-			return fmt.Sprintf("%s follows meta leader %q, not %s", r.name, got, leader.Name())
+			return fmt.Sprintf("%s follows meta leader %q, not %s", r.Name, got, leader.Name())
 		}
 	}
 	return ""

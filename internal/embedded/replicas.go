@@ -29,7 +29,7 @@ func (c *Cluster) StreamReplicas(stream string) []Replica {
 	}
 	var nodes []ns
 	for _, n := range c.nodes {
-		nodes = append(nodes, ns{n.name, n.srv, c.clusterOf(n.index)})
+		nodes = append(nodes, ns{n.Name, n.srv, c.clusterOf(n.Index)})
 	}
 	c.mu.RUnlock()
 	out := make([]Replica, 0, len(nodes))

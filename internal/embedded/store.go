@@ -14,9 +14,9 @@ import (
 func (c *Cluster) StreamDiskBytes(stream string) (uint64, error) {
 	var total uint64
 	for _, n := range c.nodes {
-		blocks, err := filepath.Glob(filepath.Join(n.storeDir, "jetstream", "*", "streams", stream, "msgs", "*.blk"))
+		blocks, err := filepath.Glob(filepath.Join(n.StoreDir, "jetstream", "*", "streams", stream, "msgs", "*.blk"))
 		if err != nil {
-			return 0, fmt.Errorf("stream %s on %s: %w", stream, n.name, err)
+			return 0, fmt.Errorf("stream %s on %s: %w", stream, n.Name, err)
 		}
 		for _, b := range blocks {
 			fi, err := os.Stat(b)

@@ -13,18 +13,19 @@ import (
 	"time"
 
 	"github.com/natsperf/natsperf/internal/embedded"
+	"github.com/natsperf/natsperf/internal/nodes"
 	"github.com/natsperf/natsperf/internal/powerfs"
 )
 
 var (
 	// ErrNotReady is wrapped when the servers did not become ready within ReadyTimeout.
-	ErrNotReady = errors.New("not ready")
+	ErrNotReady = nodes.ErrNotReady
 	// ErrNodeDown is returned when an operation needs a running node.
-	ErrNodeDown = errors.New("node is not running")
+	ErrNodeDown = nodes.ErrNodeDown
 	// ErrShutdown is returned after Shutdown.
-	ErrShutdown = errors.New("cluster is shut down")
+	ErrShutdown = nodes.ErrShutdown
 	// ErrNoNode is returned for a node index outside 1..Size.
-	ErrNoNode = errors.New("no such node")
+	ErrNoNode = nodes.ErrNoNode
 )
 
 // Cluster is a set of nats-server processes started by Start. Its methods are safe for
@@ -33,7 +34,7 @@ type Cluster struct {
 	opts    Options
 	root    string
 	tempDir bool
-	nodes   []*node
+	nodes   nodes.List[*node]
 	version string // of the binary, from node 1's /varz
 
 	opMu     sync.Mutex // serializes Start, Kill, Restart, Pause and Shutdown
@@ -45,12 +46,11 @@ type Cluster struct {
 
 // node is one server slot: name, ports, config and store stay; the process changes.
 type node struct {
-	index                             int
-	name, host                        string
+	nodes.Slot
+	host                              string
 	clientPort, clusterPort, httpPort int
-	storeDir, confPath, logPath       string
-	proc                              *process    // guarded by Cluster.mu; nil while down
-	disk                              *powerfs.FS // the store's mount; nil unless Options.PowerFail
+	confPath, logPath                 string
+	proc                              *process // guarded by Cluster.mu; nil while down
 	pauseTimer                        *time.Timer
 }
 
@@ -98,7 +98,7 @@ var errPortTaken = errors.New("port taken")
 func (c *Cluster) start(ctx context.Context) error {
 	c.opMu.Lock()
 	defer c.opMu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, c.opts.ReadyTimeout)
+	ctx, cancel := c.waiter().WithTimeout(ctx)
 	defer cancel()
 	if err := c.makeStore(); err != nil {
 		return err
@@ -106,17 +106,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.makePorts(); err != nil {
 		return err
 	}
-	// One node at a time, as the embedded cluster starts: simultaneous solicits can cost the
-	// bootstrap meta vote a full election timeout.
-	for _, n := range c.nodes {
-		if err := c.startNode(n); err != nil {
-			return err
-		}
-		if err := c.poll(ctx, func() (string, error) { return c.listening(n) }); err != nil {
-			return err
-		}
-	}
-	if err := c.poll(ctx, c.ready); err != nil {
+	if err := nodes.StartInOrder(ctx, ops{c}); err != nil {
 		return err
 	}
 	v, err := getJSON[varz](ctx, c.monitor(c.nodes[0]), "/varz")
@@ -141,19 +131,13 @@ func (c *Cluster) makeStore() error {
 	}
 	for i := 1; i <= c.opts.Nodes; i++ {
 		n := &node{
-			index: i, name: fmt.Sprintf("natsperf-n%d", i), host: c.opts.Host,
-			storeDir: filepath.Join(c.root, fmt.Sprintf("n%d", i)),
+			Slot: nodes.NewSlot(c.root, i), host: c.opts.Host,
 			confPath: filepath.Join(c.root, fmt.Sprintf("n%d.conf", i)),
 			logPath:  filepath.Join(c.root, fmt.Sprintf("n%d.log", i)),
 		}
-		if err := os.MkdirAll(n.storeDir, 0o750); err != nil {
-			return fmt.Errorf("create store dir: %w", err)
-		}
-		c.nodes = append(c.nodes, n)
-		if c.opts.PowerFail {
-			if err := c.mountStore(n); err != nil {
-				return err
-			}
+		c.nodes = append(c.nodes, n) // before its mount: Shutdown unmounts it
+		if err := n.MakeStore(c.root, c.opts.PowerFail); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -188,7 +172,7 @@ func (c *Cluster) makePorts() error {
 	var err error
 	for _, n := range c.nodes {
 		fixedClient, fixedHTTP := 0, 0
-		if n.index == 1 {
+		if n.Index == 1 {
 			fixedClient, fixedHTTP = c.opts.Port, c.opts.HTTPPort
 		}
 		if n.clientPort, err = pick(n.host, fixedClient); err != nil {
@@ -214,21 +198,21 @@ func (c *Cluster) makePorts() error {
 // startNode runs node n's server; it must be down. A store on powerfs that lost power is
 // mounted again first: the server starts on what survived.
 func (c *Cluster) startNode(n *node) error {
-	if n.disk != nil {
-		if err := n.disk.Remount(); err != nil {
-			return fmt.Errorf("%s: %w", n.name, err)
+	if n.Disk != nil {
+		if err := n.Disk.Remount(); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
 	logf, err := os.OpenFile(n.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("%s: open log: %w", n.name, err)
+		return fmt.Errorf("%s: open log: %w", n.Name, err)
 	}
 	cmd := exec.Command(c.opts.Binary, "-c", n.confPath)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return fmt.Errorf("%s: start %s: %w", n.name, c.opts.Binary, err)
+		return fmt.Errorf("%s: start %s: %w", n.Name, c.opts.Binary, err)
 	}
 	p := &process{cmd: cmd, done: make(chan struct{})}
 	go func() {
@@ -287,7 +271,7 @@ func (c *Cluster) Shutdown() {
 		wg.Go(func() { c.stopNode(n, c.tempDir) }) // a store that goes needs no clean stop
 	}
 	wg.Wait()
-	c.unmountStores()
+	c.nodes.Unmount() // the processes are gone: they held files open
 	if c.tempDir && c.root != "" {
 		os.RemoveAll(c.root)
 	}
@@ -306,12 +290,7 @@ func (c *Cluster) writePids() {
 	_ = os.WriteFile(filepath.Join(c.root, pidsFile), []byte(b.String()), 0o600)
 }
 
-func (c *Cluster) node(i int) (*node, error) {
-	if i < 1 || i > len(c.nodes) {
-		return nil, fmt.Errorf("procs: node %d: %w (cluster has %d)", i, ErrNoNode, len(c.nodes))
-	}
-	return c.nodes[i-1], nil
-}
+func (c *Cluster) node(i int) (*node, error) { return nodes.At(ops{c}, i) }
 
 func (c *Cluster) kind() string {
 	if c.opts.Nodes == 1 {

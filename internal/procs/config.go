@@ -17,14 +17,14 @@ func (c *Cluster) config(n *node) string {
 		j, _ := json.Marshal(v)
 		fmt.Fprintf(&b, "%s%s: %s\n", indent, k, j)
 	}
-	kv("", "server_name", n.name)
+	kv("", "server_name", n.Name)
 	kv("", "listen", hostPort(n.host, n.clientPort))
 	kv("", "http", hostPort(n.host, n.httpPort))
 	for _, k := range sortedKeys(c.opts.Config) {
 		kv("", k, c.opts.Config[k])
 	}
 	b.WriteString("jetstream {\n")
-	kv("  ", "store_dir", n.storeDir)
+	kv("  ", "store_dir", n.StoreDir)
 	kv("  ", "max_memory_store", c.opts.JetStreamMaxMemory)
 	kv("  ", "max_file_store", c.opts.JetStreamMaxStore)
 	for _, k := range sortedKeys(c.opts.JetStream) {

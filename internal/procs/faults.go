@@ -1,83 +1,36 @@
 package procs
 
 import (
-	"context"
-	"fmt"
 	"time"
+
+	"github.com/natsperf/natsperf/internal/nodes"
 )
 
 // Kill SIGKILLs node i: a crash, with no leadership handed off. Its store stays for Restart.
-func (c *Cluster) Kill(i int) error {
-	n, err := c.node(i)
-	if err != nil {
-		return err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("procs: kill %s: %w", n.name, err)
-	}
-	c.stopNode(n, true)
-	return nil
-}
+func (c *Cluster) Kill(i int) error { return nodes.Kill(ops{c}, i) }
 
 // Restart starts node i again on its config, ports and store, and waits until it is current
 // with the meta leader (a cluster) or has JetStream (one node). A running node is killed first.
-func (c *Cluster) Restart(i int) error {
-	n, err := c.node(i)
-	if err != nil {
-		return err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if c.shut {
-		return fmt.Errorf("procs: restart %s: %w", n.name, ErrShutdown)
-	}
-	c.stopNode(n, true)
-	ctx, cancel := context.WithTimeout(context.Background(), c.opts.ReadyTimeout)
-	defer cancel()
-	if err := c.startNode(n); err != nil {
-		return fmt.Errorf("procs: restart %s: %w", n.name, err)
-	}
-	if err := c.poll(ctx, func() (string, error) { return c.listening(n) }); err != nil {
-		c.stopNode(n, true)
-		return fmt.Errorf("procs: restart %s: %w", n.name, err)
-	}
-	if err := c.poll(ctx, c.ready); err != nil {
-		c.stopNode(n, true)
-		return fmt.Errorf("procs: restart %s: %w", n.name, err)
-	}
-	return nil
-}
+func (c *Cluster) Restart(i int) error { return nodes.Restart(ops{c}, i) }
 
 // Pause SIGSTOPs node i and SIGCONTs it after d: the process is frozen (state T), timers and
 // all, while its sockets stay open. It returns at once; pausing a paused node restarts the
 // countdown. Resume ends it early.
 func (c *Cluster) Pause(i int, d time.Duration) error {
-	n, err := c.node(i)
-	if err != nil {
-		return err
-	}
-	if d <= 0 {
-		return fmt.Errorf("procs: pause %s: duration must be positive, got %s", n.name, d)
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if err := c.checkRunning(n); err != nil {
-		return fmt.Errorf("procs: pause %s: %w", n.name, err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := n.proc
-	if err := sigStop(p.cmd.Process.Pid); err != nil {
-		return fmt.Errorf("procs: pause %s: %w", n.name, err)
-	}
-	p.paused = true
-	if n.pauseTimer != nil {
-		n.pauseTimer.Stop()
-	}
-	n.pauseTimer = time.AfterFunc(d, func() { c.resume(n, p) })
-	return nil
+	return nodes.Pause(ops{c}, i, d, func(n *node) error {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		p := n.proc
+		if err := sigStop(p.cmd.Process.Pid); err != nil {
+			return err
+		}
+		p.paused = true
+		if n.pauseTimer != nil {
+			n.pauseTimer.Stop()
+		}
+		n.pauseTimer = time.AfterFunc(d, func() { c.resume(n, p) })
+		return nil
+	})
 }
 
 // Resume ends a Pause of node i early; a node not paused is left alone.
@@ -116,14 +69,26 @@ func (c *Cluster) Paused(i int) bool {
 	return n.proc != nil && n.proc.paused
 }
 
-func (c *Cluster) checkRunning(n *node) error {
-	if c.shut {
-		return ErrShutdown
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if n.proc == nil {
-		return ErrNodeDown
-	}
-	return nil
+// ops is the Cluster as the fault operations both clusters share (nodes.Kill ...) see it.
+type ops struct{ c *Cluster }
+
+func (o ops) Kind() string                { return "procs" }
+func (o ops) Nodes() nodes.List[*node]    { return o.c.nodes }
+func (o ops) Lock()                       { o.c.opMu.Lock() }
+func (o ops) Unlock()                     { o.c.opMu.Unlock() }
+func (o ops) Shut() bool                  { return o.c.shut }
+func (o ops) Start(n *node, _ bool) error { return o.c.startNode(n) } // a store lost to power is remounted
+func (o ops) Stop(n *node)                { o.c.stopNode(n, true) }
+
+// Running: n has a process (it may have exited since; alive says).
+func (o ops) Running(n *node) bool {
+	o.c.mu.Lock()
+	defer o.c.mu.Unlock()
+	return n.proc != nil
 }
+
+func (o ops) Waiter() nodes.Waiter              { return o.c.waiter() }
+func (o ops) Listening(n *node) (string, error) { return o.c.listening(n) }
+
+// Ready is the cluster's readiness (ready), whichever nodes were waited for.
+func (o ops) Ready([]*node) (string, error) { return o.c.ready() }

@@ -21,7 +21,7 @@ func (c *Cluster) Nodes() []Node {
 	defer c.mu.Unlock()
 	out := make([]Node, 0, len(c.nodes))
 	for _, n := range c.nodes {
-		nd := Node{Name: n.name, URL: c.clientURL(n), Version: c.version, Binary: c.opts.Binary, Options: c.options()}
+		nd := Node{Name: n.Name, URL: c.clientURL(n), Version: c.version, Binary: c.opts.Binary, Options: c.options()}
 		if n.proc != nil {
 			nd.Pid = n.proc.cmd.Process.Pid
 		}
@@ -72,23 +72,10 @@ func (c *Cluster) Binary() string { return c.opts.Binary }
 func (c *Cluster) Size() int { return len(c.nodes) }
 
 // ServerName is node i's server name ("natsperf-n1" ...), "" out of range.
-func (c *Cluster) ServerName(i int) string {
-	n, err := c.node(i)
-	if err != nil {
-		return ""
-	}
-	return n.name
-}
+func (c *Cluster) ServerName(i int) string { return c.nodes.ServerName(i) }
 
 // NodeByName is the 1-based index of the node with the server name.
-func (c *Cluster) NodeByName(name string) (int, bool) {
-	for _, n := range c.nodes {
-		if n.name == name {
-			return n.index, true
-		}
-	}
-	return 0, false
-}
+func (c *Cluster) NodeByName(name string) (int, bool) { return c.nodes.ByName(name) }
 
 // Pid is node i's process id, 0 while it is down.
 func (c *Cluster) Pid(i int) int {

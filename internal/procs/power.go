@@ -2,173 +2,51 @@ package procs
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
-	"github.com/natsperf/natsperf/internal/corrupt"
 	"github.com/natsperf/natsperf/internal/embedded"
-	"github.com/natsperf/natsperf/internal/powerfs"
+	"github.com/natsperf/natsperf/internal/nodes"
 )
 
 // ErrNoPower is returned by PowerFail unless Options.PowerFail was set: the in-process
 // cluster's error, so a caller tells it apart the same way for both.
-var ErrNoPower = embedded.ErrNoPower
-
-// diskDir is where node n's store lives on disk: the powerfs backing directory (readable
-// while the node is down and unmounted), else the store itself.
-func (n *node) diskDir() string {
-	if n.disk != nil {
-		return n.disk.Backing()
-	}
-	return n.storeDir
-}
-
-// mountStore puts node n's store on its own powerfs: the backing directory is .disk/n<i>
-// under the store root (as the in-process cluster's, so the stale sweep's unmount of
-// everything under a dead owner's root covers both), mounted on the store directory.
-func (c *Cluster) mountStore(n *node) error {
-	disk, err := powerfs.MountStore(c.root, n.storeDir)
-	if err != nil {
-		return err
-	}
-	n.disk = disk
-	return nil
-}
-
-// unmountStores unmounts every node's powerfs keeping what was written; the processes must
-// be gone (they hold files open).
-func (c *Cluster) unmountStores() {
-	for _, n := range c.nodes {
-		if n.disk != nil {
-			_ = n.disk.Unmount()
-		}
-	}
-}
+var ErrNoPower = nodes.ErrNoPower
 
 // PowerFail SIGKILLs the nodes' processes at one instant, as a power failure stops a machine
 // (SIGKILL is immediate: no acknowledgement leaves a node after it), then drops from their
 // stores what they had not fsynced, as the machine loses its page cache. It says how much
 // was dropped. RestartAll (or Restart) brings the nodes back on what survived.
-func (c *Cluster) PowerFail(nodes []int) (string, error) {
-	ns, err := c.pick(nodes)
-	if err != nil {
-		return "", err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	for _, n := range ns {
-		if err := c.checkRunning(n); err != nil {
-			return "", fmt.Errorf("procs: power-fail %s: %w", n.name, err)
+func (c *Cluster) PowerFail(idx []int) (string, error) {
+	return nodes.PowerFail(ops{c}, idx, func(ns []*node) {
+		// The instant: every signal goes out before any wait.
+		c.mu.Lock()
+		ps := make([]*process, 0, len(ns))
+		for _, n := range ns {
+			p := n.proc
+			n.proc = nil
+			if n.pauseTimer != nil {
+				n.pauseTimer.Stop()
+				n.pauseTimer = nil
+			}
+			_ = sigKill(p.cmd.Process.Pid)
+			ps = append(ps, p)
 		}
-		if n.disk == nil {
-			return "", fmt.Errorf("procs: power-fail %s: %w", n.name, ErrNoPower)
+		c.mu.Unlock()
+		for _, p := range ps {
+			<-p.done
 		}
-	}
-	// The instant: every signal goes out before any wait.
-	c.mu.Lock()
-	ps := make([]*process, 0, len(ns))
-	for _, n := range ns {
-		p := n.proc
-		n.proc = nil
-		if n.pauseTimer != nil {
-			n.pauseTimer.Stop()
-			n.pauseTimer = nil
-		}
-		_ = sigKill(p.cmd.Process.Pid)
-		ps = append(ps, p)
-	}
-	c.mu.Unlock()
-	for _, p := range ps {
-		<-p.done
-	}
-	c.writePids()
-	detail, err := powerfs.LoseAll(ns, func(n *node) (string, *powerfs.FS) { return n.name, n.disk })
-	if err != nil {
-		return detail, fmt.Errorf("procs: power-fail: %w", err)
-	}
-	return detail, nil
+		c.writePids()
+	})
 }
 
-// RestartAll starts the nodes that are down among nodes together, each on its store (its
+// RestartAll starts the nodes that are down among idx together, each on its store (its
 // powerfs mounted again), and waits until they are ready. Nodes that all lost power must
 // start together: one alone has no quorum and would never be ready.
-func (c *Cluster) RestartAll(nodes []int) error {
-	ns, err := c.pick(nodes)
-	if err != nil {
-		return err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if c.shut {
-		return fmt.Errorf("procs: restart: %w", ErrShutdown)
-	}
-	var down []*node
-	for _, n := range ns {
-		if c.checkRunning(n) != nil {
-			down = append(down, n)
-		}
-	}
-	stop := func() {
-		for _, n := range down {
-			c.stopNode(n, true)
-		}
-	}
-	for _, n := range down {
-		if err := c.startNode(n); err != nil {
-			stop()
-			return fmt.Errorf("procs: restart %s: %w", n.name, err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.opts.ReadyTimeout)
-	defer cancel()
-	for _, n := range down {
-		if err := c.poll(ctx, func() (string, error) { return c.listening(n) }); err != nil {
-			stop()
-			return fmt.Errorf("procs: restart %s: %w", n.name, err)
-		}
-	}
-	if err := c.poll(ctx, c.ready); err != nil {
-		stop()
-		return fmt.Errorf("procs: restart: %w", err)
-	}
-	return nil
-}
-
-// pick maps 1-based indexes to nodes.
-func (c *Cluster) pick(nodes []int) ([]*node, error) {
-	var ns []*node
-	for _, i := range nodes {
-		n, err := c.node(i)
-		if err != nil {
-			return nil, err
-		}
-		ns = append(ns, n)
-	}
-	if len(ns) == 0 {
-		return nil, errors.New("procs: no node given")
-	}
-	return ns, nil
-}
+func (c *Cluster) RestartAll(idx []int) error { return nodes.RestartAll(ops{c}, idx) }
 
 // Corrupt flips one bit in the middle of the newest message block of node i's store, as a bad
 // sector would. The node must be down (killed or power-failed): a running server would
 // overwrite it. It says which file and byte.
-func (c *Cluster) Corrupt(i int) (string, error) {
-	n, err := c.node(i)
-	if err != nil {
-		return "", err
-	}
-	c.opMu.Lock()
-	defer c.opMu.Unlock()
-	if c.checkRunning(n) == nil {
-		return "", fmt.Errorf("procs: corrupt %s: the node is running (kill or power-fail it first)", n.name)
-	}
-	fl, err := corrupt.Flip(n.diskDir())
-	if err != nil {
-		return "", fmt.Errorf("procs: corrupt %s: %w", n.name, err)
-	}
-	return fl.String(), nil
-}
+func (c *Cluster) Corrupt(i int) (string, error) { return nodes.Corrupt(ops{c}, i) }
 
 // jszStreams is the part of /jsz?accounts=true&streams=true StreamReplicas reads.
 type jszStreams struct {
@@ -196,7 +74,7 @@ type jszStreams struct {
 func (c *Cluster) StreamReplicas(stream string) []embedded.Replica {
 	out := make([]embedded.Replica, 0, len(c.nodes))
 	for _, n := range c.nodes {
-		r := embedded.Replica{Node: n.name, Down: c.alive(n) != nil}
+		r := embedded.Replica{Node: n.Name, Down: c.alive(n) != nil}
 		if !r.Down {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*httpClient.Timeout)
 			j, err := getJSON[jszStreams](ctx, c.monitor(n), "/jsz?accounts=true&streams=true")

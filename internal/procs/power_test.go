@@ -47,7 +47,7 @@ func TestCorruptDownNode(t *testing.T) {
 	if _, err := c.Corrupt(1); err == nil || !strings.Contains(err.Error(), "running") {
 		t.Fatalf("corrupt of a running node: %v", err)
 	}
-	store := c.nodes[0].diskDir()
+	store := c.nodes[0].DiskDir()
 	// nats-server writes its blocks from a flusher: wait for one on disk before the kill.
 	natstest.WaitFor(t, 30*time.Second, "a message block on disk", func() bool {
 		for _, b := range blocks(t, store) {

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/natsperf/natsperf/internal/nodes"
 )
 
 const pollInterval = 50 * time.Millisecond
@@ -54,29 +55,14 @@ func getJSON[T any](ctx context.Context, base, path string) (T, error) {
 	return v, json.NewDecoder(resp.Body).Decode(&v)
 }
 
-// poll calls check until nothing is pending; the error names what was still pending.
+// waiter waits for the servers within Options.ReadyTimeout; Shutdown ends its waits.
+func (c *Cluster) waiter() nodes.Waiter {
+	return nodes.Waiter{Every: pollInterval, Timeout: c.opts.ReadyTimeout, Closing: c.closing}
+}
+
+// poll calls check until nothing is pending (nodes.Waiter.Poll).
 func (c *Cluster) poll(ctx context.Context, check func() (pending string, err error)) error {
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		pending, err := check()
-		if err != nil {
-			return err
-		}
-		if pending == "" {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("%s within %s: %w", pending, c.opts.ReadyTimeout, ErrNotReady)
-			}
-			return fmt.Errorf("gave up waiting (%s): %w", pending, ctx.Err())
-		case <-c.closing:
-			return fmt.Errorf("%s: shut down while waiting: %w", pending, ErrNotReady)
-		case <-tick.C:
-		}
-	}
+	return c.waiter().Poll(ctx, check)
 }
 
 // alive is an error when node n's process has exited (naming the end of its log).
@@ -85,15 +71,15 @@ func (c *Cluster) alive(n *node) error {
 	p := n.proc
 	c.mu.Unlock()
 	if p == nil {
-		return fmt.Errorf("%s is not running", n.name)
+		return fmt.Errorf("%s is not running", n.Name)
 	}
 	select {
 	case <-p.done:
 		tail := logTail(n.logPath)
 		if strings.Contains(tail, "address already in use") {
-			return fmt.Errorf("%s exited (%v): %s: %w", n.name, p.err, tail, errPortTaken)
+			return fmt.Errorf("%s exited (%v): %s: %w", n.Name, p.err, tail, errPortTaken)
 		}
-		return fmt.Errorf("%s exited (%v): %s", n.name, p.err, tail)
+		return fmt.Errorf("%s exited (%v): %s", n.Name, p.err, tail)
 	default:
 		return nil
 	}
@@ -107,7 +93,7 @@ func (c *Cluster) listening(n *node) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if _, err := getJSON[varz](ctx, c.monitor(n), "/varz"); err != nil {
-		return n.name + " not answering", nil
+		return n.Name + " not answering", nil
 	}
 	return "", nil
 }
@@ -125,7 +111,7 @@ func (c *Cluster) ready() (string, error) {
 		}
 		j, err := getJSON[jsz](ctx, c.monitor(n), "/jsz")
 		if err != nil || j.Config == nil {
-			return n.name + " has no JetStream yet", nil
+			return n.Name + " has no JetStream yet", nil
 		}
 		infos[i] = j
 	}
@@ -137,34 +123,34 @@ func (c *Cluster) ready() (string, error) {
 		if j.Meta == nil || j.Meta.Leader == "" {
 			return "no JetStream meta leader elected", nil
 		}
-		if j.Meta.Leader == running[i].name {
+		if j.Meta.Leader == running[i].Name {
 			leader = i
 		}
 	}
 	if leader < 0 {
 		return "the JetStream meta leader is not running", nil
 	}
-	lname := running[leader].name
+	lname := running[leader].Name
 	for i, j := range infos {
 		if j.Meta.Leader != lname {
-			return fmt.Sprintf("%s follows meta leader %q, not %s", running[i].name, j.Meta.Leader, lname), nil
+			return fmt.Sprintf("%s follows meta leader %q, not %s", running[i].Name, j.Meta.Leader, lname), nil
 		}
 	}
 	for _, n := range running {
-		if n.name == lname {
+		if n.Name == lname {
 			continue
 		}
 		k := slices.IndexFunc(infos[leader].Meta.Replicas, func(p struct {
 			Name    string `json:"name"`
 			Current bool   `json:"current"`
 		}) bool {
-			return p.Name == n.name
+			return p.Name == n.Name
 		})
 		if k < 0 {
-			return fmt.Sprintf("meta leader %s does not see %s as a peer", lname, n.name), nil
+			return fmt.Sprintf("meta leader %s does not see %s as a peer", lname, n.Name), nil
 		}
 		if !infos[leader].Meta.Replicas[k].Current {
-			return n.name + " not current with the JetStream meta leader", nil
+			return n.Name + " not current with the JetStream meta leader", nil
 		}
 	}
 	return "", nil

@@ -171,7 +171,7 @@ pub fn chunk(run: &str, agent: &str, data: &[u8], max_payload: usize) -> Vec<Res
 
 /// What a Spec asks this agent to run.
 pub enum Plan {
-    Bench(Kind, crate::bench::Bench),
+    Core(Kind, crate::settings::Settings),
     Latency(crate::latency::LatencyArgs),
     Js(crate::js::JsPubArgs),
 }
@@ -314,9 +314,9 @@ pub fn plan(spec: &Spec, secrets: &Secrets, own: &Target, base: u32) -> Result<V
     Ok(units)
 }
 
-/// What the configs of the kinds a `Bench` runs set; zero: the command's default.
+/// What the configs of the kinds a `Core` plan runs set; zero: the command's default.
 #[derive(Default)]
-struct BenchConfig {
+struct CoreConfig {
     subject: String,
     size: Option<spec::Size>,
     multisubject: bool,
@@ -326,18 +326,18 @@ struct BenchConfig {
     pending_msgs: i64,
 }
 
-impl BenchConfig {
-    fn of(config: &Config) -> BenchConfig {
+impl CoreConfig {
+    fn of(config: &Config) -> CoreConfig {
         let s = |subject: &str| subject.to_string();
         match config {
-            Config::Pub(c) => BenchConfig {
+            Config::Pub(c) => CoreConfig {
                 subject: s(&c.subject),
                 size: c.size,
                 multisubject: c.multisubject,
                 multisubject_max: c.multisubject_max,
                 ..Default::default()
             },
-            Config::Sub(c) => BenchConfig {
+            Config::Sub(c) => CoreConfig {
                 subject: s(&c.subject),
                 size: c.size,
                 multisubject: c.multisubject,
@@ -345,30 +345,30 @@ impl BenchConfig {
                 pending_msgs: c.pending_msgs,
                 ..Default::default()
             },
-            Config::ServiceServe(c) => BenchConfig {
+            Config::ServiceServe(c) => CoreConfig {
                 subject: s(&c.subject),
                 size: c.size,
                 ..Default::default()
             },
-            Config::ServiceRequest(c) => BenchConfig {
+            Config::ServiceRequest(c) => CoreConfig {
                 subject: s(&c.subject),
                 size: c.size,
                 timeout: c.timeout.0,
                 ..Default::default()
             },
-            Config::Latency(c) => BenchConfig {
+            Config::Latency(c) => CoreConfig {
                 subject: s(&c.subject),
                 size: c.size,
                 ..Default::default()
             },
-            Config::JsPubSync(c) | Config::JsPubAsync(c) => BenchConfig {
+            Config::JsPubSync(c) | Config::JsPubAsync(c) => CoreConfig {
                 subject: s(&c.subject),
                 size: c.size,
                 multisubject: c.multisubject,
                 multisubject_max: c.multisubject_max,
                 ..Default::default()
             },
-            Config::Other => BenchConfig::default(),
+            Config::Other => CoreConfig::default(),
         }
     }
 }
@@ -458,7 +458,7 @@ fn plan_workload(
             ));
         }
     }
-    let cfg = BenchConfig::of(&w.config);
+    let cfg = CoreConfig::of(&w.config);
     let msgs = w.pacing.msgs.max(0) as u64;
     let rate = w.pacing.rate;
     let duration = w.pacing.duration.0;
@@ -470,7 +470,7 @@ fn plan_workload(
         (Config::ServiceServe(_), _) | (_, false) => 0,
         _ => 100_000,
     };
-    let bench = crate::bench::Bench {
+    let bench = crate::settings::Settings {
         subject: cfg.subject,
         clients: n,
         msgs: Some(if msgs > 0 { msgs } else { default_msgs }),
@@ -496,10 +496,10 @@ fn plan_workload(
         max_inflight: w.pacing.max_inflight.max(0) as u64,
     };
     let plan = match &w.config {
-        Config::Pub(_) => Plan::Bench(Kind::Pub, bench),
-        Config::Sub(_) => Plan::Bench(Kind::Sub, bench),
-        Config::ServiceServe(_) => Plan::Bench(Kind::Serve, bench),
-        Config::ServiceRequest(_) => Plan::Bench(Kind::Request, bench),
+        Config::Pub(_) => Plan::Core(Kind::Pub, bench),
+        Config::Sub(_) => Plan::Core(Kind::Sub, bench),
+        Config::ServiceServe(_) => Plan::Core(Kind::Serve, bench),
+        Config::ServiceRequest(_) => Plan::Core(Kind::Request, bench),
         Config::Latency(c) => {
             let args = crate::latency::LatencyArgs {
                 server_b: (!c.server_b.is_empty()).then(|| c.server_b.clone()),
@@ -590,7 +590,7 @@ fn run_unit(
 > {
     Box::pin(async move {
         match plan {
-            Plan::Bench(kind, bench) => {
+            Plan::Core(kind, bench) => {
                 crate::workload::run(kind, &target.url, &target.conn, bench, Some(gate)).await
             }
             Plan::Latency(args) => crate::latency::run(&target.url, &target.conn, args, Some(gate))
@@ -1416,7 +1416,7 @@ mod tests {
         let bases: Vec<_> = units
             .iter()
             .map(|u| match &u.plan {
-                Plan::Bench(_, b) => b.pub_id_base.unwrap(),
+                Plan::Core(_, b) => b.pub_id_base.unwrap(),
                 _ => 0,
             })
             .collect();
@@ -1478,7 +1478,7 @@ mod tests {
         let prefixes: Vec<_> = units.iter().map(|u| u.prefix.clone().unwrap()).collect();
         assert_eq!(prefixes, ["sub1", "w2-1"]);
         match (&units[0].plan, &units[1].plan) {
-            (Plan::Bench(Kind::Sub, s), Plan::Bench(Kind::Pub, p)) => {
+            (Plan::Core(Kind::Sub, s), Plan::Core(Kind::Pub, p)) => {
                 assert_eq!(
                     (s.pub_id_base, p.pub_id_base),
                     (Some(8192), Some(8192 + 4096))
@@ -1555,7 +1555,7 @@ mod tests {
         };
         let none = Secrets::default();
         match one(&spec("pub", ""), &none, &own(), 8192).unwrap() {
-            (Plan::Bench(Kind::Pub, b), t, n) => {
+            (Plan::Core(Kind::Pub, b), t, n) => {
                 assert_eq!((n, b.clients, b.msgs, b.size), (4, 4, Some(1000), 64));
                 assert_eq!((b.rate, b.duration), (500.0, Duration::from_secs(2)));
                 assert_eq!(b.pub_id_base, Some(8192));
@@ -1565,7 +1565,7 @@ mod tests {
         }
         assert!(matches!(
             one(&spec("service request", r#","timeout":"2s""#), &none, &own(), 0).unwrap().0,
-            Plan::Bench(Kind::Request, ref b) if b.timeout == Duration::from_secs(2)
+            Plan::Core(Kind::Request, ref b) if b.timeout == Duration::from_secs(2)
         ));
         assert!(matches!(
             one(&spec("latency", ""), &none, &own(), 0).unwrap(),
@@ -1586,7 +1586,7 @@ mod tests {
         );
         assert!(matches!(
             one(&spec("pub", r#","multisubject":true,"multisubject_max":7"#), &none, &own(), 0).unwrap().0,
-            Plan::Bench(Kind::Pub, ref b) if b.multisubject && b.multisubject_max == 7
+            Plan::Core(Kind::Pub, ref b) if b.multisubject && b.multisubject_max == 7
         ));
         assert!(matches!(
             one(&spec("js pub async", r#","dedup":true,"multisubject":true"#), &none, &own(), 0).unwrap().0,

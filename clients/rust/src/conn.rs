@@ -42,7 +42,7 @@ pub struct ConnArgs {
     #[arg(long = "tlsfirst", global = true)]
     pub tls_first: bool,
     /// How long a connect may take
-    #[arg(long = "connect-timeout", global = true, default_value = "10s", value_parser = crate::bench::parse_duration)]
+    #[arg(long = "connect-timeout", global = true, default_value = "10s", value_parser = crate::settings::parse_duration)]
     pub connect_timeout: Duration,
 }
 

@@ -5,10 +5,10 @@
 //! (from the intended send at a fixed rate, with the uncorrected one beside it). The stream is created only with --create and only when it does
 //! not exist, marked `created-by: natsperf`; nothing is ever deleted or purged.
 
-use crate::bench::Bench;
 use crate::conn::{ConnArgs, Want};
 use crate::record::Recorder;
 use crate::result::{self, ResultDoc, Stop, StreamState};
+use crate::settings::Settings;
 use crate::stamp;
 use crate::workload::{join_clients, share, Clients, Ctx, Outcome, Schedule};
 use async_nats::jetstream::{self, stream};
@@ -28,7 +28,7 @@ pub const DEFAULT_WINDOW: usize = 500;
 #[derive(Args, Clone)]
 pub struct JsPubArgs {
     #[command(flatten)]
-    pub bench: Bench,
+    pub bench: Settings,
     /// Stream to use
     #[arg(long, default_value = "benchstream")]
     pub stream: String,
@@ -46,7 +46,7 @@ pub struct JsPubArgs {
     #[arg(long, visible_alias = "async-window")]
     pub batch: Option<usize>,
     /// How long to wait for an ack
-    #[arg(long = "ack-timeout", default_value = "5s", value_parser = crate::bench::parse_duration)]
+    #[arg(long = "ack-timeout", default_value = "5s", value_parser = crate::settings::parse_duration)]
     pub ack_timeout: Duration,
     /// Allow publishing into a KV bucket's or object store's stream natsperf did not create
     #[arg(long)]

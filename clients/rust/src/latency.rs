@@ -6,12 +6,12 @@
 //! actual send beside it (--size 24 or more). A lost message is counted, never waited for: once
 //! the publisher is done, the subscriber waits at most max(1s, 10 x the largest latency seen).
 
-use crate::bench::Bench;
 use crate::clock::Clock;
 use crate::conn::{ConnArgs, Want};
 use crate::pace::Constant;
 use crate::record::Recorder;
 use crate::result::{self, Latency, ResultDoc, Stop};
+use crate::settings::Settings;
 use crate::stamp::{self, Ids};
 use crate::workload::{self, Ctx};
 use clap::Args;
@@ -37,16 +37,16 @@ pub struct LatencyArgs {
     #[arg(long, default_value_t = 1000.0)]
     pub rate: f64,
     /// How long to publish
-    #[arg(long, default_value = "5s", value_parser = crate::bench::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = crate::settings::parse_duration)]
     pub duration: Duration,
     /// Leave this initial period out of the statistics
-    #[arg(long, default_value = "0", value_parser = crate::bench::parse_duration)]
+    #[arg(long, default_value = "0", value_parser = crate::settings::parse_duration)]
     pub warmup: Duration,
     /// Print the Result (JSON) on stdout instead of the text report
     #[arg(long)]
     pub json: bool,
     /// Interval of the Result's per-interval series
-    #[arg(long = "interval", default_value = "1s", value_parser = crate::bench::parse_duration)]
+    #[arg(long = "interval", default_value = "1s", value_parser = crate::settings::parse_duration)]
     pub interval: Duration,
 }
 
@@ -180,7 +180,7 @@ pub async fn run(
     let (stop_tx, stop_rx) = watch::channel(false);
     let interrupted = Arc::new(AtomicBool::new(false));
     crate::gate::on_stop(agent_stop, interrupted.clone(), stop_tx.clone());
-    let bench = Bench {
+    let bench = Settings {
         subject: subject.clone(),
         clients: 1,
         msgs: Some(msgs),

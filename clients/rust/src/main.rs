@@ -3,7 +3,6 @@
 //! natsperf Result document (natsperf.result/v2). See clients/rust/README.md.
 
 mod agent;
-mod bench;
 mod clock;
 mod conn;
 mod cpu;
@@ -16,12 +15,13 @@ mod pace;
 mod parts;
 mod record;
 mod result;
+mod settings;
 mod spec;
 mod stamp;
 mod workload;
 
-use bench::Bench;
 use clap::{Parser, Subcommand};
+use settings::Settings;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -51,9 +51,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Publish stamped messages to SUBJECT
-    Pub(Bench),
+    Pub(Settings),
     /// Receive messages on SUBJECT, counting latency, losses, duplicates and reordering
-    Sub(Bench),
+    Sub(Settings),
     /// Service responders and requesters
     #[command(subcommand)]
     Service(Service),
@@ -86,9 +86,9 @@ enum JsPub {
 #[derive(Subcommand)]
 enum Service {
     /// Answer requests on SUBJECT (queue group natsperf-service) until --msgs, --duration or Ctrl-C
-    Serve(Bench),
+    Serve(Settings),
     /// Send requests to SUBJECT and measure the round trip
-    Request(Bench),
+    Request(Settings),
 }
 
 fn usage_error(msg: &str) -> ExitCode {

@@ -2,12 +2,12 @@
 //! connection and one tokio task with its own Recorder (no shared state per message); the run
 //! ends at the clients' share, --duration, --idle-timeout (receivers) or Ctrl-C.
 
-use crate::bench::Bench;
 use crate::clock::Clock;
 use crate::conn::{ConnArgs, Want};
 use crate::pace::Constant;
 use crate::record::Recorder;
 use crate::result::{self, ResultDoc, Stop};
+use crate::settings::Settings;
 use crate::stamp::{self, Ids};
 use futures::StreamExt;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -31,7 +31,7 @@ const SERVICE_QUEUE: &str = "natsperf-service";
 /// What every client task gets.
 pub(crate) struct Ctx {
     pub client: async_nats::Client,
-    pub bench: Bench,
+    pub bench: Settings,
     pub index: usize,
     pub clock: Clock,
     pub stop: watch::Receiver<bool>,
@@ -53,7 +53,7 @@ pub async fn run(
     kind: Kind,
     url: &str,
     conn: &ConnArgs,
-    bench: Bench,
+    bench: Settings,
     gate: Option<crate::gate::Gate>,
 ) -> Result<ResultDoc, String> {
     let mut run =
@@ -190,7 +190,7 @@ impl Clients {
     pub(crate) async fn connect(
         url: &str,
         conn: &ConnArgs,
-        bench: &Bench,
+        bench: &Settings,
         gate: Option<crate::gate::Gate>,
         capacity: usize,
         request_timeout: Duration,
@@ -241,7 +241,7 @@ impl Clients {
     }
 
     /// What client k of this part's gets.
-    pub(crate) fn ctx(&self, k: usize, bench: &Bench) -> Ctx {
+    pub(crate) fn ctx(&self, k: usize, bench: &Settings) -> Ctx {
         Ctx {
             client: self.conns[k].clone(),
             bench: bench.clone(),
@@ -261,7 +261,7 @@ impl Clients {
 }
 
 /// When --warmup ends (Unix ns), 0 without one.
-pub(crate) fn warmup_end(b: &Bench, epoch: i64) -> i64 {
+pub(crate) fn warmup_end(b: &Settings, epoch: i64) -> i64 {
     if b.warmup.is_zero() {
         0
     } else {
@@ -432,7 +432,7 @@ impl Schedule {
 
 /// What a receiver subscribes to: SUBJECT, or SUBJECT.> with --multisubject (Go's
 /// `loop.Wildcard`).
-fn receive_subject(b: &Bench) -> String {
+fn receive_subject(b: &Settings) -> String {
     match b.multisubject && !b.subject.ends_with('>') {
         true => format!("{}.>", b.subject),
         false => b.subject.clone(),

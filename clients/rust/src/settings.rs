@@ -5,7 +5,7 @@ use clap::Args;
 use std::time::Duration;
 
 #[derive(Args, Clone)]
-pub struct Bench {
+pub struct Settings {
     /// Subject to use
     pub subject: String,
     /// Number of clients (connections)
@@ -57,7 +57,7 @@ pub struct Bench {
     pub max_inflight: u64,
 }
 
-impl Bench {
+impl Settings {
     /// --msgs as given, or the command's default (set by main before the run).
     pub fn msgs(&self) -> u64 {
         self.msgs.unwrap_or(100_000)
