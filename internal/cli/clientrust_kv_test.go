@@ -193,3 +193,13 @@ func TestCapacityOfKVPutsThroughRust(t *testing.T) {
 		t.Errorf("the probes sent %d puts, the bucket stored %d", sent, stored)
 	}
 }
+
+// TestCapacityOfALinkThroughRust is TestCapacityOfALinkAtDefaults's `kv put` through
+// natsperf-rust (`--client rust`: async-nats's KV API), against the same reference.
+func TestCapacityOfALinkThroughRust(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a capacity search of about 8 probes")
+	}
+	bin := rustBinary(t)
+	capacityOfALink(t, "kv put rust", []string{"kv", "put", "--bucket", "caplinkrust", "--storage", "memory", "--randomize", "100", "--client", "rust", "--client-bin", bin})
+}
