@@ -203,3 +203,43 @@ func TestCapacityOfALinkThroughRust(t *testing.T) {
 	bin := rustBinary(t)
 	capacityOfALink(t, "kv put rust", []string{"kv", "put", "--bucket", "caplinkrust", "--storage", "memory", "--randomize", "100", "--client", "rust", "--client-bin", bin})
 }
+
+// TestClientRustKVPutEndsWhenTheBucketGoes: a bucket deleted under a closed-loop kv put ends
+// the run as failed, naming the bucket (no stream answers its puts any more), as natsperf's
+// own putter ends, rather than counting errors as fast as the server can refuse them until
+// --duration.
+func TestClientRustKVPutEndsWhenTheBucketGoes(t *testing.T) {
+	bin := rustBinary(t)
+	s := natstest.Server(t, nil)
+	type out struct {
+		res  *result.Result
+		code int
+	}
+	done := make(chan out, 1)
+	go func() {
+		r := run(context.Background(), t, nil, "kv", "put", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin, "--bucket", "GOING",
+			"--storage", "memory", "--msgs", "0", "--duration", "60s", "--size", "64", "--ack-timeout", "1s", "--json")
+		res, _ := result.Read(strings.NewReader(r.out))
+		done <- out{res, r.code}
+	}()
+	j := natstest.JetStream(t, s.ClientURL())
+	ctx := context.Background()
+	natstest.WaitFor(t, 30*time.Second, "puts stored in bucket GOING", func() bool {
+		st, err := j.Stream(ctx, "KV_GOING")
+		return err == nil && st.CachedInfo().State.LastSeq >= 100
+	})
+	began := time.Now()
+	if err := j.DeleteKeyValue(ctx, "GOING"); err != nil {
+		t.Fatal(err)
+	}
+	var o out
+	select {
+	case o = <-done:
+	case <-time.After(45 * time.Second):
+		t.Fatal("the run went on after its bucket was deleted")
+	}
+	if o.code == 0 || o.res == nil || o.res.Stop.Reason != result.StopFailed || !strings.Contains(o.res.Stop.Error, "GOING") {
+		t.Fatalf("exit %d, Result %+v: want a failed run naming the bucket", o.code, o.res)
+	}
+	t.Logf("ended %v after the delete: %s", time.Since(began), o.res.Stop.Error)
+}
