@@ -543,56 +543,12 @@ fn plan_workload(
             args.validate()?;
             Plan::Js(args)
         }
-        Config::KvPut(c) | Config::KvGet(c) => Plan::Kv(kv_args(spec, c, w, bench)?),
+        Config::KvPut(c) | Config::KvGet(c) => {
+            Plan::Kv(crate::kv::KvArgs::from_spec(spec, c, w, bench)?)
+        }
         Config::Other => unreachable!("refused above"),
     };
     Ok((plan, target, n))
-}
-
-/// A kv workload's arguments: its config and the setup bucket it names (a bucket the setup
-/// does not list asks for nothing but its name, as Go's `Build.bucket`).
-fn kv_args(
-    spec: &Spec,
-    c: &spec::Kv,
-    w: &spec::Workload,
-    bench: crate::bench::Bench,
-) -> Result<crate::kv::KvArgs, String> {
-    let name = match c.bucket.as_str() {
-        "" => crate::kv::DEFAULT_BUCKET,
-        b => b,
-    };
-    let bk = spec
-        .setup
-        .buckets
-        .iter()
-        .find(|b| b.name == name)
-        .cloned()
-        .unwrap_or_default();
-    if bk.delete_after {
-        return Err("natsperf-rust deletes no bucket (setup.buckets[].delete_after): let natsperf make the setup, or use --client go".into());
-    }
-    let set = |s: &str| (!s.is_empty()).then(|| s.to_string());
-    let args = crate::kv::KvArgs {
-        bench,
-        put: matches!(w.config, Config::KvPut(_)),
-        bucket: name.to_string(),
-        storage: set(&bk.storage),
-        replicas: (bk.replicas != 0).then_some(bk.replicas.max(0) as usize),
-        history: (bk.history != 0).then_some(bk.history),
-        compression: match bk.compression.as_str() {
-            "" => None,
-            "none" => Some(false),
-            "s2" => Some(true),
-            other => return Err(format!("compression {other:?}: want s2 or none")),
-        },
-        max_bytes: bk.max_bytes.map_or(0, |s| s.0.max(0)),
-        purge: bk.purge,
-        force: bk.force,
-        randomize: c.randomize.max(0) as u64,
-        ack_timeout: or(c.ack_timeout.0, Duration::from_secs(5)),
-    };
-    args.validate()?;
-    Ok(args)
 }
 
 /// The Spec's target as this agent connects to it; none named: the agent's own.

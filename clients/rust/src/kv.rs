@@ -60,6 +60,56 @@ pub struct KvArgs {
 }
 
 impl KvArgs {
+    /// A Spec's kv workload `w` (config `c`) as the agent runs it, with the setup bucket it
+    /// names (a bucket the setup does not list asks for nothing but its name, as Go's
+    /// `Build.bucket`); `bench` is what the agent planned from the workload's pacing.
+    pub fn from_spec(
+        spec: &crate::spec::Spec,
+        c: &crate::spec::Kv,
+        w: &crate::spec::Workload,
+        bench: Bench,
+    ) -> Result<KvArgs, String> {
+        let name = match c.bucket.as_str() {
+            "" => DEFAULT_BUCKET,
+            b => b,
+        };
+        let bk = spec
+            .setup
+            .buckets
+            .iter()
+            .find(|b| b.name == name)
+            .cloned()
+            .unwrap_or_default();
+        if bk.delete_after {
+            return Err("natsperf-rust deletes no bucket (setup.buckets[].delete_after): let natsperf make the setup, or use --client go".into());
+        }
+        let set = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        let args = KvArgs {
+            bench,
+            put: matches!(w.config, crate::spec::Config::KvPut(_)),
+            bucket: name.to_string(),
+            storage: set(&bk.storage),
+            replicas: (bk.replicas != 0).then_some(bk.replicas.max(0) as usize),
+            history: (bk.history != 0).then_some(bk.history),
+            compression: match bk.compression.as_str() {
+                "" => None,
+                "none" => Some(false),
+                "s2" => Some(true),
+                other => return Err(format!("compression {other:?}: want s2 or none")),
+            },
+            max_bytes: bk.max_bytes.map_or(0, |s| s.0.max(0)),
+            purge: bk.purge,
+            force: bk.force,
+            randomize: c.randomize.max(0) as u64,
+            ack_timeout: match c.ack_timeout.0 {
+                d if d.is_zero() => Duration::from_secs(5),
+                d => d,
+            },
+        };
+        args.validate()?;
+        Ok(args)
+    }
+
     pub fn validate(&self) -> Result<(), String> {
         if self.bucket.is_empty()
             || !self
