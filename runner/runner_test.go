@@ -143,9 +143,9 @@ func TestRunRefusesBadOptions(t *testing.T) {
 			t.Fatalf("%+v: got %v, want an InputError", o, err)
 		}
 	}
-	rs := &spec.Spec{Version: spec.Version, Workloads: []spec.Workload{{Client: "rust", Config: &spec.KVPut{}}}}
-	if _, err := runner.Run(context.Background(), rs, runner.Options{}); !errors.As(err, new(runner.InputError)) || !strings.Contains(err.Error(), "not kv put") {
-		t.Fatalf("kv put through natsperf-rust: got %v, want an InputError naming it", err)
+	rs := &spec.Spec{Version: spec.Version, Workloads: []spec.Workload{{Client: "rust", Config: &spec.JSFetch{}}}}
+	if _, err := runner.Run(context.Background(), rs, runner.Options{}); !errors.As(err, new(runner.InputError)) || !strings.Contains(err.Error(), "not js fetch") {
+		t.Fatalf("js fetch through natsperf-rust: got %v, want an InputError naming it", err)
 	}
 }
 

@@ -236,7 +236,9 @@ func runRust(ctx context.Context, s *spec.Spec, o Options) (*result.Result, erro
 
 // rustOpenModel says whether natsperf-rust runs kind at a fixed rate as the open model
 // (operations sent on schedule with up to pacing.max_inflight awaiting answers).
-func rustOpenModel(kind string) bool { return kind == "service request" || kind == "js pub sync" }
+func rustOpenModel(kind string) bool {
+	return kind == "service request" || kind == "js pub sync" || kind == "kv put"
+}
 
 // withInflight is s with the open model's default bound filled in for natsperf-rust's fixed-rate
 // requesters and sync publishers (which compute none themselves): rate x twice the tightest

@@ -121,7 +121,6 @@ func TestCapacityOfALinkAtDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two capacity searches of about 8 probes each")
 	}
-	const bandwidth = 12_000_000 // bytes/s each way
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -129,38 +128,45 @@ func TestCapacityOfALinkAtDefaults(t *testing.T) {
 		{"js pub sync", []string{"js", "pub", "sync", "cap.link", "--create", "--storage", "memory", "--maxbytes", "16mb"}},
 		{"kv put", []string{"kv", "put", "--bucket", "caplink", "--storage", "memory", "--randomize", "100"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := startServer(t, nil)
-			l, err := link.Open("cap-"+strings.ReplaceAll(tc.name, " ", "-"), "127.0.0.1:0", s.Addr().String(), link.Conditions{Bandwidth: bandwidth})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(l.Close)
-			before, err := s.Varz(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			args := append(append([]string{"capacity"}, tc.args...), "-s", "nats://"+l.Addr(), "--size", "8000", "--slo", "p99<20ms",
-				"--probe-duration", "1500ms", "--warmup", "500ms", "--repeats", "1", "--drain", "200ms", "--json")
-			r := run(context.Background(), t, nil, args...)
-			var o capacity.Outcome
-			if err := json.Unmarshal([]byte(r.out), &o); err != nil {
-				t.Fatalf("exit %d: %v: %s\n%s", r.code, err, r.out, r.err)
-			}
-			after, err := s.Varz(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			msgs, bytes := after.InMsgs-before.InMsgs, after.InBytes-before.InBytes
-			if msgs < 1000 {
-				t.Fatalf("the server received %d messages: exit %d\n%s", msgs, r.code, r.err)
-			}
-			per := float64(bytes) / float64(msgs)
-			hi, lo := bandwidth/per, bandwidth/(per+128)
-			t.Logf("%d messages of %.0f bytes each at the server: capacity between %.0f and %.0f/s", msgs, per, lo, hi)
-			judgeTruthBetween(t, &o, r.code, lo, hi)
-		})
+		t.Run(tc.name, func(t *testing.T) { capacityOfALink(t, tc.name, tc.args) })
 	}
+}
+
+// capacityOfALink searches `capacity ARGS --size 8000 --slo p99<20ms` through a link of 12 MB/s
+// each way and judges the outcome against the link's capacity in publishes (the bytes per
+// publish from the server's own counts).
+func capacityOfALink(t *testing.T, name string, cmd []string) {
+	t.Helper()
+	const bandwidth = 12_000_000 // bytes/s each way
+	s := startServer(t, nil)
+	l, err := link.Open("cap-"+strings.ReplaceAll(name, " ", "-"), "127.0.0.1:0", s.Addr().String(), link.Conditions{Bandwidth: bandwidth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	before, err := s.Varz(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{"capacity"}, cmd...), "-s", "nats://"+l.Addr(), "--size", "8000", "--slo", "p99<20ms",
+		"--probe-duration", "1500ms", "--warmup", "500ms", "--repeats", "1", "--drain", "200ms", "--json")
+	r := run(context.Background(), t, nil, args...)
+	var o capacity.Outcome
+	if err := json.Unmarshal([]byte(r.out), &o); err != nil {
+		t.Fatalf("exit %d: %v: %s\n%s", r.code, err, r.out, r.err)
+	}
+	after, err := s.Varz(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, bytes := after.InMsgs-before.InMsgs, after.InBytes-before.InBytes
+	if msgs < 1000 {
+		t.Fatalf("the server received %d messages: exit %d\n%s", msgs, r.code, r.err)
+	}
+	per := float64(bytes) / float64(msgs)
+	hi, lo := bandwidth/per, bandwidth/(per+128)
+	t.Logf("%d messages of %.0f bytes each at the server: capacity between %.0f and %.0f/s", msgs, per, lo, hi)
+	judgeTruthBetween(t, &o, r.code, lo, hi)
 }
 
 // machineStopped reports whether a search stopped on natsperf's own evidence that its machine

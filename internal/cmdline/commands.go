@@ -38,7 +38,7 @@ var aliases = map[string]string{"js pub batch": "js pub atomic"}
 
 // rustPaths are the commands natsperf-rust runs, which take --client: runner.RustKinds (a cli
 // test holds the two equal; this package sits below runner, which scenario's import would cycle).
-var rustPaths = []string{"pub", "sub", "service serve", "service request", "latency", "js pub sync", "js pub async"}
+var rustPaths = []string{"pub", "sub", "service serve", "service request", "latency", "js pub sync", "js pub async", "kv put", "kv get"}
 
 // def is a benchmark command: its path, its positional arguments (how many, as the usage
 // error says them) and the function that registers its flags and returns its builder.

@@ -174,6 +174,7 @@ pub enum Plan {
     Core(Kind, crate::settings::Settings),
     Latency(crate::latency::LatencyArgs),
     Js(crate::js::JsPubArgs),
+    Kv(crate::kv::KvArgs),
 }
 
 /// Where the clients connect: the Spec's target, or the agent's own when it names none.
@@ -368,6 +369,10 @@ impl CoreConfig {
                 multisubject_max: c.multisubject_max,
                 ..Default::default()
             },
+            Config::KvPut(c) | Config::KvGet(c) => CoreConfig {
+                size: c.size,
+                ..Default::default()
+            },
             Config::Other => CoreConfig::default(),
         }
     }
@@ -538,6 +543,9 @@ fn plan_workload(
             args.validate()?;
             Plan::Js(args)
         }
+        Config::KvPut(c) | Config::KvGet(c) => {
+            Plan::Kv(crate::kv::KvArgs::from_spec(spec, c, w, bench)?)
+        }
         Config::Other => unreachable!("refused above"),
     };
     Ok((plan, target, n))
@@ -597,6 +605,7 @@ fn run_unit(
                 .await
                 .map(|o| o.doc),
             Plan::Js(args) => crate::js::run(&target.url, &target.conn, args, Some(gate)).await,
+            Plan::Kv(args) => crate::kv::run(&target.url, &target.conn, args, Some(gate)).await,
         }
     })
 }
@@ -1545,6 +1554,69 @@ mod tests {
         }
     }
 
+    /// kv put and kv get plan the workload's config with the setup bucket it names: only the
+    /// settings the Spec sets are asked of an existing bucket; a bucket to delete after the run
+    /// is refused (natsperf-rust deletes nothing).
+    #[test]
+    fn plans_kv_with_its_setup_bucket() {
+        let none = Secrets::default();
+        let spec = |kind: &str, pacing: &str, bucket: &str| -> Value {
+            serde_json::from_str(&format!(
+                r#"{{"version":"natsperf.spec/v1","setup":{{"buckets":[{{"name":"cache",{bucket}}}]}},"workloads":[{{"kind":"{kind}","clients":2,"pacing":{{{pacing}}},"config":{{"bucket":"cache","size":64,"randomize":10,"ack_timeout":"2s"}}}}]}}"#
+            ))
+            .unwrap()
+        };
+        let s = spec(
+            "kv put",
+            r#""msgs":100,"rate":50,"max_inflight":8"#,
+            r#""storage":"memory","history":3,"max_bytes":4096,"compression":"s2","purge":true,"force":true"#,
+        );
+        match one(&s, &none, &own(), 0).unwrap().0 {
+            Plan::Kv(a) => {
+                assert!(a.put && a.command() == "kv put" && a.bucket == "cache");
+                assert_eq!(
+                    (a.storage.as_deref(), a.replicas, a.history, a.compression),
+                    (Some("memory"), None, Some(3), Some(true))
+                );
+                assert_eq!(
+                    (a.max_bytes, a.purge, a.force, a.randomize),
+                    (4096, true, true, 10)
+                );
+                assert_eq!(a.ack_timeout, Duration::from_secs(2));
+                assert_eq!(
+                    (a.bench.msgs, a.bench.size, a.bench.max_inflight),
+                    (Some(100), 64, 8)
+                );
+            }
+            _ => panic!("kv put is not a kv plan"),
+        }
+        match one(
+            &spec("kv get", r#""msgs":100"#, r#""replicas":1"#),
+            &none,
+            &own(),
+            0,
+        )
+        .unwrap()
+        .0
+        {
+            Plan::Kv(a) => assert!(!a.put && a.replicas == Some(1) && a.storage.is_none()),
+            _ => panic!("kv get is not a kv plan"),
+        }
+        for (s, want) in [
+            (
+                spec("kv get", r#""rate":10,"duration":"1s""#, r#""history":1"#),
+                "--rate",
+            ),
+            (
+                spec("kv put", r#""msgs":10"#, r#""delete_after":true"#),
+                "delete_after",
+            ),
+        ] {
+            let err = one(&s, &none, &own(), 0).err().unwrap();
+            assert!(err.contains(want), "{err}");
+        }
+    }
+
     #[test]
     fn plans_supported_kinds_and_refuses_others() {
         let spec = |kind: &str, extra: &str| -> Value {
@@ -1579,9 +1651,11 @@ mod tests {
             one(&spec("js pub sync", ""), &none, &own(), 0).unwrap().0,
             Plan::Js(ref a) if a.window() == 1 && a.sync && a.command() == "js pub sync"
         ));
-        let err = one(&spec("kv put", ""), &none, &own(), 0).err().unwrap();
+        let err = one(&spec("js consume", ""), &none, &own(), 0)
+            .err()
+            .unwrap();
         assert!(
-            err.contains("not \"kv put\"") && err.contains("--client go"),
+            err.contains("not \"js consume\"") && err.contains("--client go"),
             "{err}"
         );
         assert!(matches!(

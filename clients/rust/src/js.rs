@@ -264,6 +264,7 @@ pub async fn run(
                 msg_size: 0,
                 expected_bytes: 0,
                 stored_bytes: 0,
+                ..Default::default()
             };
             if acked > 0 {
                 s.published = acked;

@@ -9,6 +9,7 @@ mod cpu;
 mod gate;
 mod hist;
 mod js;
+mod kv;
 mod latency;
 mod live;
 mod pace;

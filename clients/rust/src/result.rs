@@ -76,13 +76,19 @@ pub fn client_settings(info: &async_nats::ServerInfo) -> serde_json::Value {
 }
 
 /// A stream as the server reported it after the run (the Result's `StreamState`).
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 pub struct StreamState {
     pub name: String,
+    /// The KV bucket the stream holds (kv kinds only).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub bucket: String,
     pub storage: String,
     pub replicas: usize,
     pub messages: u64,
     pub bytes: u64,
+    /// "s2" or "none" from the stream's configuration (kv kinds only, so far).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub compression: String,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub created_by_natsperf: bool,
     #[serde(skip_serializing_if = "is_zero")]

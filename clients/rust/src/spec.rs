@@ -164,7 +164,8 @@ pub struct Embedded {
 #[serde(deny_unknown_fields, default)]
 pub struct Setup {
     pub streams: Vec<Stream>,
-    /// Read and ignored: natsperf-rust runs no kv kinds.
+    /// The buckets of the kv kinds: the bucket a kv workload names is made as its entry asks
+    /// (kv.rs); an entry no kv workload names is not read.
     pub buckets: Vec<Bucket>,
 }
 
@@ -196,8 +197,6 @@ pub struct Bucket {
     pub storage: String,
     pub replicas: i64,
     pub history: i64,
-    /// Ignored: natsperf-rust makes no buckets.
-    #[allow(dead_code)]
     pub max_bytes: Option<Size>,
     pub compression: String,
     pub purge: bool,
@@ -279,6 +278,8 @@ pub enum Config {
     Latency(Latency),
     JsPubSync(JsPublish),
     JsPubAsync(JsPublish),
+    KvPut(Kv),
+    KvGet(Kv),
     /// A kind natsperf-rust does not run: refused when planned, its config not read.
     #[default]
     Other,
@@ -379,6 +380,16 @@ pub struct JsPublish {
     pub multisubject_randomize: bool,
     /// Refused when set (Payload::unsupported).
     pub payload: Payload,
+}
+
+/// kv put's and kv get's config (Go's spec.KV); the bucket's settings are the setup's.
+#[derive(Deserialize, Debug, Default, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Kv {
+    pub bucket: String,
+    pub size: Option<Size>,
+    pub randomize: i64,
+    pub ack_timeout: GoDuration,
 }
 
 /// A Go duration string ("1.5s", "2m0s", "500ms"); a number is refused, as Go's spec.Duration.
@@ -518,6 +529,8 @@ fn config(kind: &str, json: &str, at: &str) -> Result<Config, String> {
             Config::JsPubSync(c)
         }
         "js pub async" => Config::JsPubAsync(decode(json, at)?),
+        "kv put" => Config::KvPut(decode(json, at)?),
+        "kv get" => Config::KvGet(decode(json, at)?),
         _ => Config::Other,
     })
 }
@@ -622,6 +635,22 @@ mod tests {
                 ..Default::default()
             },
         };
+        let kv = Kv {
+            bucket: "cache".into(),
+            size: Some(Size(256)),
+            randomize: 1000,
+            ack_timeout: secs(3.0),
+        };
+        let bucket = Bucket {
+            name: "cache".into(),
+            storage: "file".into(),
+            replicas: 3,
+            history: 5,
+            max_bytes: Some(Size(1 << 20)),
+            purge: true,
+            force: true,
+            ..Default::default()
+        };
         let cases: Vec<(&str, i64, Pacing, Config)> = vec![
             (
                 "pub",
@@ -712,6 +741,25 @@ mod tests {
                     ..js
                 }),
             ),
+            (
+                "kv-put",
+                4,
+                Pacing {
+                    msgs: 10_000,
+                    rate: 500.0,
+                    ..sender.clone()
+                },
+                Config::KvPut(kv.clone()),
+            ),
+            (
+                "kv-get",
+                16,
+                Pacing {
+                    msgs: 10_000,
+                    ..Default::default()
+                },
+                Config::KvGet(kv),
+            ),
         ];
         assert_eq!(cases.len(), kinds().len(), "a golden case per kind");
         for (file, clients, pacing, config) in cases {
@@ -729,6 +777,9 @@ mod tests {
             let streams = matches!(w.config, Config::JsPubSync(_) | Config::JsPubAsync(_));
             let want: Vec<Stream> = streams.then(|| stream.clone()).into_iter().collect();
             assert_eq!(s.setup.streams, want, "{file}");
+            let buckets = matches!(w.config, Config::KvPut(_) | Config::KvGet(_));
+            let want: Vec<Bucket> = buckets.then(|| bucket.clone()).into_iter().collect();
+            assert_eq!(s.setup.buckets, want, "{file}");
         }
         // The run-level and target fields of the pub and sub files.
         let p = golden("pub");
