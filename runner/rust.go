@@ -93,6 +93,9 @@ func rustStoreCheck(s *spec.Spec) error {
 		if st.Compression == "s2" && !st.Recreate {
 			return InputError{fmt.Errorf("--compression: natsperf-rust creates its stream uncompressed; create it with --client go first, or use --client go")}
 		}
+		if st.PersistAsync && !st.Recreate {
+			return InputError{fmt.Errorf("--persistasync: natsperf-rust creates its stream with the default persist mode; create it with --client go first, or use --client go")}
+		}
 	}
 	return nil
 }

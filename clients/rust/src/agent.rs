@@ -521,16 +521,27 @@ fn plan_workload(
         }
         Config::JsPubSync(c) | Config::JsPubAsync(c) => {
             let sync = matches!(w.config, Config::JsPubSync(_));
+            let stream = if c.stream.is_empty() {
+                "benchstream".to_string()
+            } else {
+                c.stream.clone()
+            };
+            // The stream natsperf-rust creates is the Spec's setup stream of that name, as
+            // Go's setup would make it.
+            let st = spec.setup.streams.iter().find(|s| s.name == stream);
             let args = crate::js::JsPubArgs {
                 bench,
-                stream: if c.stream.is_empty() {
-                    "benchstream".into()
-                } else {
-                    c.stream.clone()
-                },
                 create: !spec.setup.streams.is_empty(),
-                storage: "file".into(),
-                replicas: 1,
+                storage: st
+                    .map(|s| s.storage.clone())
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "file".into()),
+                replicas: st.map_or(1, |s| s.replicas.max(1) as usize),
+                max_bytes: st.and_then(|s| s.max_bytes).map(|b| b.0),
+                dedup_window: st
+                    .and_then(|s| s.dedup_window)
+                    .map_or(crate::js::DEFAULT_DEDUP_WINDOW, |d| d.0),
+                stream,
                 batch: match sync {
                     true => None,
                     false => c.batch.filter(|&b| b > 0).map(|b| b as usize),

@@ -41,6 +41,13 @@ pub struct JsPubArgs {
     /// Replicas of a stream natsperf-rust creates
     #[arg(long, default_value_t = 1)]
     pub replicas: usize,
+    /// Byte limit of a stream natsperf-rust creates (the Spec's setup stream's max_bytes;
+    /// none: unlimited)
+    #[arg(skip)]
+    pub max_bytes: Option<i64>,
+    /// Duplicate window of a stream natsperf-rust creates (the Spec's setup stream's)
+    #[arg(skip = DEFAULT_DEDUP_WINDOW)]
+    pub dedup_window: Duration,
     /// Messages published before waiting for their acks (also --async-window; js pub async
     /// only) [default: 500]
     #[arg(long, visible_alias = "async-window")]
@@ -131,7 +138,8 @@ async fn ensure_stream(
                 .await
                 .map_err(|e| format!("stream info {name}: {e}"))?;
             if info.config.metadata.get(MARK_KEY).map(String::as_str) == Some(MARK_VALUE) {
-                return Ok((s, false, None));
+                let warning = differs(name, &info.config, args);
+                return Ok((s, false, warning));
             }
             let no_mark = format!("(no {MARK_KEY}={MARK_VALUE} metadata)");
             let held = info.state.messages;
@@ -167,8 +175,8 @@ async fn ensure_stream(
                 subjects: vec![subject.clone(), format!("{subject}.>")],
                 storage: args.storage_type()?,
                 num_replicas: args.replicas,
-                max_bytes: -1,
-                duplicate_window: Duration::from_secs(120),
+                max_bytes: args.max_bytes.filter(|&b| b > 0).unwrap_or(-1),
+                duplicate_window: args.dedup_window,
                 allow_direct: true,
                 metadata: HashMap::from([(MARK_KEY.to_string(), MARK_VALUE.to_string())]),
                 ..Default::default()
@@ -180,6 +188,49 @@ async fn ensure_stream(
             Ok((s, true, None))
         }
     }
+}
+
+/// The duplicate window of a stream natsperf creates when the Spec names none (Go's too).
+pub const DEFAULT_DEDUP_WINDOW: Duration = Duration::from_secs(120);
+
+/// A warning when natsperf's own existing stream has another storage, replica count or byte
+/// limit than the run asks for: it is used as it is, as the Go client does.
+fn differs(name: &str, have: &stream::Config, args: &JsPubArgs) -> Option<String> {
+    let mut d = Vec::new();
+    if let Ok(want) = args.storage_type() {
+        if want != have.storage {
+            d.push(format!(
+                "storage {} (asked {})",
+                storage_name(have.storage),
+                storage_name(want)
+            ));
+        }
+    }
+    if have.num_replicas.max(1) != args.replicas {
+        d.push(format!(
+            "replicas {} (asked {})",
+            have.num_replicas.max(1),
+            args.replicas
+        ));
+    }
+    let limit = |b: i64| match b > 0 {
+        true => format!("{b} bytes"),
+        false => "unlimited".to_string(),
+    };
+    let want = args.max_bytes.unwrap_or(-1);
+    if (have.max_bytes > 0 || want > 0) && have.max_bytes != want {
+        d.push(format!(
+            "maxbytes {} (asked {})",
+            limit(have.max_bytes),
+            limit(want)
+        ));
+    }
+    (!d.is_empty()).then(|| {
+        format!(
+            "Stream {name} exists with another configuration and is used as it is: {}",
+            d.join(", ")
+        )
+    })
 }
 
 pub async fn run(
