@@ -201,6 +201,9 @@ func faultOf(faults []result.FaultEvent, e result.Event, sample time.Duration) i
 		if f.Skipped || f.Started > e.At+sample {
 			continue
 		}
+		if notFailover[f.Kind] && f.Started > e.At {
+			continue // brought back after the reading that missed it was asked: not why it was silent
+		}
 		switch {
 		case strings.Contains(","+f.Node+",", ","+e.Server+","):
 			found = i
