@@ -145,8 +145,9 @@ func (f *Faults) Attach(plan *harness.Plan, t *Target, s *StreamRef, logf func(s
 }
 
 // publisherOutages splits each sender's times without acks that span a fault (each of its
-// kept stretches, result.Client.Gaps, else its longest): the wait on acks that timed out, the
-// operations refused fast by reason, the rest.
+// kept stretches of result.GapMin or more, result.Client.Gaps, else its longest): the wait on
+// acks that timed out, the operations refused fast by reason, the rest. The shorter stretches
+// a fault run keeps are the failover blocks' (Client.Gaps), not listed here.
 func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent) []result.PublisherOutage {
 	var out []result.PublisherOutage
 	for _, g := range res.Groups {
@@ -156,6 +157,9 @@ func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent
 		}
 		for _, c := range g.Clients {
 			for _, gap := range c.Stretches() {
+				if gap.Duration < result.GapMin {
+					continue
+				}
 				if o, ok := f.outage(w, g.Name, c.ID, gap, events); ok {
 					out = append(out, o)
 				}
@@ -234,8 +238,11 @@ func Chain(plan *harness.Plan, f func(context.Context, *result.Result)) {
 	}
 }
 
-// isPub reports whether a group is publishers: pub, or an instance's (pod1/pub).
-func isPub(name string) bool { return name == "pub" || strings.HasSuffix(name, "/pub") }
+// isPub reports whether a group is publishers: pub, or an instance's (pod1/pub); KV putters
+// (put) are publishers too (a put is a publish to the bucket's stream).
+func isPub(name string) bool {
+	return name == "pub" || strings.HasSuffix(name, "/pub") || name == "put" || strings.HasSuffix(name, "/put")
+}
 
 // NotRecovered is the longest time without success still open when its client ended (a
 // publisher whose acks stopped and never came back within the run); nil when every client
