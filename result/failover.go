@@ -55,7 +55,10 @@ type ClientOutage struct {
 	To       time.Duration `json:"to_ns"`   // its first success after, or its end when Open
 	// Open: no success came after From before the client ended (not recovered).
 	Open bool `json:"open,omitempty"`
-	// TimedOut is how many of its publishes timed out in the outage (JetStream publishers; else 0).
+	// TimedOut is how many of its publishes (or puts) were given up at their timeout that this
+	// failover holds: sent from its last success before the failover (or the failover's
+	// start) to the same point of the next one, so each is told in one failover (JetStream
+	// publishers and KV putters; else 0).
 	TimedOut int64 `json:"timed_out,omitempty"`
 	// TimedOutFrom is when the first of those was sent, from the run's start.
 	TimedOutFrom time.Duration `json:"timed_out_from_ns,omitempty"`
@@ -63,9 +66,9 @@ type ClientOutage struct {
 	TimedOutWait time.Duration `json:"timed_out_wait_ns,omitempty"`
 	// AckTimeout is the publisher's --ack-timeout.
 	AckTimeout time.Duration `json:"ack_timeout_ns,omitempty"`
-	// Refused are its operations that failed fast in the failover (from At to Until), by
-	// reason: errors, not the timeouts above. A client with such errors but no stretch of
-	// GapMin without success has only these (Duration 0).
+	// Refused are its operations that failed fast in the failover (their first failure from
+	// At to Until), by reason: errors, not the timeouts above. A client with such errors but
+	// no stretch without success kept (Faults.GapMin, else GapMin) has only these (Duration 0).
 	Refused []Refusals `json:"refused,omitempty"`
 }
 

@@ -33,6 +33,20 @@ const (
 	MaxGaps = 16                     // at most this many stretches per client
 )
 
+// FaultGapMin is the shortest stretch without success a client keeps in a fault run: a client
+// back 40 ms after a failover has that stretch told in the failover's block (a good result),
+// while runs without faults keep Client.Gaps to GapMin and up.
+const FaultGapMin = 10 * time.Millisecond
+
+// KeptGapMin is the shortest stretch the Result's clients kept in Client.Gaps: FaultGapMin
+// when the run recorded it (Faults.GapMin), else GapMin.
+func (r *Result) KeptGapMin() time.Duration {
+	if r.Faults != nil && r.Faults.GapMin > 0 {
+		return r.Faults.GapMin
+	}
+	return GapMin
+}
+
 // Stretches are the client's stretches without success of GapMin or more: the ones it kept
 // (Gaps), else its longest when that long (a Result from before Gaps, or a client that keeps
 // only that).

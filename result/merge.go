@@ -679,6 +679,7 @@ func (m *merger) faults(in []Input) *Faults {
 			f = &Faults{}
 		}
 		shift := m.shift(p.Result)
+		f.GapMin = max(f.GapMin, pf.GapMin)
 		for _, e := range pf.Timeline {
 			e.At, e.Started = e.At+shift, e.Started+shift
 			f.Timeline = append(f.Timeline, e)

@@ -414,7 +414,8 @@ type Client struct {
 	SendLateness *Latency `json:"send_lateness,omitempty"`
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`
-	// Gaps are its stretches without success of GapMin or more in time order, the MaxGaps
+	// Gaps are its stretches without success of GapMin or more (FaultGapMin in a fault run:
+	// Result.KeptGapMin) in time order, the MaxGaps
 	// longest when there were more (Gap and an open one among them): each failover's own.
 	Gaps []Gap `json:"gaps,omitempty"`
 	// Refused are its operations that failed fast (not timeouts), in runs of one reason, in

@@ -136,6 +136,9 @@ type Faults struct {
 	Publishers []PublisherOutage `json:"publishers,omitempty"`
 	// AckTimeout is the JetStream publishers' --ack-timeout (0: none published).
 	AckTimeout time.Duration `json:"ack_timeout_ns,omitempty"`
+	// GapMin is the shortest stretch without success the clients kept in Client.Gaps
+	// (FaultGapMin; 0: a Result from before, which kept GapMin and up).
+	GapMin time.Duration `json:"gap_min_ns,omitempty"`
 }
 
 // PublisherOutage is one publisher's longest time without acknowledgements around a fault:

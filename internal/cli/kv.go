@@ -29,8 +29,13 @@ Latency is each operation's round trip; a get of a missing key counts as an erro
 Puts take a fixed rate (--rate, latency then counted from each put's intended time) or a load
 shape: --rate A..B --ramp D, --steps R1,R2,... --step-duration D, --arrivals poisson; the
 Result and the text then give each step's rate and percentiles (docs/capacity.md), and
-'natsperf capacity kv put ...' searches the bucket's capacity.`
-		example = "  natsperf kv put --clients 4 --randomize 1000 --msgs 10000\n  natsperf kv put --clients 4 --steps 200,400 --step-duration 1s --duration 2s"
+'natsperf capacity kv put ...' searches the bucket's capacity.
+
+With --fault or --fault-exec (docs/faults.md) a leader fault acts on the bucket's stream, and
+the putters ride out a bucket without a leader: a "no responders" answer is a failed put (the
+failover's block names it by reason, with the puts given up at --ack-timeout), not the end of
+the run.`
+		example = "  natsperf kv put --clients 4 --randomize 1000 --msgs 10000\n  natsperf kv put --clients 4 --steps 200,400 --step-duration 1s --duration 2s\n  natsperf kv put --replicas 3 --rate 500 --duration 4s --fault 1s:kill-leader --fault 2s:restart"
 	}
 	cmd := &cobra.Command{
 		Use:     use,

@@ -377,9 +377,11 @@ func kvFlags(put bool) func(f *pflag.FlagSet) builder {
 		var bucket string
 		var maxInflight, history int
 		var randomize, maxBytes int64
+		var ff faultFlags
 		bf.register(f, put, false)
 		if put {
 			registerMaxInflight(f, &maxInflight)
+			ff.registerFaults(f)
 		}
 		registerHist(f, &bf.Hist)
 		f.StringVar(&bucket, "bucket", "benchbucket", "KV bucket to use")
@@ -401,6 +403,11 @@ func kvFlags(put bool) func(f *pflag.FlagSet) builder {
 				return nil, usagef("--randomize must not be negative")
 			case bf.Msgs == 0 && !put:
 				return nil, usagef("--msgs must be at least 1")
+			}
+			if put {
+				if err := ff.parse(in, true, ff.faultNodes(st.Replicas)); err != nil {
+					return nil, err
+				}
 			}
 			bk := spec.Bucket{Name: bucket, Purge: st.Purge, Force: st.Force}
 			if f.Changed("storage") {
@@ -428,6 +435,9 @@ func kvFlags(put bool) func(f *pflag.FlagSet) builder {
 			}
 			s := withMaxInflight(in.newSpec(bf, bf.Clients, cfg), f, maxInflight)
 			s.Setup.Buckets = []spec.Bucket{bk}
+			if put {
+				s = withFaults(s, &ff, f)
+			}
 			return in.line(s, bf.Hist), nil
 		}
 	}

@@ -21,6 +21,12 @@ type faultFlags struct {
 
 func (f *faultFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Verify, "verify", false, "check delivery: per publisher what was sent, acknowledged, stored and delivered (JetStream: the stream is read back after the run)")
+	f.registerFaults(fs)
+}
+
+// registerFaults registers --fault and --fault-exec alone (kv put: a bucket keeps only each
+// key's last values, so there is nothing to read back for --verify).
+func (f *faultFlags) registerFaults(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.Faults, "fault", nil, "inject a fault at a time of the run, repeatable: AT:kill-leader, AT:kill:N, AT:restart[:N], AT:pause:D[:N], AT:stepdown, AT:partition[:N|:zN], AT:heal, AT:delay:N:D (links: docs/network.md), AT:power-fail:all|leader|minority|N (drops unsynced writes; needs FUSE), AT:corrupt:N (a down node) (e.g. 4s:kill-leader)")
 	fs.StringArrayVar(&f.Execs, "fault-exec", nil, "run a command (sh -c) at a time of the run, repeatable: AT:COMMAND (e.g. 5s:'kubectl delete pod nats-1')")
 	fs.DurationVar(&f.ExecTimeout, "fault-exec-timeout", fault.DefaultExecTimeout, "how long a --fault-exec command may run before it is killed")

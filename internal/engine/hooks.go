@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,10 +70,41 @@ func (s *StreamRef) Stepdown(ctx context.Context) error {
 type Faults struct {
 	Plan        fault.Plan
 	ExecTimeout time.Duration
-	// Waits and AckTimeout: the JetStream publishers' time waiting on acks that timed out
-	// (nil for core runs).
-	Waits      *js.AckWaits
+	// AckTimeout is the JetStream senders' ack timeout (the first tracked group's).
 	AckTimeout time.Duration
+	// senders are the groups of acknowledged operations (JetStream publishers, KV putters)
+	// whose failures the failover story reads, each with its own registry (client ids are
+	// per group); none for core runs.
+	senders []senders
+}
+
+// senders is a group of acknowledged operations and its failures.
+type senders struct {
+	g     *harness.Group // its Name read after the run: a scenario prefixes it
+	waits *js.AckWaits
+}
+
+// Track notes g's failures in waits for the failover story (nil waits: not a fault run) and
+// returns g.
+func (f *Faults) Track(g *harness.Group, waits *js.AckWaits, ackTimeout time.Duration) *harness.Group {
+	if f == nil || waits == nil {
+		return g
+	}
+	if f.AckTimeout == 0 {
+		f.AckTimeout = cmp.Or(ackTimeout, js.DefaultAckTimeout)
+	}
+	f.senders = append(f.senders, senders{g, waits})
+	return g
+}
+
+// waitsOf is the registry of the group named name; nil when it is not tracked.
+func (f *Faults) waitsOf(name string) *js.AckWaits {
+	for _, s := range f.senders {
+		if s.g.Name == name {
+			return s.waits
+		}
+	}
+	return nil
 }
 
 // Attach runs the fault timeline alongside plan's clients and adds it, with the
@@ -86,6 +118,7 @@ func (f *Faults) Attach(plan *harness.Plan, t *Target, s *StreamRef, logf func(s
 	if s != nil {
 		env.Leader, env.Stepdown = s.Leader, s.Stepdown
 	}
+	plan.GapMin = result.FaultGapMin // a failover's short stretch is told too
 	tl := fault.NewTimeline(f.Plan, env)
 	plan.During = func(ctx context.Context, start time.Time) []result.Window {
 		tl.Run(ctx, start)
@@ -93,11 +126,11 @@ func (f *Faults) Attach(plan *harness.Plan, t *Target, s *StreamRef, logf func(s
 		return fault.Phases(tl.Events(), time.Since(start))
 	}
 	Chain(plan, func(_ context.Context, res *result.Result) {
-		res.Faults = &result.Faults{Timeline: tl.Events(), Unavailable: Unavailable(res), NotRecovered: NotRecovered(res)}
+		res.Faults = &result.Faults{Timeline: tl.Events(), Unavailable: Unavailable(res), NotRecovered: NotRecovered(res), GapMin: plan.GapMin}
 		res.Events = append(res.Events, faultEvents(res.Faults.Timeline)...)
 		result.SortEvents(res.Events)
 		res.Faults.Publishers = f.publisherOutages(res, res.Faults.Timeline)
-		if f.Waits != nil {
+		if len(f.senders) > 0 {
 			res.Faults.AckTimeout = f.AckTimeout
 		}
 		f.refusals(res)
@@ -111,21 +144,23 @@ func (f *Faults) Attach(plan *harness.Plan, t *Target, s *StreamRef, logf func(s
 	})
 }
 
-// publisherOutages splits each publisher's times without acks that span a fault (each of its
-// kept stretches, result.Client.Gaps, else its longest): the wait on acks that timed out, the
-// publishes refused fast by reason, the rest.
+// publisherOutages splits each sender's times without acks that span a fault (each of its
+// kept stretches of result.GapMin or more, result.Client.Gaps, else its longest): the wait on
+// acks that timed out, the operations refused fast by reason, the rest. The shorter stretches
+// a fault run keeps are the failover blocks' (Client.Gaps), not listed here.
 func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent) []result.PublisherOutage {
-	if f.Waits == nil {
-		return nil
-	}
 	var out []result.PublisherOutage
 	for _, g := range res.Groups {
-		if g.Name != "pub" {
+		w := f.waitsOf(g.Name)
+		if w == nil {
 			continue
 		}
 		for _, c := range g.Clients {
 			for _, gap := range c.Stretches() {
-				if o, ok := f.outage(g.Name, c.ID, gap, events); ok {
+				if gap.Duration < result.GapMin {
+					continue
+				}
+				if o, ok := f.outage(w, g.Name, c.ID, gap, events); ok {
 					out = append(out, o)
 				}
 			}
@@ -134,32 +169,37 @@ func (f *Faults) publisherOutages(res *result.Result, events []result.FaultEvent
 	return out
 }
 
-// refusals gives each publisher its publishes that failed fast, in runs of one reason, and
-// the ones given up at their timeout, in runs.
+// refusals gives each sender its operations that failed fast, in runs of one reason, and the
+// ones given up at their timeout, in runs cut at every fault's start (so a run belongs to one
+// failover: the story tells each timeout once).
 func (f *Faults) refusals(res *result.Result) {
-	if f.Waits == nil {
-		return
+	var cuts []time.Duration
+	for _, ev := range res.Faults.Timeline {
+		if !ev.Skipped {
+			cuts = append(cuts, ev.Started)
+		}
 	}
 	for gi := range res.Groups {
 		g := &res.Groups[gi]
-		if g.Name != "pub" {
+		w := f.waitsOf(g.Name)
+		if w == nil {
 			continue
 		}
 		for ci := range g.Clients {
 			c := &g.Clients[ci]
-			for _, r := range f.Waits.Runs(c.ID) {
+			for _, r := range w.Runs(c.ID) {
 				c.Refused = append(c.Refused, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
 			}
-			for _, r := range f.Waits.TimedOutRuns(c.ID) {
+			for _, r := range w.TimedOutRuns(c.ID, cuts...) {
 				c.TimedOut = append(c.TimedOut, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
 			}
 		}
 	}
 }
 
-// outage is a publisher's stretch without acks told against the fault it came after; ok
-// false when it began before any fault.
-func (f *Faults) outage(group string, id int, gap result.Gap, events []result.FaultEvent) (result.PublisherOutage, bool) {
+// outage is a sender's stretch without acks told against the fault it came after; ok false
+// when it began before any fault.
+func (f *Faults) outage(w *js.AckWaits, group string, id int, gap result.Gap, events []result.FaultEvent) (result.PublisherOutage, bool) {
 	spec := ""
 	for _, ev := range events {
 		// The last fault before the publisher had acks again (a pause or a kill lasts
@@ -175,13 +215,13 @@ func (f *Faults) outage(group string, id int, gap result.Gap, events []result.Fa
 	if spec == "" {
 		return result.PublisherOutage{}, false
 	}
-	n, first := f.Waits.TimedOut(id, gap.From, gap.To)
+	n, first := w.TimedOut(id, gap.From, gap.To)
 	o := result.PublisherOutage{
 		Group: group, Client: id, Fault: spec, LastAckBefore: gap.From, FirstAckAfter: gap.To,
-		WithoutAcks: gap.Duration, TimedOutWait: f.Waits.Within(id, gap.From, gap.To), AckTimeout: f.AckTimeout,
+		WithoutAcks: gap.Duration, TimedOutWait: w.Within(id, gap.From, gap.To), AckTimeout: f.AckTimeout,
 		NotRecovered: gap.Open, TimedOut: n, TimedOutFrom: first,
 	}
-	for _, r := range f.Waits.Refused(id, gap.From, gap.To) {
+	for _, r := range w.Refused(id, gap.From, gap.To) {
 		o.Refused = append(o.Refused, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
 	}
 	return o, true
@@ -198,8 +238,11 @@ func Chain(plan *harness.Plan, f func(context.Context, *result.Result)) {
 	}
 }
 
-// isPub reports whether a group is publishers: pub, or an instance's (pod1/pub).
-func isPub(name string) bool { return name == "pub" || strings.HasSuffix(name, "/pub") }
+// isPub reports whether a group is publishers: pub, or an instance's (pod1/pub); KV putters
+// (put) are publishers too (a put is a publish to the bucket's stream).
+func isPub(name string) bool {
+	return name == "pub" || strings.HasSuffix(name, "/pub") || name == "put" || strings.HasSuffix(name, "/put")
+}
 
 // NotRecovered is the longest time without success still open when its client ended (a
 // publisher whose acks stopped and never came back within the run); nil when every client

@@ -116,7 +116,7 @@ func buildJSPub(ctx context.Context, b *Build) (*Built, error) {
 	built := s.built(&Built{
 		Title: pubKinds[mode] + " benchmark", Params: kv, Size: size, Corrected: p.Rate > 0,
 		Settings: map[string]any{"stream": echoStream(st, spec.Duration(b.ackTimeout(c.AckTimeout))), "publisher": cfg, "faults": b.faultEcho()},
-		Groups:   []*harness.Group{JSPubGroup(cfg, n, b.SenderShares(n))},
+		Groups:   []*harness.Group{b.Faults.Track(JSPubGroup(cfg, n, b.SenderShares(n)), cfg.AckWaits, cfg.AckTimeout)},
 		Stream:   ref,
 	})
 	if b.Spec.Verify {
@@ -133,10 +133,7 @@ func (b *Build) jsPubConfig(cfg js.PubConfig) js.PubConfig {
 	cfg.Rate, cfg.Shape, cfg.Duration, cfg.Sleep = p.Rate, shapeOf(p), p.Duration.D(), p.Sleep.D()
 	cfg.IDs, cfg.Acked, cfg.RideOut = b.NewIDs(), js.NewTally(0), len(b.Faults.Plan) > 0
 	if cfg.RideOut {
-		if b.Faults.Waits == nil {
-			b.Faults.Waits, b.Faults.AckTimeout = js.NewAckWaits(), cfg.AckTimeout
-		}
-		cfg.AckWaits = b.Faults.Waits
+		cfg.AckWaits = js.NewAckWaits() // the group's own (Faults.Track): client ids are per group
 	}
 	if b.Spec.Verify {
 		cfg.Verify = verify.NewAcks()

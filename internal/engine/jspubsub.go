@@ -118,7 +118,7 @@ func buildJSPubSub(ctx context.Context, b *Build, c *spec.PubSub) (*Built, error
 	built := s.built(&Built{
 		Title: "JetStream pub/sub benchmark", Params: kv, Size: size, Receivers: true, Corrected: p.Rate > 0,
 		Settings: map[string]any{"pub": pcfg, "sub": ccfg, "pubs": pubs, "subs": subs, "stream": echo, "faults": b.faultEcho()},
-		Groups:   []*harness.Group{JSPubGroup(pcfg, pubs, pshares), sg},
+		Groups:   []*harness.Group{b.Faults.Track(JSPubGroup(pcfg, pubs, pshares), pcfg.AckWaits, pcfg.AckTimeout), sg},
 		Stream:   ref,
 	})
 	if b.Spec.Verify {

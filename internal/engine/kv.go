@@ -80,6 +80,9 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 		p := b.Workload.Pacing
 		cfg.Rate, cfg.Shape, cfg.Duration, shares = p.Rate, shapeOf(p), p.Duration.D(), b.SenderShares(n)
 		cfg.MaxInflight = maxInflight(b)
+		if len(b.Faults.Plan) > 0 { // ride out a bucket without a leader, as js pub sync does
+			cfg.RideOut, cfg.AckWaits = true, js.NewAckWaits()
+		}
 	}
 	rep := streamReport{name: "KV_" + bk.Name}
 	if put {
@@ -93,13 +96,19 @@ func buildKV(ctx context.Context, b *Build) (*Built, error) {
 	} else {
 		kv["randomize"] = units.Comma(c.Randomize)
 	}
+	g := &harness.Group{
+		Name: use, Kind: kind, Verb: verb, Clients: n, Shares: shares, Producer: put,
+		New: func(int) harness.Client { return js.NewKV(cfg, put) },
+	}
+	var ref *StreamRef
+	if put { // a leader fault acts on the bucket's stream
+		ref = &StreamRef{NC: s.nc, JS: s.js, Name: "KV_" + bk.Name, Replicas: replicasOf(b.Target, "KV_"+bk.Name)}
+	}
 	return s.built(&Built{
 		Title: kind + " benchmark", Params: kv, Settings: cfg, Size: size,
 		Corrected: put && cfg.Rate > 0, // the open model records latency from the intended sends too
-		Groups: []*harness.Group{{
-			Name: use, Kind: kind, Verb: verb, Clients: n, Shares: shares, Producer: put,
-			New: func(int) harness.Client { return js.NewKV(cfg, put) },
-		}},
+		Groups:    []*harness.Group{b.Faults.Track(g, cfg.AckWaits, cfg.AckTimeout)},
+		Stream:    ref,
 	}), nil
 }
 

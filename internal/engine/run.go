@@ -149,7 +149,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) 
 	stream := false // a fault may act on a stream's leader
 	for _, w := range s.Workloads {
 		ps, _ := w.Config.(*spec.PubSub)
-		stream = stream || strings.HasPrefix(w.Kind(), "js pub ") || (ps != nil && ps.JS != nil)
+		stream = stream || strings.HasPrefix(w.Kind(), "js pub ") || w.Kind() == "kv put" || (ps != nil && ps.JS != nil)
 	}
 	fp, err := fault.ParseAll(s.Faults.Inject, s.Faults.Exec)
 	if err != nil {

@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -43,15 +44,26 @@ func Tell(res *result.Result) []result.Failover {
 			out[i].Until = out[i+1].At
 		}
 	}
-	used := map[[3]any]bool{} // group, client, from: a client's stretch is told once
 	for i := range out {
-		f := &out[i]
-		newLeaders(res, f)
-		kept(res, f)
-		clients(res, f, used)
-		f.Peaks = peaks(res, f)
+		newLeaders(res, &out[i])
+		kept(res, &out[i])
+	}
+	used := map[[3]any]bool{} // group, client, from: a client's stretch is told once
+	picks := make([]map[client]result.Gap, len(out))
+	for i := range out {
+		picks[i] = stretches(res, &out[i], used)
+	}
+	for i := range out {
+		clients(res, out, i, picks)
+		out[i].Peaks = peaks(res, &out[i])
 	}
 	return out
+}
+
+// client is a client of a group.
+type client struct {
+	group string
+	id    int
 }
 
 // openers are the failovers' beginnings, one per fault or silent leader.
@@ -189,6 +201,9 @@ func faultOf(faults []result.FaultEvent, e result.Event, sample time.Duration) i
 		if f.Skipped || f.Started > e.At+sample {
 			continue
 		}
+		if notFailover[f.Kind] && f.Started > e.At {
+			continue // brought back after the reading that missed it was asked: not why it was silent
+		}
 		switch {
 		case strings.Contains(","+f.Node+",", ","+e.Server+","):
 			found = i
@@ -324,30 +339,23 @@ func settled(f *result.Failover) time.Duration {
 	return s
 }
 
-// clients are each client's longest time without success that belongs to the failover (of
+// stretches are each client's longest time without success that belongs to the failover (of
 // its kept stretches, result.Client.Gaps): it ended after the failover began and began before
 // the failover settled plus what the client's acks could still wait (the ack timeout) plus a
 // series interval. A stretch that began after the new leader (or an interval after the
 // failover began) while natsperf's own process stalled at least half its length is the
-// host's, not the failover's. Each stretch is told once.
-func clients(res *result.Result, f *result.Failover, used map[[3]any]bool) {
-	var outages []result.PublisherOutage
-	if res.Faults != nil {
-		outages = res.Faults.Publishers
-	}
-	var ackTimeout time.Duration
-	if res.Faults != nil {
-		ackTimeout = res.Faults.AckTimeout
-	}
-	for _, o := range outages {
-		ackTimeout = max(ackTimeout, o.AckTimeout)
-	}
+// host's, not the failover's. The stretch the election itself is in comes first (one that
+// began before the new leader), then one within an interval of it, then the longest. Each
+// stretch is told once (used).
+func stretches(res *result.Result, f *result.Failover, used map[[3]any]bool) map[client]result.Gap {
+	ackTimeout := ackTimeoutOf(res)
 	leader := settled(f)
+	out := map[client]result.Gap{}
 	for _, g := range res.Groups {
 		width := spike.Interval(g.Series)
 		for _, c := range g.Clients {
 			var best *result.Gap
-			bestDuring := false
+			bestTier := 0
 			for _, gap := range c.Stretches() {
 				if gap.Duration <= 0 || used[[3]any{g.Name, c.ID, gap.From}] {
 					continue
@@ -362,27 +370,67 @@ func clients(res *result.Result, f *result.Failover, used map[[3]any]bool) {
 				if gap.From >= min(leader, f.At+width) && HostStall(res, gap.From, gap.To) >= gap.Duration/2 {
 					continue
 				}
-				// The stretch the election itself is in comes first, then the longest: a
-				// later one within the ack timeout may be longer (publishes given up at the
-				// run's end) without being the failover's.
-				during := gap.From < leader+width && gap.To > f.At
-				if best == nil || (during && !bestDuring) || (during == bestDuring && gap.Duration > best.Duration) {
-					best, bestDuring = &gap, during
+				// A later stretch within the ack timeout may be longer (publishes given up at
+				// the run's end) without being the failover's.
+				tier := 0
+				switch {
+				case gap.From <= leader && gap.To > f.At:
+					tier = 2
+				case gap.From < leader+width && gap.To > f.At:
+					tier = 1
+				}
+				if best == nil || tier > bestTier || (tier == bestTier && gap.Duration > best.Duration) {
+					best, bestTier = &gap, tier
 				}
 			}
+			if best != nil {
+				used[[3]any{g.Name, c.ID, best.From}] = true
+				out[client{g.Name, c.ID}] = *best
+			}
+		}
+	}
+	return out
+}
+
+// ackTimeoutOf is the longest ack timeout of the Result's senders.
+func ackTimeoutOf(res *result.Result) time.Duration {
+	if res.Faults == nil {
+		return 0
+	}
+	t := res.Faults.AckTimeout
+	for _, o := range res.Faults.Publishers {
+		t = max(t, o.AckTimeout)
+	}
+	return t
+}
+
+// clients tells failover i's clients: each one's stretch (picks[i]), its operations that failed
+// fast in the failover's window (by the time of the first failure of each run), and its
+// operations given up at their timeout that the failover holds (sentIn). Each timeout and each
+// refusal is told in one failover only.
+func clients(res *result.Result, all []result.Failover, i int, picks []map[client]result.Gap) {
+	f := &all[i]
+	var outages []result.PublisherOutage
+	if res.Faults != nil {
+		outages = res.Faults.Publishers
+	}
+	ackTimeout := ackTimeoutOf(res)
+	for _, g := range res.Groups {
+		for _, c := range g.Clients {
+			k := client{g.Name, c.ID}
+			from, to := sentIn(all, i, k, picks)
 			refused := within(c.Refused, f.At, f.Until)
-			if best == nil {
-				// Failures, but no stretch of GapMin without success: the ones in the window.
+			gap, ok := picks[i][k]
+			if !ok {
+				// Failures, but no stretch kept without success: the ones in the window.
 				o := result.ClientOutage{Group: g.Name, Client: c.ID, Refused: refused}
-				timedOut(&o, c.TimedOut, f, ackTimeout)
+				timedOut(&o, c.TimedOut, f, from, to, ackTimeout)
 				if len(refused) > 0 || o.TimedOut > 0 {
-					o.From, o.To = span(o, c.TimedOut, f)
+					o.From, o.To = span(o, c.TimedOut, f, from, to)
 					f.Clients = append(f.Clients, o)
 				}
 				continue
 			}
-			gap := *best
-			used[[3]any{g.Name, c.ID, gap.From}] = true
 			o := result.ClientOutage{Group: g.Name, Client: c.ID, Duration: gap.Duration, From: gap.From, To: gap.To, Open: gap.Open, Refused: refused}
 			for _, p := range outages {
 				if p.Group == g.Name && p.Client == c.ID && p.LastAckBefore == gap.From {
@@ -394,19 +442,47 @@ func clients(res *result.Result, f *result.Failover, used map[[3]any]bool) {
 			}
 			if len(c.TimedOut) > 0 {
 				o.TimedOut, o.TimedOutFrom = 0, 0
-				timedOut(&o, c.TimedOut, f, ackTimeout)
+				timedOut(&o, c.TimedOut, f, from, to, ackTimeout)
 			}
 			f.Clients = append(f.Clients, o)
 		}
 	}
 }
 
-// timedOut adds to o the client's publishes given up at their timeout that waited in the
-// failover: sent before its window ended, given up after it began (in the open model the
-// ones sent to a dying leader are given up seconds after the client is back).
-func timedOut(o *result.ClientOutage, runs []result.Refusals, f *result.Failover, ackTimeout time.Duration) {
+// sentIn is when an operation of client k given up at its timeout must have been sent to be
+// failover i's: from the start of its stretch in it (its last success before, when before the
+// failover began) or else the failover's start, to the same point of the next failover. So a
+// timeout waiting through two failovers is told once, by its send: in the failover whose
+// stretch it was sent in (a publish sent to a leader that dies a moment later is that
+// failover's). Before the first failover there is no bound: a publish sent then and given up
+// after the first failover began waited through it.
+func sentIn(all []result.Failover, i int, k client, picks []map[client]result.Gap) (from, to time.Duration) {
+	start := func(j int) time.Duration {
+		s := all[j].At
+		if g, ok := picks[j][k]; ok && g.From < s {
+			s = g.From
+		}
+		if j > 0 {
+			s = max(s, all[j-1].At) // never before the previous failover began
+		}
+		return s
+	}
+	from, to = math.MinInt64, math.MaxInt64
+	if i > 0 {
+		from = start(i)
+	}
+	if i+1 < len(all) {
+		to = start(i + 1)
+	}
+	return from, to
+}
+
+// timedOut adds to o the client's operations given up at their timeout that failover f holds:
+// sent from from to before to (sentIn), given up after it began (in the open model the ones
+// sent to a dying leader are given up seconds after the client is back).
+func timedOut(o *result.ClientOutage, runs []result.Refusals, f *result.Failover, from, to, ackTimeout time.Duration) {
 	for _, r := range runs {
-		if r.From >= f.Until || r.To < f.At {
+		if r.From < from || r.From >= to || r.To < f.At {
 			continue
 		}
 		if o.TimedOut == 0 || r.From < o.TimedOutFrom {
@@ -419,7 +495,7 @@ func timedOut(o *result.ClientOutage, runs []result.Refusals, f *result.Failover
 
 // span is from the first to the last failure of a client with no stretch told: its From and
 // To, with Duration 0.
-func span(o result.ClientOutage, timedOut []result.Refusals, f *result.Failover) (from, to time.Duration) {
+func span(o result.ClientOutage, timedOut []result.Refusals, f *result.Failover, sentFrom, sentTo time.Duration) (from, to time.Duration) {
 	first := true
 	add := func(a, b time.Duration) {
 		if first || a < from {
@@ -434,7 +510,7 @@ func span(o result.ClientOutage, timedOut []result.Refusals, f *result.Failover)
 		add(r.From, r.To)
 	}
 	for _, r := range timedOut {
-		if r.From < f.Until && r.To >= f.At {
+		if r.From >= sentFrom && r.From < sentTo && r.To >= f.At {
 			add(r.From, r.To)
 		}
 	}

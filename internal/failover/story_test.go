@@ -242,3 +242,38 @@ func TestTellFailuresWithoutAStretch(t *testing.T) {
 		t.Fatalf("failovers %+v: want one, whose client is %+v", got, want)
 	}
 }
+
+// TestTellTimeoutAcrossTwoFailovers: puts sent to the first dead leader are given up after the
+// second failover began (the ack timeout is longer than the time between the kills). Each
+// timeout is told once, by its send: in the failover whose stretch it was sent in (from the
+// client's last success before it). Both stretches are shorter than result.GapMin and still
+// told (a fault run keeps them).
+func TestTellTimeoutAcrossTwoFailovers(t *testing.T) {
+	kill2 := result.FaultEvent{Spec: "4s:kill-leader", Kind: "kill-leader", At: 4 * s, Started: 4 * s, Node: "n3"}
+	first := result.Gap{Duration: 40 * ms, From: 2000 * ms, To: 2040 * ms}
+	second := result.Gap{Duration: 40 * ms, From: 3990 * ms, To: 4030 * ms}
+	res := run([]result.FaultEvent{kill, kill2}, []result.Event{elected,
+		{At: 4020 * ms, Kind: "leader_elected", Source: "advisory", Stream: "S", Server: "n1"}}, nil, &first)
+	res.End = res.Start.Add(10 * s)
+	res.Faults.AckTimeout, res.Faults.GapMin = 5*s, result.FaultGapMin
+	c := &res.Groups[0].Clients[0]
+	c.Gaps = []result.Gap{first, second}
+	c.TimedOut = []result.Refusals{
+		{Reason: result.ReasonTimedOut, Count: 5, From: 1995 * ms, To: 6995 * ms}, // to the first dead leader
+		{Reason: result.ReasonTimedOut, Count: 1, From: 3995 * ms, To: 8995 * ms}, // after the last ack before the second
+		{Reason: result.ReasonTimedOut, Count: 2, From: 4001 * ms, To: 9001 * ms},
+	}
+	got := failover.Tell(res)
+	if len(got) != 2 {
+		t.Fatalf("%d failovers %+v, want 2", len(got), got)
+	}
+	want := []result.ClientOutage{
+		{Group: "pub", Client: 1, Duration: first.Duration, From: first.From, To: first.To, TimedOut: 5, TimedOutFrom: 1995 * ms, AckTimeout: 5 * s},
+		{Group: "pub", Client: 1, Duration: second.Duration, From: second.From, To: second.To, TimedOut: 3, TimedOutFrom: 3995 * ms, AckTimeout: 5 * s},
+	}
+	for i, f := range got {
+		if len(f.Clients) != 1 || !reflect.DeepEqual(f.Clients[0], want[i]) {
+			t.Errorf("failover %d (%s) clients %+v, want %+v", i+1, f.Cause, f.Clients, want[i])
+		}
+	}
+}

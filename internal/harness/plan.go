@@ -32,6 +32,9 @@ type Plan struct {
 	// After, when set, completes the Result once the clients are closed (reading a stream back
 	// for --verify, the fault timeline). Its ctx survives Ctrl-C; bound what it does.
 	After func(ctx context.Context, res *result.Result)
+	// GapMin is the shortest stretch without success each client keeps (record.Options.GapMin;
+	// 0: result.GapMin).
+	GapMin time.Duration
 }
 
 // Param is one key=value of the start line, e.g. {"msgs", "1,000,000"}.

@@ -129,7 +129,7 @@ func (r *Runner) Prepare(ctx context.Context, p *Plan) (*Prepared, error) {
 				Rec: record.New(record.Options{
 					Clock: clk, Interval: r.Interval, Latency: p.Latency, Corrected: p.Corrected,
 					Sink: r.Series, Src: fmt.Sprintf("%s/%d", g.Name, at+1), Skew: r.Skew, Group: series,
-					StoredClock: r.StoredClock,
+					StoredClock: r.StoredClock, GapMin: p.GapMin,
 				}),
 				ProducersDone: producersDone, PacePrecision: r.PacePrecision,
 			}

@@ -149,8 +149,10 @@ func (w *ackWait) refuse(at time.Duration, reason string, k int64) {
 }
 
 // TimedOutRuns are publisher id's publishes given up at their timeout, in runs of ones whose
-// waits overlapped (from the first one's send to the last one's give-up), in time order.
-func (a *AckWaits) TimedOutRuns(id int) []Refusal {
+// waits overlapped (from the first one's send to the last one's give-up), in time order. A
+// run never takes in a publish sent at or after a cut (a fault's start) when its last one was
+// sent before it: each run's publishes were sent within one stretch between faults.
+func (a *AckWaits) TimedOutRuns(id int, cuts ...time.Duration) []Refusal {
 	w := a.publisher(id)
 	if w == nil {
 		return nil
@@ -159,14 +161,20 @@ func (a *AckWaits) TimedOutRuns(id int) []Refusal {
 	each := slices.Clone(w.each)
 	w.mu.Unlock()
 	slices.SortFunc(each, func(x, y Span) int { return int(x.From - y.From) })
+	cut := func(from, to time.Duration) bool {
+		return slices.ContainsFunc(cuts, func(c time.Duration) bool { return from < c && c <= to })
+	}
 	var out []Refusal
+	var lastSent time.Duration
 	for _, e := range each {
-		if n := len(out); n > 0 && e.From <= out[n-1].To {
+		if n := len(out); n > 0 && e.From <= out[n-1].To && !cut(lastSent, e.From) {
 			out[n-1].N++
 			out[n-1].To = max(out[n-1].To, e.To)
+			lastSent = e.From
 			continue
 		}
 		out = append(out, Refusal{result.ReasonTimedOut, 1, e.From, e.To})
+		lastSent = e.From
 	}
 	return out
 }

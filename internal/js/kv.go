@@ -105,6 +105,12 @@ type KVConfig struct {
 	// MaxInflight bounds the puts awaiting acks at a fixed rate, across putters (the open
 	// model, open.go); 0: one at a time.
 	MaxInflight int `json:"max_inflight,omitempty"`
+	// RideOut (a fault run) keeps putting through "no responders" (the bucket's stream has no
+	// leader for a while) instead of ending the client, as PubConfig.RideOut.
+	RideOut bool `json:"ride_out,omitempty"`
+	// AckWaits, when set (a fault run), records each putter's puts that timed out or failed
+	// fast, for the failover story.
+	AckWaits *AckWaits `json:"-"`
 }
 
 // NewKV returns a putter (put) or getter.
@@ -123,6 +129,12 @@ type kvClient struct {
 	buf    []byte
 	offset int64 // first key of the client's share when not randomized
 	rng    *rand.Rand
+	waits  *ackWait // a putter's failures, in a fault run
+}
+
+// ride is how a putter counts its failed puts (rideOut).
+func (k *kvClient) ride(env *harness.Env) rideOut {
+	return rideOut{on: k.cfg.RideOut, rec: env.Rec, waits: k.waits, start: env.Start}
 }
 
 func (k *kvClient) Prepare(ctx context.Context, env *harness.Env) error {
@@ -137,6 +149,9 @@ func (k *kvClient) Prepare(ctx context.Context, env *harness.Env) error {
 	k.buf = k.cfg.Fill.Payload(k.cfg.Size)
 	k.offset = int64(env.Index) * env.Share
 	k.rng = rand.New(rand.NewPCG(rand.Uint64(), uint64(env.ID)))
+	if k.put {
+		k.waits = k.cfg.AckWaits.publisher(env.ID)
+	}
 	return nil
 }
 
@@ -158,6 +173,7 @@ func (k *kvClient) Run(ctx context.Context, env *harness.Env) error {
 	if ok, err := k.open(ctx, env, sched); ok {
 		return err
 	}
+	ride := k.ride(env)
 	rec.Begin(sched.Begin())
 	for {
 		seq, _, sent, ok, err := sched.Next(ctx)
@@ -184,10 +200,15 @@ func (k *kvClient) Run(ctx context.Context, env *harness.Env) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if fatal(err) || errors.Is(err, jetstream.ErrBucketNotFound) {
+			if ride.fatal(err) || errors.Is(err, jetstream.ErrBucketNotFound) {
 				return k.conn.Explain("kv", err)
 			}
-			count(&rec.Events, err)
+			if !k.put {
+				count(&rec.Events, err) // a missing key: an error, not an outage
+				continue
+			}
+			ride.failedErr(now, sent, err)
+			ride.pauseUnpaced(ctx, sched)
 			continue
 		}
 		rec.Op(now, n, now-sent)

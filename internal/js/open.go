@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"time"
 	"unsafe"
 
 	"github.com/nats-io/nats.go"
@@ -23,15 +22,16 @@ import (
 // earlier ones, up to a bound awaiting acks; each ack is read where it arrives, told from an
 // error by its first bytes (pubAckStart). In a fault run (RideOut) a "no responders" answer
 // (no stream leader) is a refusal counted for the failover story, as the one-at-a-time loop
-// counts it, and an ack given up after its timeout is a wait the story reads.
+// counts it, and an ack given up after its timeout is a wait the story reads (rideOut, one
+// way for both kinds and both loops).
 
 // openPub is a sync publisher's open model.
 type openPub struct {
-	p     *syncPub
-	rec   *record.Recorder
-	body  *payload.Message
-	id    uint32
-	start int64
+	p    *syncPub
+	rec  *record.Recorder
+	body *payload.Message
+	id   uint32
+	ride rideOut
 }
 
 // open runs p's schedule in the open model when it applies (a fixed rate, a bound, no
@@ -41,7 +41,7 @@ func (p *syncPub) open(ctx context.Context, env *harness.Env, sched *loop.Schedu
 		return false, nil
 	}
 	cfg := inflight.Config{Max: inflight.Share(p.cfg.MaxInflight, env.Count, env.Index), Timeout: p.cfg.AckTimeout, Op: "publish"}
-	o := &openPub{p: p, rec: env.Rec, body: p.msg, id: p.cfg.IDs.For(env.Index), start: env.Start}
+	o := &openPub{p: p, rec: env.Rec, body: p.msg, id: p.cfg.IDs.For(env.Index), ride: p.ride(env)}
 	return true, inflight.Run(ctx, env, p.conn, sched, cfg, o)
 }
 
@@ -73,21 +73,8 @@ func (o *openPub) Answer(now int64, m *nats.Msg, i uint64, intended, sent int64)
 			p.acks.Set(i + 1)
 		}
 		o.rec.OpCorrected(now, len(o.body.Data), now-intended, now-sent)
-	case len(m.Data) == 0 && m.Header.Get("Status") == "503":
-		if !p.cfg.RideOut {
-			return p.conn.Explain("publish", jetstream.ErrNoStreamResponse)
-		}
-		o.rec.Events.Errors.Add(1) // no stream leader (a fault run rides it out): never stored
-		o.rec.Failed(now)
-		p.failed(1)
-		p.refusedAt(now, ReasonNoResponders, 1)
-	default: // {"error":...}: refused, never stored
-		o.rec.Events.Errors.Add(1)
-		o.rec.Failed(now)
-		p.failed(1)
-		if p.waits != nil {
-			p.refusedAt(now, replyReason(m.Data), 1)
-		}
+	default: // no stream leader, or {"error":...}: refused, never stored
+		return o.ride.errorAnswer(now, m, p.conn, "publish")
 	}
 	return nil
 }
@@ -104,13 +91,7 @@ func replyReason(data []byte) string {
 	return Reason(r.Error)
 }
 
-func (o *openPub) Expired(now int64, _ uint64, _, sent int64) {
-	o.rec.Events.Timeouts.Add(1)
-	// Failed as of its send: the publishes sent after it and answered show the client
-	// recovered, though this one is given up later (at the run's end, in its drain).
-	o.rec.Failed(sent)
-	o.p.waits.add(time.Duration(sent-o.start), time.Duration(now-o.start))
-}
+func (o *openPub) Expired(now int64, _ uint64, _, sent int64) { o.ride.expired(now, sent) }
 
 // openPuts is a KV putter's open model: a put is a publish to $KV.<bucket>.<key>.
 type openPuts struct {
@@ -119,6 +100,7 @@ type openPuts struct {
 	id     uint32
 	subj   []byte // $KV.<bucket>.<key>, rewritten per put
 	prefix int
+	ride   rideOut
 }
 
 // open runs k's puts in the open model when it applies (a fixed rate, a bound, no --sleep);
@@ -129,7 +111,7 @@ func (k *kvClient) open(ctx context.Context, env *harness.Env, sched *loop.Sched
 	}
 	cfg := inflight.Config{Max: inflight.Share(k.cfg.MaxInflight, env.Count, env.Index), Timeout: k.cfg.AckTimeout, Op: "kv"}
 	pre := "$KV." + k.cfg.Bucket + "."
-	o := &openPuts{k: k, rec: env.Rec, id: k.cfg.IDs.For(env.Index), subj: append(make([]byte, 0, len(pre)+32), pre...), prefix: len(pre)}
+	o := &openPuts{k: k, rec: env.Rec, id: k.cfg.IDs.For(env.Index), subj: append(make([]byte, 0, len(pre)+32), pre...), prefix: len(pre), ride: k.ride(env)}
 	return true, inflight.Run(ctx, env, k.conn, sched, cfg, o)
 }
 
@@ -151,12 +133,10 @@ func (o *openPuts) Answer(now int64, m *nats.Msg, _ uint64, intended, sent int64
 		if k.cfg.Acked != nil {
 			k.cfg.Acked.Add(1)
 		}
-	case len(m.Data) == 0 && m.Header.Get("Status") == "503":
-		return k.conn.Explain("kv", jetstream.ErrNoStreamResponse)
-	default:
-		o.rec.Events.Errors.Add(1)
+	default: // no stream leader, or {"error":...}: refused, never stored
+		return o.ride.errorAnswer(now, m, k.conn, "kv")
 	}
 	return nil
 }
 
-func (o *openPuts) Expired(int64, uint64, int64, int64) { o.rec.Events.Timeouts.Add(1) }
+func (o *openPuts) Expired(now int64, _ uint64, _, sent int64) { o.ride.expired(now, sent) }

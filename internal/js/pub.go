@@ -2,14 +2,12 @@ package js
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"time"
 	"unsafe"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/natsperf/natsperf/internal/harness"
@@ -140,10 +138,13 @@ func (p *pubBase) prepare(ctx context.Context, env *harness.Env, opts ...jetstre
 
 // fatal reports whether err ends the client; with RideOut a stream without a leader does not.
 func (p *pubBase) fatal(err error) bool {
-	if p.cfg.RideOut && (errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)) {
-		return false
-	}
-	return fatal(err)
+	r := rideOut{on: p.cfg.RideOut}
+	return r.fatal(err)
+}
+
+// ride is how p counts its failed publishes (rideOut), from the run's start.
+func (p *pubBase) ride(env *harness.Env) rideOut {
+	return rideOut{on: p.cfg.RideOut, rec: env.Rec, waits: p.waits, start: env.Start, failed: p.cfg.Failed}
 }
 
 func (p *pubBase) subject(i int64) string {
@@ -217,6 +218,7 @@ func (p *syncPub) Run(ctx context.Context, env *harness.Env) error {
 	if ok, err := p.open(ctx, env, sched); ok {
 		return err
 	}
+	ride := p.ride(env)
 	rec.Begin(sched.Begin())
 	for {
 		i, intended, sent, ok, err := sched.Next(ctx)
@@ -241,20 +243,11 @@ func (p *syncPub) Run(ctx context.Context, env *harness.Env) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if p.fatal(err) {
+			if ride.fatal(err) {
 				return p.conn.Explain("publish", err)
 			}
-			count(&rec.Events, err)
-			rec.Failed(now)
-			p.refused(err, 1)
-			if isTimeout(err) {
-				p.waits.add(time.Duration(sent-env.Start), time.Duration(now-env.Start))
-			} else {
-				p.refusedAt(now, Reason(err), 1)
-			}
-			if !sched.Paced() && p.cfg.RideOut {
-				_ = sched.Pause(ctx, rideOutPause) // no leader: do not spin on instant refusals
-			}
+			ride.failedErr(now, sent, err)
+			ride.pauseUnpaced(ctx, sched)
 			continue
 		}
 		if p.cfg.Acked != nil {

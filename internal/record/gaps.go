@@ -7,7 +7,8 @@ import (
 	"github.com/natsperf/natsperf/result"
 )
 
-// gapMin is result.GapMin in clock nanoseconds; maxGaps is result.MaxGaps.
+// gapMin is result.GapMin in clock nanoseconds (the default of Options.GapMin); maxGaps is
+// result.MaxGaps.
 const (
 	gapMin  = int64(result.GapMin)
 	maxGaps = result.MaxGaps
@@ -44,7 +45,7 @@ func (r *Recorder) keptGaps(open *result.Gap) []result.Gap {
 	for _, g := range r.gaps[:r.ngaps] {
 		out = append(out, result.Gap{Duration: time.Duration(g.d), From: time.Duration(g.end - g.d - epoch), To: time.Duration(g.end - epoch)})
 	}
-	if open != nil && open.Duration >= result.GapMin {
+	if open != nil && open.Duration >= time.Duration(r.gapMin) {
 		out = append(out, *open)
 		if len(out) > result.MaxGaps { // the shortest goes
 			sort.Slice(out, func(a, b int) bool { return out[a].Duration > out[b].Duration })

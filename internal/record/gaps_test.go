@@ -71,3 +71,33 @@ func TestGapsKeepsEveryLongStretch(t *testing.T) {
 		t.Fatalf("%v allocations per message with stretches to keep", n)
 	}
 }
+
+// TestGapMinOption: a fault run's recorder (Options.GapMin = result.FaultGapMin) keeps a 40 ms
+// stretch and an open 30 ms end the default leaves out, and still no shorter one.
+func TestGapMinOption(t *testing.T) {
+	ms := int64(time.Millisecond)
+	epoch := int64(1_000_000 * time.Second)
+	for _, tc := range []struct {
+		min  time.Duration
+		want int
+	}{{0, 0}, {result.FaultGapMin, 2}} {
+		r := New(Options{Clock: NewClock(), GapMin: tc.min})
+		r.Start(epoch, 0)
+		at := int64(0)
+		op := func(step int64) { at += step; r.Op(epoch+at, 16, 1000) }
+		for range 50 {
+			op(ms)
+		}
+		op(40 * ms) // the failover's stretch
+		op(5 * ms)  // shorter than either minimum
+		r.Failed(epoch + at + ms)
+		r.Stopped(epoch + at + 30*ms)
+		c := r.Client(1, 0, false)
+		if len(c.Gaps) != tc.want {
+			t.Fatalf("GapMin %v: gaps %+v, want %d", tc.min, c.Gaps, tc.want)
+		}
+		if tc.want > 0 && (c.Gaps[0].Duration != 40*time.Millisecond || !c.Gaps[1].Open) {
+			t.Fatalf("gaps %+v: want the 40 ms stretch, then the open end", c.Gaps)
+		}
+	}
+}

@@ -42,6 +42,9 @@ type Options struct {
 	// (Split). An atomic set before the start barrier (the telemetry's first reading): a plain
 	// load per message.
 	StoredClock *atomic.Int64
+	// GapMin is the shortest stretch without success kept in result.Client.Gaps; 0:
+	// result.GapMin (a fault run keeps shorter ones: result.FaultGapMin).
+	GapMin time.Duration
 }
 
 // Recorder collects what one client did. Only its owner goroutine calls the recording methods;
@@ -70,6 +73,8 @@ type Recorder struct {
 	// written only when such a stretch ends, so a message allocates nothing for them.
 	gaps  [maxGaps]gapRec
 	ngaps int
+	// gapMin is Options.GapMin in clock nanoseconds.
+	gapMin int64
 	// lastFail is when an operation last failed (a publish timed out, was refused or could
 	// not be sent) and stopped when the client's work ended: a failure after the last success
 	// leaves the client without success from then to its end (an outage still open).
@@ -113,7 +118,10 @@ func New(opts Options) *Recorder {
 	if opts.Interval <= 0 {
 		opts.Interval = time.Second
 	}
-	r := &Recorder{opts: opts, interval: int64(opts.Interval), trackers: make(map[uint32]*seqTracker)}
+	r := &Recorder{opts: opts, interval: int64(opts.Interval), trackers: make(map[uint32]*seqTracker), gapMin: gapMin}
+	if opts.GapMin > 0 {
+		r.gapMin = int64(opts.GapMin)
+	}
 	r.warmupEnd.Store(opts.WarmupEnd)
 	if opts.Latency {
 		r.lat = histo.New()
@@ -308,7 +316,7 @@ func (r *Recorder) countAt(now, cut int64, k, n int, fresh bool) bool {
 		if g > r.gap {
 			r.gap, r.gapEnd = g, now
 		}
-		if g >= gapMin {
+		if g >= r.gapMin {
 			r.keepGap(g, now)
 		}
 	}

@@ -63,7 +63,7 @@ func failoverLines(r *result.Result, f result.Failover) []string {
 		out = append(out, clientOutage(r, c, leader))
 	}
 	if len(f.Clients) == 0 {
-		out = append(out, fmt.Sprintf("no client went %s without success in it, nor had an operation fail", seconds(result.GapMin))+elsewhere(r))
+		out = append(out, fmt.Sprintf("no client went %s without success in it, nor had an operation fail", seconds(r.KeptGapMin()))+elsewhere(r))
 	}
 	for _, pk := range f.Peaks {
 		line := fmt.Sprintf("latency peak: %s P99 %s at %s-%s (median interval P99 %s)", pk.Group, Duration(pk.P99),
@@ -96,28 +96,29 @@ func elsewhere(r *result.Result) string {
 // the election: publishes sent to the dead leader held it until they timed out.
 func clientOutage(r *result.Result, c result.ClientOutage, leader time.Duration) string {
 	what := "without a message " + doneWord(r, c.Group)
-	if doneWord(r, c.Group) == "acknowledged" {
+	one, many := opNouns(r, c.Group)
+	if doneWord(r, c.Group) == "acknowledged" || one == "put" {
 		what = "without an ack"
 	}
 	s := fmt.Sprintf("%s %d: %s %s, from %s to %s", c.Group, c.Client, seconds(c.Duration), what, seconds(c.From), seconds(c.To))
 	if c.Duration == 0 { // errors only
-		s = fmt.Sprintf("%s %d: no stretch %s of %s or more", c.Group, c.Client, what, seconds(result.GapMin))
+		s = fmt.Sprintf("%s %d: no stretch %s of %s or more", c.Group, c.Client, what, seconds(r.KeptGapMin()))
 	}
 	if c.Open {
 		s = fmt.Sprintf("%s %d: %s %s, from %s, NOT RECOVERED by its end at %s", c.Group, c.Client, seconds(c.Duration), what, seconds(c.From), seconds(c.To))
 	}
 	var why []string
 	for _, r := range c.Refused {
-		why = append(why, refusedWords(r))
+		why = append(why, refusedWords(r, one, many))
 	}
 	if c.TimedOut > 0 {
 		before := ""
 		if leader > 0 && c.TimedOutFrom < leader {
 			before = ", before the new leader,"
 		}
-		n := units.Comma(c.TimedOut) + " publishes"
+		n := units.Comma(c.TimedOut) + " " + many
 		if c.TimedOut == 1 {
-			n = "1 publish"
+			n = "1 " + one
 		}
 		why = append(why, fmt.Sprintf("%s sent from %s%s never answered, it waited out its ack timeout (%s)",
 			n, seconds(c.TimedOutFrom), before, seconds(c.AckTimeout)))
@@ -128,11 +129,22 @@ func clientOutage(r *result.Result, c result.ClientOutage, leader time.Duration)
 	return s
 }
 
-// refusedWords words a client's publishes that failed fast for one reason, and why.
-func refusedWords(r result.Refusals) string {
-	n := units.Comma(r.Count) + " publishes"
+// opNouns name a group's operations: "put"/"puts" for a KV putter, else "publish"/"publishes".
+func opNouns(r *result.Result, group string) (one, many string) {
+	for _, g := range r.Groups {
+		if g.Name == group && strings.Contains(g.Kind, "KV putter") {
+			return "put", "puts"
+		}
+	}
+	return "publish", "publishes"
+}
+
+// refusedWords words a client's operations (one, many: opNouns) that failed fast for one
+// reason, and why.
+func refusedWords(r result.Refusals, one, many string) string {
+	n := units.Comma(r.Count) + " " + many
 	if r.Count == 1 {
-		n = "1 publish"
+		n = "1 " + one
 	}
 	when := "from " + seconds(r.From) + " to " + seconds(r.To)
 	if r.From == r.To {
@@ -144,7 +156,7 @@ func refusedWords(r result.Refusals) string {
 	case result.ReasonConnLost:
 		return fmt.Sprintf("%s failed fast %s: connection lost (sent, never answered: the stream may hold them)", n, when)
 	case result.ReasonNotSent:
-		return fmt.Sprintf("%s not sent (%s): the run ended with its window full of publishes awaiting acks", n, when)
+		return fmt.Sprintf("%s not sent (%s): the run ended with its window full of %s awaiting acks", n, when, many)
 	}
 	return fmt.Sprintf("%s failed fast %s: %s", n, when, r.Reason)
 }

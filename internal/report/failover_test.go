@@ -106,3 +106,36 @@ func TestFailoverTextNamesFailures(t *testing.T) {
 		t.Errorf("the failures are not told once each:\n%s", out)
 	}
 }
+
+// TestFailoverTextKVPutter: a KV putter's block says puts and acks, and a fault run's short
+// stretch (40 ms, kept from result.FaultGapMin) reads as a stretch, not as "no stretch of
+// 0.10s"; a client with failures alone is measured against the run's own minimum.
+func TestFailoverTextKVPutter(t *testing.T) {
+	s, ms := time.Second, time.Millisecond
+	res := &result.Result{Start: time.Unix(1000, 0), Stop: result.Stop{Reason: result.StopCompleted},
+		Groups: []result.Group{{Name: "put", Kind: "JetStream KV putter"}, {Name: "put2", Kind: "JetStream KV putter"}},
+		Faults: &result.Faults{GapMin: result.FaultGapMin, AckTimeout: 2 * s,
+			Timeline: []result.FaultEvent{{Spec: "1s:kill-leader", Kind: "kill-leader", Started: s, Node: "n2"}}},
+		Failovers: []result.Failover{{Cause: "1s:kill-leader", At: s, Node: "n2", Until: 5 * s,
+			Leaders: []result.NewLeader{{Stream: "KV_b", Leader: "n3", At: 1060 * ms, After: 60 * ms, Source: "advisory"}},
+			Clients: []result.ClientOutage{
+				{Group: "put", Client: 1, Duration: 40 * ms, From: 1020 * ms, To: 1060 * ms, TimedOut: 1, TimedOutFrom: s, AckTimeout: 2 * s,
+					Refused: []result.Refusals{{Reason: result.ReasonNoResponders, Count: 20, From: 1030 * ms, To: 1055 * ms}}},
+				{Group: "put2", Client: 1, From: 1030 * ms, To: 1031 * ms,
+					Refused: []result.Refusals{{Reason: result.ReasonNoResponders, Count: 1, From: 1030 * ms, To: 1030 * ms}}},
+			}}},
+	}
+	var b bytes.Buffer
+	if err := Text(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"  put 1: 0.04s without an ack, from 1.02s to 1.06s: 20 puts failed fast from 1.03s to 1.05s: no responders (no server took them, the stream had no leader); 1 put sent from 1.00s, before the new leader, never answered, it waited out its ack timeout (2.00s)\n",
+		"  put2 1: no stretch without an ack of 0.01s or more: 1 put failed fast at 1.03s: no responders",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}
