@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -93,10 +96,13 @@ func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *r
 		nats.ClosedHandler(func(*nats.Conn) {
 			c.giveUp(errors.New("connection closed"))
 		}),
-		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		nats.ErrorHandler(func(nc *nats.Conn, _ *nats.Subscription, err error) {
 			if errors.Is(err, nats.ErrSlowConsumer) {
 				ev.SlowConsumers.Add(1)
 				return
+			}
+			if connectionsOwn(nc, err) {
+				return // counted as the disconnect it belongs to, not as an operation's error
 			}
 			ev.Errors.Add(1)
 		}),
@@ -108,6 +114,17 @@ func dial(ctx context.Context, d Dialer, name string, grace time.Duration, ev *r
 	c.Conn = nc
 	c.info = serverInfo(nc)
 	return c, nil
+}
+
+// connectionsOwn reports whether an asynchronous error is the connection's own failure rather
+// than an operation's: a reconnect attempt's socket error (nats.go reports "connection reset by
+// peer" from a node being killed while reconnecting to it) or any socket error. The disconnect
+// that goes with it is counted; counting it among the errors too made a client's errors exceed
+// the operations that failed.
+func connectionsOwn(nc *nats.Conn, err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || nc != nil && nc.IsReconnecting()
 }
 
 // close closes the connection without reporting it as lost.
