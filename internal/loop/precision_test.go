@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The default precision's rule: about burst messages per wake-up, 100us to 1ms, from each
+// The default precision's rule: about burst messages per wake-up, 200us to 1ms, from each
 // sender's own rate when it sleeps on its own and from the summed rate of those the
 // process's pacer serves.
 func TestChoosePrecision(t *testing.T) {
@@ -33,6 +33,7 @@ func TestChoosePrecision(t *testing.T) {
 		// Faster: about burst messages a wake-up.
 		{"1x50000 own", each(1, 50000), 2, 200 * time.Microsecond},
 		{"1x20000 own", each(1, 20000), 2, 500 * time.Microsecond},
+		{"1x40000 own", each(1, 40000), 2, 250 * time.Microsecond},
 		// Own senders pace at their own rate; the pacer at the sum of its senders'.
 		{"4x12500 all own", each(4, 12500), 8, 800 * time.Microsecond},
 		{"4x12500 1 own 3 pacer", each(4, 12500), 2, 10 * time.Second / 37500},
@@ -44,6 +45,7 @@ func TestChoosePrecision(t *testing.T) {
 		// Mixed rates: the fastest sets an own sender's, the fastest others the pacer's sum.
 		{"40000+1000 own+pacer", []float64{1000, 40000}, 2, 250 * time.Microsecond},
 		// Never finer than MinChosenPrecision.
+		{"1x100000 own", each(1, 100000), 2, 200 * time.Microsecond},
 		{"1x1e6 own", each(1, 1e6), 2, MinChosenPrecision},
 		{"100x10000 pacer", each(100, 10000), 2, MinChosenPrecision},
 	} {

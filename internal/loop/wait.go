@@ -44,14 +44,17 @@ func ownSenders(gomaxprocs int) int32 { return int32(min(preciseSenders, gomaxpr
 const DefaultPrecision = time.Millisecond
 
 // MinChosenPrecision is the finest pacing precision natsperf chooses (ChoosePrecision): at
-// most 10,000 wake-ups a second per sender or pacer, however fast the rate.
-const MinChosenPrecision = 100 * time.Microsecond
+// most 5,000 wake-ups a second per sender or pacer, however fast the rate. Above 50,000
+// msgs/s per wake-up a wake-up then sends more than burst: at 100,000 msgs/s, 100us cost 4.5x
+// a bare loop's CPU against 2.8x at 200us (1.7x at 1ms), for a P50 10-30us lower, both within
+// the nats.go reference's 1.5x + 50us (docs/performance.md, "Ninth round").
+const MinChosenPrecision = 200 * time.Microsecond
 
 // burst is how many messages one wake-up may send back to back at the chosen precision. A
 // receiver queues a burst: at 50,000 msgs/s, the 50 messages a millisecond's wake-up sent
 // together made the P50 150-600us against 55-140us for a nats.go loop sending each on time;
 // 10 keep it within the reference's, and every shape up to 10,000 msgs/s per wake-up (all
-// those the CPU floor is measured at) at DefaultPrecision.
+// those the CPU floor is measured at) at DefaultPrecision; MinChosenPrecision bounds it.
 const burst = 10
 
 // ChoosePrecision is the pacing precision of a run with none set (--pace-precision), from the

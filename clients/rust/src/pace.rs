@@ -19,7 +19,7 @@ const SPIN_BELOW: Duration = Duration::from_micros(10);
 /// next one (at most 4,000 wake-ups a second), late by less than it.
 pub const MIN_GAP: Duration = Duration::from_micros(250);
 /// The finest pacing precision natsperf-rust chooses (Go's `loop.MinChosenPrecision`).
-pub const MIN_CHOSEN: Duration = Duration::from_micros(100);
+pub const MIN_CHOSEN: Duration = Duration::from_micros(200);
 /// How many messages one wake-up may send back to back at the chosen precision (Go's
 /// `loop.burst`): a receiver queues a burst.
 const BURST: f64 = 10.0;
@@ -331,7 +331,7 @@ mod tests {
             (1000.0, MIN_GAP),
             (40000.0, MIN_GAP),
             (50000.0, Duration::from_micros(200)),
-            (80000.0, Duration::from_micros(125)),
+            (80000.0, MIN_CHOSEN),
             (1e6, MIN_CHOSEN),
         ] {
             assert_eq!(choose_precision(rate), want, "{rate} msgs/s");
