@@ -231,6 +231,7 @@ func (m *merger) addPart(p Input) {
 		mg.g.Expected += g.Expected
 		mg.g.TargetRate += g.TargetRate
 		mg.g.PacePrecision = max(mg.g.PacePrecision, g.PacePrecision) // the coarsest part's bounds them all
+		mg.g.PacePrecisionChosen = mg.g.PacePrecisionChosen || g.PacePrecisionChosen
 		if len(mg.parts) == 1 {
 			mg.g.Client = g.Client
 		} else if mg.g.Client != nil && (g.Client == nil || *g.Client != *mg.g.Client) {

@@ -323,6 +323,11 @@ type Group struct {
 	// the latency counts from the batch's planned wake-up (the intended send time). Absent
 	// without a fixed rate (and in older Results).
 	PacePrecision time.Duration `json:"pace_precision_ns,omitempty"`
+	// PacePrecisionChosen marks a PacePrecision the client chose from the rate, none being set:
+	// the time in which about 10 messages fall due for one wake-up (a sender's own rate, or
+	// the summed rate of the senders one pacer wakes together), from 200us to 1ms in Go's
+	// client (docs/latency.md, "The pacer").
+	PacePrecisionChosen bool `json:"pace_precision_chosen,omitempty"`
 	// Shared marks a queue group (or a shared durable consumer): the clients split the
 	// messages, so losses are judged on the group's total.
 	Shared bool `json:"shared,omitempty"`

@@ -43,18 +43,22 @@ func TestPacePrecisionBatchesCloserSends(t *testing.T) {
 }
 
 // TestPacePrecisionInResult: every paced group of a Result says the precision it was paced
-// at (pace_precision_ns): --pace-precision's, else natsperf's 1ms default; a group without a
-// fixed rate (the receivers, an unpaced publisher) says none. `natsperf spec` shows the flag
-// as the Spec's pace_precision.
+// at (pace_precision_ns): --pace-precision's, else the one natsperf chose from the rate (1ms
+// at 1,000 msgs/s, 200us at 50,000: 10 messages a wake-up), marked pace_precision_chosen; a
+// group without a fixed rate (the receivers, an unpaced publisher) says none. `natsperf spec`
+// shows the flag as the Spec's pace_precision.
 func TestPacePrecisionInResult(t *testing.T) {
 	s := startServer(t, nil)
 	for _, tt := range []struct {
 		args     []string
 		pub, sub time.Duration
+		chosen   bool
 	}{
-		{[]string{"--rate", "1000", "--pace-precision", "250us"}, 250 * time.Microsecond, 0},
-		{[]string{"--rate", "1000"}, time.Millisecond, 0},
-		{nil, 0, 0},
+		{[]string{"--rate", "1000", "--pace-precision", "250us"}, 250 * time.Microsecond, 0, false},
+		{[]string{"--rate", "1000"}, time.Millisecond, 0, true},
+		{[]string{"--rate", "50000"}, 200 * time.Microsecond, 0, true},
+		{[]string{"--rate", "50000", "--pace-precision", "1ms"}, time.Millisecond, 0, false},
+		{nil, 0, 0, false},
 	} {
 		args := append([]string{"pubsub", "prec.rec", "-s", s.ClientURL(), "--msgs", "200", "--size", "16"}, tt.args...)
 		res, r := runJSON(context.Background(), t, args...)
@@ -63,6 +67,9 @@ func TestPacePrecisionInResult(t *testing.T) {
 		}
 		if pub, sub := group(t, res, "pub").PacePrecision, group(t, res, "sub").PacePrecision; pub != tt.pub || sub != tt.sub {
 			t.Errorf("%v: the Result says pub paced at %v, sub at %v; want %v and %v", tt.args, pub, sub, tt.pub, tt.sub)
+		}
+		if chosen := group(t, res, "pub").PacePrecisionChosen; chosen != tt.chosen {
+			t.Errorf("%v: pace_precision_chosen %v, want %v", tt.args, chosen, tt.chosen)
 		}
 	}
 	r := run(context.Background(), t, nil, "spec", "pub", "x", "--rate", "10", "--pace-precision", "250us", "--json")
@@ -132,8 +139,8 @@ func checkBatched(t *testing.T, g result.Group, precision time.Duration) {
 }
 
 // TestPacePrecisionReachesRust: natsperf-rust paces at the Spec's precision when it gives one
-// (5ms: its sends batch, as Go's) and records it; without one it keeps its 250us default and
-// says so.
+// (5ms: its sends batch, as Go's) and records it; without one it chooses from the rate (its
+// 250us default at 1,000 msgs/s, 200us at 50,000) and says so.
 func TestPacePrecisionReachesRust(t *testing.T) {
 	bin := rustBinary(t)
 	s := startServer(t, nil)
@@ -145,8 +152,14 @@ func TestPacePrecisionReachesRust(t *testing.T) {
 	checkBatched(t, group(t, res, "pub"), 5*time.Millisecond)
 	res, r = runJSON(context.Background(), t, "pub", "prec.rust", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
 		"--rate", "1000", "--msgs", "200", "--size", "16")
-	if g := group(t, res, "pub"); r.code != exitOK || g.PacePrecision != 250*time.Microsecond {
-		t.Fatalf("exit %d: without --pace-precision natsperf-rust says it paced at %v, want its 250us default", r.code, g.PacePrecision)
+	if g := group(t, res, "pub"); r.code != exitOK || g.PacePrecision != 250*time.Microsecond || !g.PacePrecisionChosen {
+		t.Fatalf("exit %d: without --pace-precision natsperf-rust says it paced at %v (chosen %v), want its 250us default, chosen", r.code, g.PacePrecision, g.PacePrecisionChosen)
+	}
+	// At 50,000 msgs/s it chooses 10 messages a wake-up, as natsperf does.
+	res, r = runJSON(context.Background(), t, "pub", "prec.rust", "-s", s.ClientURL(), "--client", "rust", "--client-bin", bin,
+		"--rate", "50000", "--msgs", "1000", "--size", "16")
+	if g := group(t, res, "pub"); r.code != exitOK || g.PacePrecision != 200*time.Microsecond || !g.PacePrecisionChosen {
+		t.Fatalf("exit %d: at 50,000 msgs/s natsperf-rust says it paced at %v (chosen %v), want 200us, chosen", r.code, g.PacePrecision, g.PacePrecisionChosen)
 	}
 }
 

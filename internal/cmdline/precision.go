@@ -6,18 +6,18 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/natsperf/natsperf/internal/loop"
 	"github.com/natsperf/natsperf/spec"
 )
 
 // precisionValue is --pace-precision: the Spec's pace_precision, which the run's senders
-// pace at (here, in agents and in natsperf-rust). Parsing it changes nothing else.
+// pace at (here, in agents and in natsperf-rust). Parsing it changes nothing else; unset, the
+// run chooses one from the rate (engine's resolvePrecision, loop.ChoosePrecision).
 type precisionValue time.Duration
 
 func (p *precisionValue) Type() string { return "duration" }
 func (p *precisionValue) String() string {
 	if *p == 0 {
-		return loop.DefaultPrecision.String()
+		return "chosen from the rate"
 	}
 	return time.Duration(*p).String()
 }
@@ -35,5 +35,5 @@ func (p *precisionValue) Set(v string) error {
 
 // registerPrecision adds --pace-precision to a command with fixed-rate senders.
 func registerPrecision(f *pflag.FlagSet) {
-	f.Var(new(precisionValue), "pace-precision", "fixed rates: the least time between two wake-ups of the pacer; messages due sooner go together, up to this late (the Result's send_lateness and pace_precision_ns show it). Finer costs CPU: a wake-up each (docs/performance.md)")
+	f.Var(new(precisionValue), "pace-precision", "fixed rates: the least time between two wake-ups of the pacer; messages due sooner go together, up to this late (the Result's send_lateness and pace_precision_ns show it). Finer costs CPU: a wake-up each (docs/performance.md). Unset, natsperf chooses it from the rate: the time in which 10 messages fall due for one wake-up (a sender's own rate, or the summed rate of those the shared pacer wakes together), 200us to 1ms: 1ms up to 10,000 msgs/s, 200us from 50,000; the Result's pace_precision_chosen says so")
 }

@@ -72,6 +72,7 @@ type Execution struct {
 	ownTarget bool
 	prepared  *harness.Prepared
 	closers   []func()
+	precision time.Duration // the run's pacing precision (resolvePrecision)
 }
 
 // CommonSettings is what a Result carries of the run's common settings, named as the command
@@ -120,7 +121,7 @@ func Prepare(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) {
 	runner := &harness.Runner{
 		Dial: r.Target.Dialer(), JS: r.Target.Settings.JS, Grace: r.Target.Grace(), Interval: r.Interval, Warmup: r.Warmup,
 		Logf: o.Logf, Progress: o.Progress, Series: o.Series, Skew: r.skew,
-		StoredClock: &r.clock.offset, PacePrecision: pacePrecision(s),
+		StoredClock: &r.clock.offset, PacePrecision: r.precision,
 	}
 	if r.quiet {
 		runner.Logf = nil
@@ -207,6 +208,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) 
 	numbered := map[string]int{}                         // instances so far per workload name
 	block := 0                                           // publisher id block of the next instance, counted across every process's parts
 	clocks := partClocks{base: o.IDBase}
+	var paced []pacedGroup // this process's fixed-rate senders (resolvePrecision)
 	for wi, w := range s.Workloads {
 		build, _ := builder(w.Kind())
 		for i := 1; i <= max(w.Instances, 1); i++ {
@@ -234,12 +236,18 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) 
 				for _, g := range built.Groups {
 					if g.Producer {
 						g.Rate = offeredRate(w.Pacing) // the report says when it was not reached
-						g.PacePrecision = pacePrecision(s)
 					}
 				}
 			}
 			if o.Part != nil && !byInstance {
 				built.Groups = o.Part.Split(built.Groups)
+			}
+			if w.Pacing.Rate > 0 {
+				for _, g := range built.Groups {
+					if g.Producer {
+						paced = append(paced, pacedGroupOf(g, w.Pacing))
+					}
+				}
 			}
 			echo := settingsEcho{
 				Connection: r.Target.Settings.Redacted(), Embedded: r.Target.own(),
@@ -312,6 +320,7 @@ func assemble(ctx context.Context, s *spec.Spec, o Options) (*Execution, error) 
 		AttachCoreVerify(plan)
 	}
 	r.Plan, r.Interval, r.Warmup = plan, interval, s.Warmup.D()
+	r.precision = resolvePrecision(s, paced)
 	if o.Part != nil && o.IDBase != 0 && len(o.ClockOffsets) == o.Part.Count {
 		clocks.part, clocks.offsets = *o.Part, o.ClockOffsets
 		r.skew = clocks.skew

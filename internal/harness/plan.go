@@ -70,6 +70,9 @@ type Group struct {
 	// PacePrecision is the pacing precision its fixed-rate senders ran at (Runner's),
 	// echoed into the Result beside Rate; 0 for a group without a fixed rate.
 	PacePrecision time.Duration
+	// PacePrecisionChosen marks a PacePrecision natsperf chose from the rate (none was set),
+	// echoed into the Result.
+	PacePrecisionChosen bool
 	// Dial, when set, connects this group's clients instead of the Runner's Dialer, e.g. the
 	// latency command's subscriber on a second server.
 	Dial Dialer
@@ -128,6 +131,7 @@ type Env struct {
 	// queue group, whose individual shares are only estimates, know they are done.
 	GroupDone func() bool
 	// PacePrecision is the run's pacing precision (Runner.PacePrecision) for the client's
-	// loop.Waiter; 0: loop.DefaultPrecision.
+	// loop.Waiter; 0: loop.DefaultPrecision (the engine always sets it: set or chosen from
+	// the rate, see loop.ChoosePrecision).
 	PacePrecision time.Duration
 }

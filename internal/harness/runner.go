@@ -475,6 +475,8 @@ func (r *Runner) assemble(p *Plan, slots []*slot, clk record.Clock, epoch int64)
 			Clients:       clients,
 			Aggregate:     agg,
 			Series:        record.Series(recs, epoch),
+			// natsperf chose the precision from the rate (none was set)
+			PacePrecisionChosen: g.PacePrecisionChosen,
 		})
 		if seen := progress(recs); agg.Msgs == 0 && seen > 0 && r.Warmup > 0 {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: all %s messages fell within the --warmup of %v: nothing was measured", g.Kind, units.Comma(seen), r.Warmup))

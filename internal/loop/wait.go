@@ -1,8 +1,10 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -35,10 +37,72 @@ const (
 // on average, 10ms at worst, seen with 2 paced publishers on 2 CPUs. With one P, none may.
 func ownSenders(gomaxprocs int) int32 { return int32(min(preciseSenders, gomaxprocs-1)) }
 
-// DefaultPrecision is the pacing precision when none is set (--pace-precision): one wake-up
-// per millisecond at most, what a bare nats.go loop sleeping on Go's timers gets (the floor
-// tools/perfcompare measures), at about its CPU. docs/performance.md has the trade.
+// DefaultPrecision is the coarsest pacing precision natsperf chooses when none is set
+// (--pace-precision; see ChoosePrecision), and its choice at up to 10,000 msgs/s per wake-up:
+// one wake-up per millisecond at most, what a bare nats.go loop sleeping on Go's timers gets
+// (the floor tools/perfcompare measures), at about its CPU. docs/performance.md has the trade.
 const DefaultPrecision = time.Millisecond
+
+// MinChosenPrecision is the finest pacing precision natsperf chooses (ChoosePrecision): at
+// most 5,000 wake-ups a second per sender or pacer, however fast the rate. Above 50,000
+// msgs/s per wake-up a wake-up then sends more than burst: at 100,000 msgs/s, 100us cost 4.5x
+// a bare loop's CPU against 2.8x at 200us (1.7x at 1ms), for a P50 10-30us lower, both within
+// the nats.go reference's 1.5x + 50us (docs/performance.md, "Ninth round").
+const MinChosenPrecision = 200 * time.Microsecond
+
+// burst is how many messages one wake-up may send back to back at the chosen precision. A
+// receiver queues a burst: at 50,000 msgs/s, the 50 messages a millisecond's wake-up sent
+// together made the P50 150-600us against 55-140us for a nats.go loop sending each on time;
+// 10 keep it within the reference's, and every shape up to 10,000 msgs/s per wake-up (all
+// those the CPU floor is measured at) at DefaultPrecision; MinChosenPrecision bounds it.
+const burst = 10
+
+// ChoosePrecision is the pacing precision of a run with none set (--pace-precision), from the
+// peak rates (messages a second, each) of the process's paced senders: the time in which burst
+// messages fall due for what one wake-up serves, between MinChosenPrecision and
+// DefaultPrecision. A sender that sleeps on its own serves its own rate; the process's pacer
+// wakes once for all the senders then due (NewWaiter says which wait on it), so it serves
+// their summed rate. harness.Env.PacePrecision carries the result to each Waiter.
+func ChoosePrecision(rates []float64) time.Duration {
+	return choosePrecision(rates, runtime.GOMAXPROCS(0))
+}
+
+// choosePrecision is ChoosePrecision with gomaxprocs Go processors. Which senders get a place
+// of their own is decided as they start, so it assumes the worst of both: a sender of its own
+// at the fastest rate, and the fastest of the others on the pacer. The choice is never
+// coarser than what the run turns out to need.
+func choosePrecision(rates []float64, gomaxprocs int) time.Duration {
+	var paced []float64
+	for _, r := range rates {
+		if r > 0 {
+			paced = append(paced, r)
+		}
+	}
+	slices.SortFunc(paced, func(a, b float64) int { return cmp.Compare(b, a) })
+	own := 0 // senders that sleep on their own (NewWaiter, Waiter.shared)
+	if len(paced) <= preciseSenders {
+		own = max(0, min(len(paced), int(ownSenders(gomaxprocs))))
+	}
+	var serves float64 // the most messages a second one wake-up serves
+	if own > 0 {
+		serves = paced[0]
+	}
+	var sum float64
+	for _, r := range paced[:len(paced)-own] {
+		sum += r
+	}
+	return precisionFor(max(serves, sum))
+}
+
+// precisionFor is the precision at which one wake-up serving rate messages a second sends
+// about burst of them.
+func precisionFor(rate float64) time.Duration {
+	if rate <= 0 {
+		return DefaultPrecision
+	}
+	d := time.Duration(burst / rate * float64(time.Second))
+	return min(max(d, MinChosenPrecision), DefaultPrecision)
+}
 
 // senders counts the process's live paced senders (see preciseSenders).
 var senders atomic.Int32

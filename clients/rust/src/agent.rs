@@ -932,9 +932,14 @@ impl Agent {
         if let Some(msg) = busy {
             return refuse(nc, &req, "409", &msg).await;
         }
-        // The agent runs one part at a time: its senders pace at the Spec's precision (or the
-        // default), and its Result's paced groups say which.
-        crate::pace::set_precision(spec.pace_precision.0);
+        // The agent runs one part at a time: its senders pace at the Spec's precision (or one
+        // chosen from its fastest sender's rate), and its Result's paced groups say which.
+        let fastest = spec
+            .workloads
+            .iter()
+            .map(|w| w.pacing.rate / w.clients.max(1) as f64)
+            .fold(0.0, f64::max);
+        crate::pace::set_precision(spec.pace_precision.0, fastest);
         let run = p.run.clone();
         // The coordinator's heartbeat: silent for LOSS_AFTER, the run stops.
         let watch_sub = nc.subscribe(format!("natsperf.run.{run}.hb")).await;

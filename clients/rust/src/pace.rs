@@ -3,7 +3,7 @@
 //! sender that wakes late sends everything that fell due, each with its own intended time, so the
 //! schedule and not the sender's luck decides the send times (coordinated-omission correction).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
@@ -14,9 +14,15 @@ use tokio::sync::watch;
 const COARSE_ABOVE: Duration = Duration::from_millis(2);
 const COARSE_EARLY: Duration = Duration::from_micros(1500);
 const SPIN_BELOW: Duration = Duration::from_micros(10);
-/// The default pacing precision: messages due within it of the last wake-up go together at the
-/// next one (at most 4,000 wake-ups a second, whatever the rate), late by less than it.
+/// The coarsest pacing precision natsperf-rust chooses (`choose_precision`), and its choice up
+/// to 40,000 msgs/s per sender: messages due within it of the last wake-up go together at the
+/// next one (at most 4,000 wake-ups a second), late by less than it.
 pub const MIN_GAP: Duration = Duration::from_micros(250);
+/// The finest pacing precision natsperf-rust chooses (Go's `loop.MinChosenPrecision`).
+pub const MIN_CHOSEN: Duration = Duration::from_micros(200);
+/// How many messages one wake-up may send back to back at the chosen precision (Go's
+/// `loop.burst`): a receiver queues a burst.
+const BURST: f64 = 10.0;
 /// The range of a Spec's pace_precision (Go's spec.MinPacePrecision, MaxPacePrecision).
 pub const MIN_PRECISION: Duration = Duration::from_micros(50);
 pub const MAX_PRECISION: Duration = Duration::from_millis(100);
@@ -25,11 +31,34 @@ pub const MAX_PRECISION: Duration = Duration::from_millis(100);
 /// it, and the Result's paced groups record it (pace_precision_ns).
 static PRECISION_NS: AtomicU64 = AtomicU64::new(MIN_GAP.as_nanos() as u64);
 
-/// Sets the pacing precision of the senders that start next (a Spec's pace_precision); zero
-/// restores the default, MIN_GAP.
-pub fn set_precision(d: Duration) {
-    let d = if d.is_zero() { MIN_GAP } else { d };
+/// Whether the process's precision was chosen from the rate (`set_precision` given none): the
+/// Result's paced groups say so (pace_precision_chosen).
+static CHOSEN: AtomicBool = AtomicBool::new(false);
+
+/// Sets the pacing precision of the senders that start next: a Spec's pace_precision, or,
+/// zero, the one chosen for senders of at most `fastest` msgs/s each (`choose_precision`).
+pub fn set_precision(d: Duration, fastest: f64) {
+    let chosen = d.is_zero();
+    let d = if chosen { choose_precision(fastest) } else { d };
     PRECISION_NS.store(d.as_nanos() as u64, Ordering::Relaxed);
+    CHOSEN.store(chosen, Ordering::Relaxed);
+}
+
+/// The pacing precision of a run with none set, as Go's `loop.ChoosePrecision` for senders that
+/// each sleep on their own (natsperf-rust has no shared pacer): the time in which BURST
+/// messages of the fastest sender fall due, between MIN_CHOSEN and MIN_GAP (Go's ceiling is 1
+/// ms; natsperf-rust's default was MIN_GAP before the choice, and stays so up to 40,000
+/// msgs/s per sender).
+pub fn choose_precision(fastest: f64) -> Duration {
+    if fastest <= 0.0 {
+        return MIN_GAP;
+    }
+    Duration::from_secs_f64(BURST / fastest).clamp(MIN_CHOSEN, MIN_GAP)
+}
+
+/// Whether the process's precision was chosen from the rate.
+pub fn chosen() -> bool {
+    CHOSEN.load(Ordering::Relaxed)
 }
 
 /// The process's pacing precision.
@@ -292,6 +321,22 @@ impl Constant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // As Go's TestChoosePrecision for a sender on its own: about BURST messages a wake-up,
+    // between MIN_CHOSEN and natsperf-rust's MIN_GAP.
+    #[test]
+    fn chosen_precision() {
+        for (rate, want) in [
+            (0.0, MIN_GAP),
+            (1000.0, MIN_GAP),
+            (40000.0, MIN_GAP),
+            (50000.0, Duration::from_micros(200)),
+            (80000.0, MIN_CHOSEN),
+            (1e6, MIN_CHOSEN),
+        ] {
+            assert_eq!(choose_precision(rate), want, "{rate} msgs/s");
+        }
+    }
 
     // Cases taken from internal/pace/pace_test.go.
     #[test]

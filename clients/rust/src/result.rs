@@ -203,6 +203,9 @@ pub struct Group {
     /// The pacing precision its fixed-rate senders ran at (`pace::precision`), with target_rate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pace_precision_ns: Option<u64>,
+    /// The precision was chosen from the rate (`pace::chosen`): no pace_precision was given.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pace_precision_chosen: bool,
     /// A queue group: the clients split the messages.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shared: bool,
@@ -768,6 +771,7 @@ pub fn group(spec: GroupSpec, expected_each: &[i64], recs: &mut [Recorder]) -> G
             send_lateness: summary(agg_late.as_ref()),
         },
         pace_precision_ns: target_rate.map(|_| crate::pace::precision().as_nanos() as u64),
+        pace_precision_chosen: target_rate.is_some() && crate::pace::chosen(),
         target_rate,
         shared,
         client: ASYNC_NATS,
