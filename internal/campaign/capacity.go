@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,23 +76,27 @@ func Searchable(s *spec.Spec) error {
 
 // SearchPrecision is the pacing precision a search's probes use unless --pace-precision (the
 // Spec's pace_precision) says, wherever they run (here, on agents, in natsperf-rust): a
-// tenth of its tightest latency threshold, within 250us and 500us, or the default 1ms when no
+// tenth of its tightest latency threshold, within 250us and 500us, or 0 (the run's default,
+// chosen from each probe's rate: 1ms up to 10,000 msgs/s a wake-up, finer above) when no
 // threshold is under 20ms. At 1ms the process's shared pacer sleeps on Go's timer and a send
 // may leave up to about 2ms late, which a search at p99<10ms would charge to the server (or
 // call the generator's limit); a finer precision costs natsperf CPU, which a search can
 // afford (docs/capacity.md).
 func SearchPrecision(slos []spec.Threshold) time.Duration {
-	d := time.Millisecond
+	var d time.Duration
 	for _, t := range slos {
 		if limit, ok := t.Latency(); ok && limit < 20*time.Millisecond {
-			d = min(d, limit/10, 500*time.Microsecond)
+			d = min(cmp.Or(d, 500*time.Microsecond), limit/10)
 		}
+	}
+	if d == 0 {
+		return 0
 	}
 	return max(d, 250*time.Microsecond)
 }
 
 // ProbeSpec is base at a fixed rate for c.Warmup plus c.Probe, paced at the search's
-// precision unless base gives one.
+// precision unless base gives one (none: each probe's precision is chosen from its rate).
 func (c Capacity) ProbeSpec(base *spec.Spec, rate float64) *spec.Spec {
 	s := *base
 	if s.PacePrecision == 0 {

@@ -14,7 +14,8 @@ import (
 )
 
 // TestSearchPrecision: a search paces at a tenth of its tightest latency threshold, within
-// 250us and the 1ms default, so its own sends' lateness stays a small part of what it judges.
+// 250us and 500us, so its own sends' lateness stays a small part of what it judges; without
+// a threshold under 20ms it leaves the precision to the run, which chooses it from the rate.
 func TestSearchPrecision(t *testing.T) {
 	for _, tt := range []struct {
 		slos []string
@@ -24,10 +25,10 @@ func TestSearchPrecision(t *testing.T) {
 		{[]string{"p99<100ms", "p99.9<=4ms"}, 400 * time.Microsecond},
 		{[]string{"p99<1ms"}, 250 * time.Microsecond},
 		{[]string{"p99<10ms"}, 500 * time.Microsecond},
-		{[]string{"p99<50ms"}, time.Millisecond},
-		{[]string{"p99<20ms"}, time.Millisecond},
-		{[]string{"loss=0", "rate>=0.99"}, time.Millisecond},
-		{[]string{"p99>1ms"}, time.Millisecond},
+		{[]string{"p99<50ms"}, 0},
+		{[]string{"p99<20ms"}, 0},
+		{[]string{"loss=0", "rate>=0.99"}, 0},
+		{[]string{"p99>1ms"}, 0},
 	} {
 		if got := SearchPrecision(spec.MustThresholds(tt.slos...)); got != tt.want {
 			t.Errorf("%v: precision %v, want %v", tt.slos, got, tt.want)
@@ -41,6 +42,10 @@ func TestProbeSpecPrecision(t *testing.T) {
 	base := &spec.Spec{Version: spec.Version, SLO: spec.MustThresholds("p99<1ms"), Workloads: []spec.Workload{{Config: &spec.Pub{Subject: "x"}}}}
 	if got := (Capacity{Probe: time.Second}).ProbeSpec(base, 100).PacePrecision.D(); got != 250*time.Microsecond {
 		t.Errorf("a probe of a p99<1ms search paces at %v, want 250us", got)
+	}
+	base.SLO = spec.MustThresholds("p99<20ms")
+	if got := (Capacity{Probe: time.Second}).ProbeSpec(base, 100).PacePrecision; got != 0 {
+		t.Errorf("a probe of a p99<20ms search paces at %v, want the precision chosen from the rate (0)", got.D())
 	}
 	base.PacePrecision = spec.Duration(3 * time.Millisecond)
 	if got := (Capacity{Probe: time.Second}).ProbeSpec(base, 100).PacePrecision.D(); got != 3*time.Millisecond {
