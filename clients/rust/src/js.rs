@@ -10,7 +10,9 @@ use crate::record::Recorder;
 use crate::result::{self, ResultDoc, Stop, StreamState};
 use crate::settings::Settings;
 use crate::stamp;
-use crate::workload::{join_clients, share, Clients, Ctx, Outcome, Schedule};
+use crate::workload::{
+    join_clients, open_bound, open_loop, record, share, Answer, Clients, Ctx, Outcome, Schedule,
+};
 use async_nats::jetstream::{self, stream};
 use clap::Args;
 use std::collections::HashMap;
@@ -116,7 +118,33 @@ impl JsPubArgs {
     }
 }
 
-fn storage_name(t: stream::StorageType) -> &'static str {
+/// A stream as the server reported it after the run, with what `published` messages of `size`
+/// bytes should take on disk across its replicas (none published: those left out).
+pub(crate) fn stream_state(
+    name: String,
+    i: &stream::Info,
+    published: i64,
+    size: usize,
+) -> StreamState {
+    let replicas = i.config.num_replicas.max(1);
+    let mut s = StreamState {
+        name,
+        storage: storage_name(i.config.storage).into(),
+        replicas,
+        messages: i.state.messages,
+        bytes: i.state.bytes,
+        ..Default::default()
+    };
+    if published > 0 {
+        s.published = published;
+        s.msg_size = size as i64;
+        s.expected_bytes = published * replicas as i64 * size as i64;
+        s.stored_bytes = i.state.bytes * replicas as u64;
+    }
+    s
+}
+
+pub(crate) fn storage_name(t: stream::StorageType) -> &'static str {
     match t {
         stream::StorageType::Memory => "memory",
         _ => "file",
@@ -301,42 +329,15 @@ pub async fn run(
     let mut warnings: Vec<String> = warning.into_iter().collect();
     let mut streams = Vec::new();
     match st.info().await {
-        Ok(i) => {
-            let replicas = i.config.num_replicas.max(1);
-            let mut s = StreamState {
-                name: args.stream.clone(),
-                storage: storage_name(i.config.storage).into(),
-                replicas,
-                messages: i.state.messages,
-                bytes: i.state.bytes,
-                created_by_natsperf: i.config.metadata.get(MARK_KEY).map(String::as_str)
-                    == Some(MARK_VALUE),
-                published: 0,
-                msg_size: 0,
-                expected_bytes: 0,
-                stored_bytes: 0,
-                ..Default::default()
-            };
-            if acked > 0 {
-                s.published = acked;
-                s.msg_size = bench.size as i64;
-                s.expected_bytes = acked * replicas as i64 * bench.size as i64;
-                s.stored_bytes = i.state.bytes * replicas as u64;
-            }
-            streams.push(s);
-        }
+        Ok(i) => streams.push(StreamState {
+            created_by_natsperf: i.config.metadata.get(MARK_KEY).map(String::as_str)
+                == Some(MARK_VALUE),
+            ..stream_state(args.stream.clone(), i, acked, bench.size)
+        }),
         Err(e) => warnings.push(format!("stream info {} after the run: {e}", args.stream)),
     }
     let settings = serde_json::json!({
-        "bench": {
-            "clients": bench.clients,
-            "msgs": bench.msgs(),
-            "size": bench.size,
-            "rate": bench.rate,
-            "duration": bench.duration.as_nanos() as u64,
-            "interval": bench.interval.as_nanos() as u64,
-            "warmup": bench.warmup.as_nanos() as u64,
-        },
+        "bench": bench.echo(),
         "workload": {
             "subject": bench.subject,
             "stream": args.stream,
@@ -389,9 +390,19 @@ async fn publish_async(
     js.set_timeout(ack_timeout);
     let subjects = crate::workload::subjects(&ctx);
     let mut msg_id = String::new();
-    if window == 1 && ctx.bench.rate > 0.0 && ctx.bench.max_inflight > 0 {
-        let bound = share(ctx.bench.max_inflight, ctx.bench.clients, ctx.index).max(1) as usize;
-        return open_publish(ctx, rec, sched, id, bound, js, subjects, dedup).await;
+    if let (1, Some(bound)) = (window, open_bound(&ctx)) {
+        // js pub sync at a fixed rate: the open model, as service request's.
+        let (js, subjects) = (&js, &subjects);
+        let start = move |i: u64, payload| {
+            let subject = subjects[crate::workload::turn(i, subjects.len())].clone();
+            let p = publication(payload, dedup.as_deref(), &mut msg_id, i);
+            async move {
+                js.send_publish(subject, p)
+                    .await
+                    .map_err(|e| format!("publish: {e}"))
+            }
+        };
+        return open_loop(ctx, rec, sched, id, bound, start, ack_answer).await;
     }
     let mut pending = Vec::with_capacity(window);
     let mut ended = false;
@@ -406,15 +417,8 @@ async fn publish_async(
                 stamp::put(payloads.buf(), id, i + 1, intended);
             }
             let subject = subjects[crate::workload::turn(i, subjects.len())].clone();
-            let sent = publish(
-                &js,
-                subject,
-                payloads.take(),
-                dedup.as_deref(),
-                &mut msg_id,
-                i,
-            )
-            .await;
+            let p = publication(payloads.take(), dedup.as_deref(), &mut msg_id, i);
+            let sent = js.send_publish(subject, p).await;
             match sent {
                 Ok(ack) => pending.push((ack, intended, now)),
                 Err(e) => {
@@ -426,12 +430,8 @@ async fn publish_async(
         for (ack, intended, sent) in pending.drain(..) {
             let res = ack.await;
             let now = ctx.clock.now();
-            match res {
-                Ok(_) => rec.op_corrected(now, size, now - intended, now - sent),
-                Err(e) => match e.kind() {
-                    jetstream::context::PublishErrorKind::TimedOut => rec.events.timeouts += 1,
-                    _ => rec.events.errors += 1,
-                },
+            if let Err(msg) = record(&mut rec, ack_answer(res), now, size, intended, sent) {
+                return Err((rec, msg));
             }
         }
     }
@@ -439,118 +439,36 @@ async fn publish_async(
     Ok(rec)
 }
 
-/// Publishes message i (0-based) to subject, with the message id `{dedup}{i+1}` when
-/// deduplication is on (msg_id is reused for it): the send both `js pub sync` loops make.
-async fn publish(
-    js: &jetstream::Context,
-    subject: async_nats::Subject,
+/// What message i (0-based) is published as: its payload, with the message id `{dedup}{i+1}`
+/// when deduplication is on (msg_id is reused for it; the header copies it). Both `js pub`
+/// loops send it with `send_publish` (what async-nats's `publish` does without an id).
+fn publication(
     payload: bytes::Bytes,
     dedup: Option<&str>,
     msg_id: &mut String,
     i: u64,
-) -> Result<jetstream::context::PublishAckFuture, jetstream::context::PublishError> {
+) -> jetstream::context::Publish {
+    let p = jetstream::context::Publish::build().payload(payload);
     match dedup {
-        None => js.publish(subject, payload).await,
+        None => p,
         Some(prefix) => {
             use std::fmt::Write;
             msg_id.clear();
             let _ = write!(msg_id, "{prefix}{}", i + 1);
-            let p = jetstream::context::Publish::build()
-                .payload(payload)
-                .message_id(&*msg_id);
-            js.send_publish(subject, p).await
+            p.message_id(&*msg_id)
         }
     }
 }
 
-/// The open model of `js pub sync` at a fixed rate (Go's `internal/inflight`, as
-/// `service request`'s): each publish goes out at its time with up to `bound` awaiting acks,
-/// which are recorded as they come, on this task, from their intended and actual send times.
-#[allow(clippy::too_many_arguments)]
-async fn open_publish(
-    mut ctx: Ctx,
-    mut rec: Recorder,
-    mut sched: Schedule,
-    id: u32,
-    bound: usize,
-    js: jetstream::Context,
-    subjects: Vec<async_nats::Subject>,
-    dedup: Option<String>,
-) -> Outcome {
-    use futures::StreamExt;
-    rec.answers = true;
-    rec.events.max_inflight = bound as i64;
-    sched.evented();
-    let size = ctx.bench.size;
-    let mut payloads = stamp::Payloads::new(size);
-    let mut msg_id = String::new();
-    let mut inflight = futures::stream::FuturesUnordered::new();
-    loop {
-        if inflight.len() >= bound {
-            rec.events.inflight_full += 1;
-            if let Some(done) = inflight.next().await {
-                acked(&mut rec, &ctx, done);
-            }
-            continue;
-        }
-        // The next send's turn, taking the acks that come meanwhile (an ack drops the wait,
-        // which the next turn takes up again for the same slot).
-        let next = tokio::select! {
-            biased;
-            Some(done) = inflight.next(), if !inflight.is_empty() => {
-                acked(&mut rec, &ctx, done);
-                continue;
-            }
-            next = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec) => next,
-        };
-        let Some((i, intended, sent)) = next else {
-            break;
-        };
-        if size >= stamp::SIZE {
-            stamp::put(payloads.buf(), id, i + 1, intended);
-        }
-        let subject = subjects[crate::workload::turn(i, subjects.len())].clone();
-        let ack = publish(
-            &js,
-            subject,
-            payloads.take(),
-            dedup.as_deref(),
-            &mut msg_id,
-            i,
-        )
-        .await;
-        match ack {
-            Ok(ack) => inflight.push(async move { (ack.await, intended, sent) }),
-            Err(e) => {
-                rec.events.errors += 1;
-                return Err((rec, format!("publish: {e}")));
-            }
-        }
-    }
-    while let Some(done) = inflight.next().await {
-        acked(&mut rec, &ctx, done);
-    }
-    sched.paced_span(&mut rec);
-    Ok(rec)
-}
-
-/// Records one open-model ack (or its timeout or error).
-fn acked(
-    rec: &mut Recorder,
-    ctx: &Ctx,
-    done: (
-        Result<jetstream::publish::PublishAck, jetstream::context::PublishError>,
-        i64,
-        i64,
-    ),
-) {
-    let (res, intended, sent) = done;
-    let now = ctx.clock.now();
+/// What an ack means: a timeout or an error is counted and the client goes on.
+fn ack_answer(
+    res: Result<jetstream::publish::PublishAck, jetstream::context::PublishError>,
+) -> Answer {
     match res {
-        Ok(_) => rec.op_corrected(now, ctx.bench.size, now - intended, now - sent),
+        Ok(_) => Answer::Ok,
         Err(e) => match e.kind() {
-            jetstream::context::PublishErrorKind::TimedOut => rec.events.timeouts += 1,
-            _ => rec.events.errors += 1,
+            jetstream::context::PublishErrorKind::TimedOut => Answer::Timeout,
+            _ => Answer::Error,
         },
     }
 }

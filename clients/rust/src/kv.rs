@@ -11,12 +11,14 @@
 //! bucket natsperf created. Nothing is ever deleted.
 
 use crate::conn::{ConnArgs, Want};
-use crate::js::{MARK_KEY, MARK_VALUE};
+use crate::js::{storage_name, stream_state, MARK_KEY, MARK_VALUE};
 use crate::record::Recorder;
 use crate::result::{self, ResultDoc, Stop, StreamState};
 use crate::settings::Settings;
 use crate::stamp;
-use crate::workload::{join_clients, share, Clients, Ctx, Outcome, Schedule};
+use crate::workload::{
+    join_clients, open_bound, open_loop, record, share, Answer, Clients, Ctx, Outcome, Schedule,
+};
 use async_nats::jetstream::{self, kv, stream};
 use futures::StreamExt;
 use std::collections::HashMap;
@@ -229,13 +231,6 @@ fn bucket_stream(args: &KvArgs) -> Result<stream::Config, String> {
         metadata: HashMap::from([(MARK_KEY.to_string(), MARK_VALUE.to_string())]),
         ..Default::default()
     })
-}
-
-fn storage_name(t: stream::StorageType) -> &'static str {
-    match t {
-        stream::StorageType::Memory => "memory",
-        _ => "file",
-    }
 }
 
 fn compression_name(c: &Option<stream::Compression>) -> &'static str {
@@ -483,41 +478,18 @@ pub async fn run(
     let stream_name = format!("KV_{}", args.bucket);
     let mut streams = Vec::new();
     match made.stream.info().await {
-        Ok(i) => {
-            let replicas = i.config.num_replicas.max(1);
-            let mut s = StreamState {
-                name: stream_name,
-                bucket: args.bucket.clone(),
-                storage: storage_name(i.config.storage).into(),
-                replicas,
-                messages: i.state.messages,
-                bytes: i.state.bytes,
-                compression: compression_name(&i.config.compression).into(),
-                created_by_natsperf: made.ours,
-                ..Default::default()
-            };
-            if args.put && done > 0 {
-                s.published = done;
-                s.msg_size = bench.size as i64;
-                s.expected_bytes = done * replicas as i64 * bench.size as i64;
-                s.stored_bytes = i.state.bytes * replicas as u64;
-            }
-            streams.push(s);
-        }
+        Ok(i) => streams.push(StreamState {
+            bucket: args.bucket.clone(),
+            compression: compression_name(&i.config.compression).into(),
+            created_by_natsperf: made.ours,
+            ..stream_state(stream_name, i, if args.put { done } else { 0 }, bench.size)
+        }),
         Err(e) => made
             .warnings
             .push(format!("stream info {stream_name} after the run: {e}")),
     }
     let settings = serde_json::json!({
-        "bench": {
-            "clients": bench.clients,
-            "msgs": bench.msgs(),
-            "size": bench.size,
-            "rate": bench.rate,
-            "duration": bench.duration.as_nanos() as u64,
-            "interval": bench.interval.as_nanos() as u64,
-            "warmup": bench.warmup.as_nanos() as u64,
-        },
+        "bench": bench.echo(),
         "workload": {
             "bucket": args.bucket,
             "size": bench.size,
@@ -578,31 +550,28 @@ impl Rng {
     }
 }
 
-/// What a failed put means for the run.
-enum Failed {
-    Timeout,
-    /// Counted, and the client goes on (a refused or failed ack).
-    Error,
-    /// The client cannot go on: the publish itself failed (the connection is gone), or
-    /// (one at a time) no stream answered: the bucket is gone or has no leader, as Go's
-    /// `fatal` ends its putter.
-    End(String),
-}
-
-fn put_failed(e: &kv::PutError, bucket: &str, closed_loop: bool) -> Failed {
+/// What a put's ack means: a timeout or a refused or failed ack is counted and the client goes
+/// on; it ends when the publish itself failed (the connection is gone), or (one at a time) when
+/// no stream answered: the bucket is gone or has no leader, as Go's `fatal` ends its putter.
+fn put_answer(res: Result<u64, kv::PutError>, bucket: &str, closed_loop: bool) -> Answer {
     use jetstream::context::{PublishError, PublishErrorKind};
+    let e = match res {
+        Ok(_) => return Answer::Ok,
+        Err(e) => e,
+    };
+    let end = |msg| Answer::End { msg, error: true };
     if e.kind() != kv::PutErrorKind::Ack {
-        return Failed::End(format!("kv put: {e}"));
+        return end(format!("kv put: {e}"));
     }
-    let kind = std::error::Error::source(e)
+    let kind = std::error::Error::source(&e)
         .and_then(|s| s.downcast_ref::<PublishError>())
         .map(|p| p.kind());
     match kind {
-        Some(PublishErrorKind::TimedOut) => Failed::Timeout,
-        Some(PublishErrorKind::StreamNotFound) if closed_loop => Failed::End(format!(
+        Some(PublishErrorKind::TimedOut) => Answer::Timeout,
+        Some(PublishErrorKind::StreamNotFound) if closed_loop => end(format!(
             "kv put: no stream answered for KV bucket {bucket} (deleted, or without a leader)"
         )),
-        _ => Failed::Error,
+        _ => Answer::Error,
     }
 }
 
@@ -621,9 +590,17 @@ async fn client(
         .with_warmup(crate::workload::warmup_end(&ctx.bench, epoch))
         .with_probe(&ctx.probe, if put { "put" } else { "get" }, ctx.index);
     let mut sched = Schedule::new(&ctx, epoch);
-    if put && ctx.bench.rate > 0.0 && ctx.bench.max_inflight > 0 {
-        let bound = share(ctx.bench.max_inflight, ctx.bench.clients, ctx.index).max(1) as usize;
-        return open_puts(ctx, rec, sched, id, bound, store, keys).await;
+    if let (true, Some(bound)) = (put, open_bound(&ctx)) {
+        // Kv put at a fixed rate: the open model (Go's `openPuts`), a failed ack counted and
+        // the schedule kept.
+        let all = keys.all.clone();
+        let (store, all) = (&*store, &all[..]);
+        let start = move |i, value| {
+            let key = keys.pick(i);
+            std::future::ready(Ok(store.put(&all[key], value)))
+        };
+        let answer = |res| put_answer(res, &store.name, false);
+        return open_loop(ctx, rec, sched, id, bound, start, answer).await;
     }
     let size = ctx.bench.size;
     let mut payloads = stamp::Payloads::new(size);
@@ -635,16 +612,9 @@ async fn client(
             }
             let res = store.put(&keys.all[key], payloads.take()).await;
             let now = ctx.clock.now();
-            match res {
-                Ok(_) => rec.op_corrected(now, size, now - intended, now - sent),
-                Err(e) => match put_failed(&e, &store.name, true) {
-                    Failed::Timeout => rec.events.timeouts += 1,
-                    Failed::Error => rec.events.errors += 1,
-                    Failed::End(msg) => {
-                        rec.events.errors += 1;
-                        return Err((rec, msg));
-                    }
-                },
+            let answer = put_answer(res, &store.name, true);
+            if let Err(msg) = record(&mut rec, answer, now, size, intended, sent) {
+                return Err((rec, msg));
             }
         } else {
             let res = store.get(keys.all[key].as_str()).await;
@@ -662,95 +632,6 @@ async fn client(
     }
     sched.paced_span(&mut rec);
     Ok(rec)
-}
-
-/// The open model of kv put at a fixed rate (Go's `openPuts` through `internal/inflight`, as
-/// js.rs's `open_publish`): each put goes out at its time with up to `bound` awaiting acks,
-/// which are recorded as they come, on this task, from their intended and actual send times.
-/// A failed ack is counted and the schedule kept.
-async fn open_puts(
-    mut ctx: Ctx,
-    mut rec: Recorder,
-    mut sched: Schedule,
-    id: u32,
-    bound: usize,
-    store: Arc<kv::Store>,
-    mut keys: Keys,
-) -> Outcome {
-    rec.answers = true;
-    rec.events.max_inflight = bound as i64;
-    sched.evented();
-    let size = ctx.bench.size;
-    let mut payloads = stamp::Payloads::new(size);
-    let mut inflight = futures::stream::FuturesUnordered::new();
-    loop {
-        if inflight.len() >= bound {
-            rec.events.inflight_full += 1;
-            if let Some(done) = inflight.next().await {
-                if let Err(msg) = acked(&mut rec, &ctx, &store.name, done) {
-                    return Err((rec, msg));
-                }
-            }
-            continue;
-        }
-        // The next send's turn, taking the acks that come meanwhile (an ack drops the wait,
-        // which the next turn takes up again for the same slot).
-        let next = tokio::select! {
-            biased;
-            Some(done) = inflight.next(), if !inflight.is_empty() => {
-                if let Err(msg) = acked(&mut rec, &ctx, &store.name, done) {
-                    return Err((rec, msg));
-                }
-                continue;
-            }
-            next = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec) => next,
-        };
-        let Some((i, intended, sent)) = next else {
-            break;
-        };
-        if size >= stamp::SIZE {
-            stamp::put(payloads.buf(), id, i + 1, intended);
-        }
-        let (s, all, key, value) = (
-            store.clone(),
-            keys.all.clone(),
-            keys.pick(i),
-            payloads.take(),
-        );
-        // Polled at once by the next turn's select (biased to the acks): the put's publish
-        // goes out then, its ack awaited in the set.
-        inflight.push(async move { (s.put(&all[key], value).await, intended, sent) });
-    }
-    while let Some(done) = inflight.next().await {
-        if let Err(msg) = acked(&mut rec, &ctx, &store.name, done) {
-            return Err((rec, msg));
-        }
-    }
-    sched.paced_span(&mut rec);
-    Ok(rec)
-}
-
-/// Records one open-model put (or its timeout or error); a publish that failed ends the client.
-fn acked(
-    rec: &mut Recorder,
-    ctx: &Ctx,
-    bucket: &str,
-    done: (Result<u64, kv::PutError>, i64, i64),
-) -> Result<(), String> {
-    let (res, intended, sent) = done;
-    let now = ctx.clock.now();
-    match res {
-        Ok(_) => rec.op_corrected(now, ctx.bench.size, now - intended, now - sent),
-        Err(e) => match put_failed(&e, bucket, false) {
-            Failed::Timeout => rec.events.timeouts += 1,
-            Failed::Error => rec.events.errors += 1,
-            Failed::End(msg) => {
-                rec.events.errors += 1;
-                return Err(msg);
-            }
-        },
-    }
-    Ok(())
 }
 
 #[cfg(test)]

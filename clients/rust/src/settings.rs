@@ -58,6 +58,20 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The Result's `settings.bench` every workload echoes (core receivers add
+    /// idle_timeout).
+    pub fn echo(&self) -> serde_json::Value {
+        serde_json::json!({
+            "clients": self.clients,
+            "msgs": self.msgs(),
+            "size": self.size,
+            "rate": self.rate,
+            "duration": self.duration.as_nanos() as u64,
+            "interval": self.interval.as_nanos() as u64,
+            "warmup": self.warmup.as_nanos() as u64,
+        })
+    }
+
     /// --msgs as given, or the command's default (set by main before the run).
     pub fn msgs(&self) -> u64 {
         self.msgs.unwrap_or(100_000)

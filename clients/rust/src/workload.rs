@@ -136,17 +136,10 @@ pub async fn run(
         epoch,
     };
     let group = result::group(spec, &expected, &mut recs);
+    let mut echo = bench.echo();
+    echo["idle_timeout"] = (bench.idle_timeout.as_nanos() as u64).into();
     let settings = serde_json::json!({
-        "bench": {
-            "clients": bench.clients,
-            "msgs": bench.msgs(),
-            "size": bench.size,
-            "rate": bench.rate,
-            "duration": bench.duration.as_nanos() as u64,
-            "idle_timeout": bench.idle_timeout.as_nanos() as u64,
-            "interval": bench.interval.as_nanos() as u64,
-            "warmup": bench.warmup.as_nanos() as u64,
-        },
+        "bench": echo,
         "workload": {
             "subject": bench.subject,
             "pub_id_base": ids.0,
@@ -503,9 +496,13 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
     let size = ctx.bench.size;
     let mut payloads = stamp::Payloads::new(size);
     let subject = async_nats::Subject::from(ctx.bench.subject.as_str());
-    if sched.pace.is_some() && ctx.bench.max_inflight > 0 {
-        let bound = share(ctx.bench.max_inflight, ctx.bench.clients, ctx.index).max(1) as usize;
-        return open_requests(ctx, rec, sched, id, bound, subject).await;
+    let name = ctx.bench.subject.clone();
+    if let Some(bound) = open_bound(&ctx) {
+        let client = ctx.client.clone();
+        let (client, subject) = (&client, &subject);
+        let start = |_, payload| std::future::ready(Ok(client.request(subject.clone(), payload)));
+        let answer = |reply| reply_answer(reply, &name);
+        return open_loop(ctx, rec, sched, id, bound, start, answer).await;
     }
     while let Some((i, intended, sent)) = sched.next(&mut ctx.stop, &ctx.stopped, &mut rec).await {
         if size >= stamp::SIZE {
@@ -513,55 +510,133 @@ async fn request(mut ctx: Ctx, id: u32, epoch: i64) -> Outcome {
         }
         let reply = ctx.client.request(subject.clone(), payloads.take()).await;
         let now = ctx.clock.now();
-        match reply {
-            Ok(_) => rec.op_corrected(now, size, now - intended, now - sent),
-            Err(e) => match e.kind() {
-                async_nats::client::RequestErrorKind::TimedOut => rec.events.timeouts += 1,
-                async_nats::client::RequestErrorKind::NoResponders => {
-                    let msg = format!("no responders on {:?}: start `natsperf-rust service serve {}` (or natsperf's) first", ctx.bench.subject, ctx.bench.subject);
-                    return Err((rec, msg));
-                }
-                _ => return Err((rec, format!("request: {e}"))),
-            },
+        let answer = reply_answer(reply, &name);
+        if let Err(msg) = record(&mut rec, answer, now, size, intended, sent) {
+            return Err((rec, msg));
         }
     }
     sched.paced_span(&mut rec);
     Ok(rec)
 }
 
-/// The open model of a fixed-rate requester (Go's `internal/inflight`): each request goes out at
-/// its time with up to `bound` awaiting replies, which are recorded as they come, on this task
-/// (the recorder's one writer), from their intended and actual send times.
-async fn open_requests(
+/// What a request's reply means: a timeout is counted, no responders (or a failed request)
+/// ends the client.
+fn reply_answer(
+    reply: Result<async_nats::Message, async_nats::RequestError>,
+    subject: &str,
+) -> Answer {
+    use async_nats::client::RequestErrorKind;
+    match reply {
+        Ok(_) => Answer::Ok,
+        Err(e) => match e.kind() {
+            RequestErrorKind::TimedOut => Answer::Timeout,
+            RequestErrorKind::NoResponders => Answer::End {
+                msg: format!("no responders on {subject:?}: start `natsperf-rust service serve {subject}` (or natsperf's) first"),
+                error: false,
+            },
+            _ => Answer::End {
+                msg: format!("request: {e}"),
+                error: false,
+            },
+        },
+    }
+}
+
+/// What one operation's answer was, for `record`.
+pub(crate) enum Answer {
+    /// Answered: recorded with its latencies.
+    Ok,
+    /// Counted with the timeouts.
+    Timeout,
+    /// Counted with the errors; the client goes on.
+    Error,
+    /// The client cannot go on: it ends with `msg`, the operation counted with the errors when
+    /// `error` (not a request nobody answered).
+    End { msg: String, error: bool },
+}
+
+/// Records one operation of `size` bytes answered at `now` (Unix ns), from its intended and
+/// its actual send; Err: the client ends with that message.
+pub(crate) fn record(
+    rec: &mut Recorder,
+    answer: Answer,
+    now: i64,
+    size: usize,
+    intended: i64,
+    sent: i64,
+) -> Result<(), String> {
+    match answer {
+        Answer::Ok => rec.op_corrected(now, size, now - intended, now - sent),
+        Answer::Timeout => rec.events.timeouts += 1,
+        Answer::Error => rec.events.errors += 1,
+        Answer::End { msg, error } => {
+            if error {
+                rec.events.errors += 1;
+            }
+            return Err(msg);
+        }
+    }
+    Ok(())
+}
+
+/// The client's bound on operations awaiting answers when it runs the open model (a fixed rate
+/// and --max-inflight): its share of --max-inflight, at least 1.
+pub(crate) fn open_bound(ctx: &Ctx) -> Option<usize> {
+    let b = &ctx.bench;
+    (b.rate > 0.0 && b.max_inflight > 0)
+        .then(|| share(b.max_inflight, b.clients, ctx.index).max(1) as usize)
+}
+
+/// The open model of a fixed-rate sender (Go's `internal/inflight`), for service request,
+/// js pub sync and kv put: each operation goes out at its time with up to `bound` awaiting
+/// answers, which are recorded as they come, on this task (the recorder's one writer), from
+/// their intended and actual send times.
+///
+/// `start(i, payload)` sends message i (0-based) with its stamped payload and gives what
+/// awaits its answer; a send that fails is counted with the errors and ends the client.
+/// `answer` says what an answer means. Both are generic: no box per operation beyond
+/// FuturesUnordered's own node.
+pub(crate) async fn open_loop<S, F, A, D>(
     mut ctx: Ctx,
     mut rec: Recorder,
     mut sched: Schedule,
     id: u32,
     bound: usize,
-    subject: async_nats::Subject,
-) -> Outcome {
+    mut start: S,
+    mut answer: D,
+) -> Outcome
+where
+    S: FnMut(u64, bytes::Bytes) -> F,
+    F: std::future::Future<Output = Result<A, String>>,
+    A: std::future::IntoFuture,
+    D: FnMut(A::Output) -> Answer,
+{
     rec.answers = true;
     rec.events.max_inflight = bound as i64;
     sched.evented();
-    let size = ctx.bench.size;
+    let (size, clock) = (ctx.bench.size, ctx.clock);
     let mut payloads = stamp::Payloads::new(size);
     let mut inflight = futures::stream::FuturesUnordered::new();
+    let mut done = |rec: &mut Recorder, (out, intended, sent)| {
+        let now = clock.now();
+        record(rec, answer(out), now, size, intended, sent)
+    };
     loop {
         if inflight.len() >= bound {
             rec.events.inflight_full += 1;
-            if let Some(done) = inflight.next().await {
-                if let Err(msg) = answered(&mut rec, &ctx, done) {
+            if let Some(d) = inflight.next().await {
+                if let Err(msg) = done(&mut rec, d) {
                     return Err((rec, msg));
                 }
             }
             continue;
         }
-        // The next send's turn, taking the replies that come meanwhile (a reply drops the
+        // The next send's turn, taking the answers that come meanwhile (an answer drops the
         // wait, which the next turn takes up again for the same slot).
         let next = tokio::select! {
             biased;
-            Some(done) = inflight.next(), if !inflight.is_empty() => {
-                if let Err(msg) = answered(&mut rec, &ctx, done) {
+            Some(d) = inflight.next(), if !inflight.is_empty() => {
+                if let Err(msg) = done(&mut rec, d) {
                     return Err((rec, msg));
                 }
                 continue;
@@ -574,42 +649,22 @@ async fn open_requests(
         if size >= stamp::SIZE {
             stamp::put(payloads.buf(), id, i + 1, intended);
         }
-        let client = ctx.client.clone();
-        let (subject, payload) = (subject.clone(), payloads.take());
-        inflight.push(async move { (client.request(subject, payload).await, intended, sent) });
+        match start(i, payloads.take()).await {
+            // Polled at once by the next turn's select (biased to the answers).
+            Ok(a) => inflight.push(async move { (a.await, intended, sent) }),
+            Err(msg) => {
+                rec.events.errors += 1;
+                return Err((rec, msg));
+            }
+        }
     }
-    while let Some(done) = inflight.next().await {
-        if let Err(msg) = answered(&mut rec, &ctx, done) {
+    while let Some(d) = inflight.next().await {
+        if let Err(msg) = done(&mut rec, d) {
             return Err((rec, msg));
         }
     }
     sched.paced_span(&mut rec);
     Ok(rec)
-}
-
-/// Records one open-model reply (or its timeout); an error ends the client.
-fn answered(
-    rec: &mut Recorder,
-    ctx: &Ctx,
-    done: (
-        Result<async_nats::Message, async_nats::RequestError>,
-        i64,
-        i64,
-    ),
-) -> Result<(), String> {
-    let (reply, intended, sent) = done;
-    let now = ctx.clock.now();
-    match reply {
-        Ok(_) => rec.op_corrected(now, ctx.bench.size, now - intended, now - sent),
-        Err(e) => match e.kind() {
-            async_nats::client::RequestErrorKind::TimedOut => rec.events.timeouts += 1,
-            async_nats::client::RequestErrorKind::NoResponders => {
-                return Err(format!("no responders on {:?}: start `natsperf-rust service serve {}` (or natsperf's) first", ctx.bench.subject, ctx.bench.subject));
-            }
-            _ => return Err(format!("request: {e}")),
-        },
-    }
-    Ok(())
 }
 
 async fn receive(
