@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/natsperf/natsperf/internal/cmdline"
+	"github.com/natsperf/natsperf/internal/suggest"
 )
 
 // guardGroups makes every command that only groups others (the root, js, js pub, js get, kv,
@@ -80,17 +81,7 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 		}
 	}
 	return usagef("unknown command %q for %q%s (commands: %s)", name, cmd.CommandPath(),
-		didYouMean(suggestions, ""), strings.Join(names, ", "))
-}
-
-func didYouMean(suggestions []string, prefix string) string {
-	if len(suggestions) == 0 {
-		return ""
-	}
-	for i, s := range suggestions {
-		suggestions[i] = prefix + s
-	}
-	return "; did you mean " + strings.Join(suggestions, " or ") + "?"
+		suggest.DidYouMean(suggestions, ""), strings.Join(names, ", "))
 }
 
 // flagError turns pflag's errors into one-line usage errors (cmdline.FlagError).

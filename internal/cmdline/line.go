@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/natsperf/natsperf/internal/connect"
+	"github.com/natsperf/natsperf/internal/suggest"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -377,7 +378,7 @@ func FlagError(fs *pflag.FlagSet, path string, err error) error {
 	}
 	var close []string
 	fs.VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden && (levenshtein(name, f.Name) <= 2 || strings.HasPrefix(f.Name, name)) {
+		if !f.Hidden && (suggest.Distance(name, f.Name) <= 2 || strings.HasPrefix(f.Name, name)) {
 			close = append(close, f.Name)
 		}
 	})
@@ -386,41 +387,10 @@ func FlagError(fs *pflag.FlagSet, path string, err error) error {
 		if strings.HasPrefix(f, name) {
 			return len(f) - len(name) - 100
 		}
-		return levenshtein(name, f)
+		return suggest.Distance(name, f)
 	}
 	slices.SortStableFunc(close, func(a, b string) int { return rank(a) - rank(b) })
-	return usagef("unknown flag: --%s%s (see %s --help)", name, didYouMean(close, "--"), path)
-}
-
-// didYouMean is "; did you mean A or B?" for suggestions (each prefixed), "" for none.
-func didYouMean(suggestions []string, prefix string) string {
-	if len(suggestions) == 0 {
-		return ""
-	}
-	for i, s := range suggestions {
-		suggestions[i] = prefix + s
-	}
-	return "; did you mean " + strings.Join(suggestions, " or ") + "?"
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return usagef("unknown flag: --%s%s (see %s --help)", name, suggest.DidYouMean(close, "--"), path)
 }
 
 // NatsBenchNames are nats bench's spellings of flags that Normalize maps to natsperf's.

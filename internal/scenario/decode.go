@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/natsperf/natsperf/internal/suggest"
 	"github.com/natsperf/natsperf/spec"
 )
 
@@ -124,7 +125,7 @@ func walk(n *yaml.Node, v reflect.Value, path string, pos map[string]*yaml.Node,
 			f, ok := fields[k.Value]
 			switch {
 			case !ok:
-				is.add(k.Line, k.Column, join(path, k.Value), "unknown field%s", suggest(k.Value, fields))
+				is.add(k.Line, k.Column, join(path, k.Value), "unknown field%s", closestField(k.Value, fields))
 				continue
 			case given[f.key] != "":
 				is.add(k.Line, k.Column, join(path, f.key), "given twice (%s and %s)", given[f.key], k.Value)
@@ -204,8 +205,8 @@ func items(s string, commas bool) []string {
 	return out
 }
 
-// suggest names the closest known field, for typos (by the key errors name it with).
-func suggest(key string, fields map[string]field) string {
+// closestField names the closest known field, for typos (by the key errors name it with).
+func closestField(key string, fields map[string]field) string {
 	best, bestD := "", 3
 	var names []string
 	for k, f := range fields {
@@ -215,7 +216,7 @@ func suggest(key string, fields map[string]field) string {
 	}
 	sort.Strings(names)
 	for _, f := range names {
-		if d := distance(key, f); d < bestD {
+		if d := suggest.Distance(key, f); d < bestD {
 			best, bestD = f, d
 		}
 	}
@@ -223,25 +224,4 @@ func suggest(key string, fields map[string]field) string {
 		return " (did you mean " + best + "?)"
 	}
 	return " (known: " + strings.Join(names, ", ") + ")"
-}
-
-// distance is the Levenshtein distance.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
