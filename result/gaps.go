@@ -12,6 +12,19 @@ type Refusals struct {
 	To     time.Duration `json:"to_ns"`   // the last
 }
 
+// AddByReason adds r to rs, one entry per reason in the order each first came: r's count joins
+// its reason's, and its time widens the reason's from-to.
+func AddByReason(rs []Refusals, r Refusals) []Refusals {
+	for i := range rs {
+		if rs[i].Reason == r.Reason {
+			rs[i].Count += r.Count
+			rs[i].From, rs[i].To = min(rs[i].From, r.From), max(rs[i].To, r.To)
+			return rs
+		}
+	}
+	return append(rs, r)
+}
+
 // Refusals' reasons that no error text gives.
 const (
 	// ReasonNoResponders: no server took the operation (nats "no responders", status 503):

@@ -187,12 +187,8 @@ func (f *Faults) refusals(res *result.Result) {
 		}
 		for ci := range g.Clients {
 			c := &g.Clients[ci]
-			for _, r := range w.Runs(c.ID) {
-				c.Refused = append(c.Refused, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
-			}
-			for _, r := range w.TimedOutRuns(c.ID, cuts...) {
-				c.TimedOut = append(c.TimedOut, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
-			}
+			c.Refused = append(c.Refused, w.Runs(c.ID)...)
+			c.TimedOut = append(c.TimedOut, w.TimedOutRuns(c.ID, cuts...)...)
 		}
 	}
 }
@@ -221,9 +217,7 @@ func (f *Faults) outage(w *js.AckWaits, group string, id int, gap result.Gap, ev
 		WithoutAcks: gap.Duration, TimedOutWait: w.Within(id, gap.From, gap.To), AckTimeout: f.AckTimeout,
 		NotRecovered: gap.Open, TimedOut: n, TimedOutFrom: first,
 	}
-	for _, r := range w.Refused(id, gap.From, gap.To) {
-		o.Refused = append(o.Refused, result.Refusals{Reason: r.Reason, Count: r.N, From: r.From, To: r.To})
-	}
+	o.Refused = w.Refused(id, gap.From, gap.To)
 	return o, true
 }
 

@@ -2,7 +2,6 @@ package failover
 
 import (
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -525,13 +524,7 @@ func within(runs []result.Refusals, from, to time.Duration) []result.Refusals {
 		if r.From < from || r.From >= to {
 			continue
 		}
-		k := slices.IndexFunc(out, func(o result.Refusals) bool { return o.Reason == r.Reason })
-		if k < 0 {
-			out = append(out, r)
-			continue
-		}
-		out[k].Count += r.Count
-		out[k].From, out[k].To = min(out[k].From, r.From), max(out[k].To, r.To)
+		out = result.AddByReason(out, r)
 	}
 	return out
 }

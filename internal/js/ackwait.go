@@ -33,7 +33,7 @@ type ackWait struct {
 	spans []Span
 	each  []Span // every publish that timed out: sent, given up
 	// refused are its publishes that failed fast, in runs of one reason (refuse).
-	refused []Refusal
+	refused []result.Refusals
 }
 
 // publisher returns client id's record; nil on a nil registry.
@@ -115,13 +115,6 @@ const (
 	refusalJoin    = 50 * time.Millisecond
 )
 
-// Refusal is a run of publishes that failed fast for one reason (not timeouts).
-type Refusal struct {
-	Reason   string
-	N        int64
-	From, To time.Duration // the first and the last, from the run's start
-}
-
 // refuse records k publishes failed fast at at (from the run's start) for reason. Written
 // only on a failure, never per acknowledged message.
 func (w *ackWait) refuse(at time.Duration, reason string, k int64) {
@@ -136,23 +129,23 @@ func (w *ackWait) refuse(at time.Duration, reason string, k int64) {
 	}
 	if last >= 0 && (at-w.refused[last].To <= refusalJoin || len(w.refused) >= maxRefusalRuns) {
 		r := &w.refused[last]
-		r.N += k
+		r.Count += k
 		r.From, r.To = min(r.From, at), max(r.To, at)
 		return
 	}
 	if len(w.refused) >= maxRefusalRuns { // a new reason past the bound: with the last run
 		last = len(w.refused) - 1
-		w.refused[last].N += k
+		w.refused[last].Count += k
 		return
 	}
-	w.refused = append(w.refused, Refusal{reason, k, at, at})
+	w.refused = append(w.refused, result.Refusals{Reason: reason, Count: k, From: at, To: at})
 }
 
 // TimedOutRuns are publisher id's publishes given up at their timeout, in runs of ones whose
 // waits overlapped (from the first one's send to the last one's give-up), in time order. A
 // run never takes in a publish sent at or after a cut (a fault's start) when its last one was
 // sent before it: each run's publishes were sent within one stretch between faults.
-func (a *AckWaits) TimedOutRuns(id int, cuts ...time.Duration) []Refusal {
+func (a *AckWaits) TimedOutRuns(id int, cuts ...time.Duration) []result.Refusals {
 	w := a.publisher(id)
 	if w == nil {
 		return nil
@@ -164,23 +157,23 @@ func (a *AckWaits) TimedOutRuns(id int, cuts ...time.Duration) []Refusal {
 	cut := func(from, to time.Duration) bool {
 		return slices.ContainsFunc(cuts, func(c time.Duration) bool { return from < c && c <= to })
 	}
-	var out []Refusal
+	var out []result.Refusals
 	var lastSent time.Duration
 	for _, e := range each {
 		if n := len(out); n > 0 && e.From <= out[n-1].To && !cut(lastSent, e.From) {
-			out[n-1].N++
+			out[n-1].Count++
 			out[n-1].To = max(out[n-1].To, e.To)
 			lastSent = e.From
 			continue
 		}
-		out = append(out, Refusal{result.ReasonTimedOut, 1, e.From, e.To})
+		out = append(out, result.Refusals{Reason: result.ReasonTimedOut, Count: 1, From: e.From, To: e.To})
 		lastSent = e.From
 	}
 	return out
 }
 
 // Runs are all of publisher id's runs of publishes that failed fast, in time order.
-func (a *AckWaits) Runs(id int) []Refusal {
+func (a *AckWaits) Runs(id int) []result.Refusals {
 	w := a.publisher(id)
 	if w == nil {
 		return nil
@@ -188,32 +181,26 @@ func (a *AckWaits) Runs(id int) []Refusal {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := slices.Clone(w.refused)
-	slices.SortStableFunc(out, func(x, y Refusal) int { return int(x.From - y.From) })
+	slices.SortStableFunc(out, func(x, y result.Refusals) int { return int(x.From - y.From) })
 	return out
 }
 
 // Refused are publisher id's publishes that failed fast within from..to, by reason in the
 // order each reason first came: how many, the first and the last.
-func (a *AckWaits) Refused(id int, from, to time.Duration) []Refusal {
+func (a *AckWaits) Refused(id int, from, to time.Duration) []result.Refusals {
 	w := a.publisher(id)
 	if w == nil {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []Refusal
+	var out []result.Refusals
 	for _, r := range w.refused {
 		if r.To < from || r.From > to {
 			continue
 		}
 		// A run reaching out of the stretch counts whole: runs are short next to a stretch.
-		k := slices.IndexFunc(out, func(o Refusal) bool { return o.Reason == r.Reason })
-		if k < 0 {
-			out = append(out, r)
-			continue
-		}
-		out[k].N += r.N
-		out[k].From, out[k].To = min(out[k].From, r.From), max(out[k].To, r.To)
+		out = result.AddByReason(out, r)
 	}
 	return out
 }
