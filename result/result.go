@@ -420,8 +420,8 @@ type Client struct {
 	// Gap is the longest time between two consecutive messages (or acks) of this client.
 	Gap *Gap `json:"gap,omitempty"`
 	// Gaps are its stretches without success of GapMin or more (FaultGapMin in a fault run:
-	// Result.KeptGapMin) in time order, the MaxGaps
-	// longest when there were more (Gap and an open one among them): each failover's own.
+	// Result.KeptGapMin) in time order, the MaxGaps longest when there were more (Gap and an
+	// open one among them): each failover's own.
 	Gaps []Gap `json:"gaps,omitempty"`
 	// Refused are its operations that failed fast (not timeouts), in runs of one reason, in
 	// time order: a fault run's JetStream publishers, for the failover story.
